@@ -1,0 +1,51 @@
+# zvmlab: `make replicate` sets up and runs the main job (IBM's published experiments beside the
+# simulator's); `make test` sets up and runs every test; `make demo` runs the showcase scenario.
+# A second run is fast: the venv and the engine are rebuilt only when their inputs change.
+
+PY      := .venv/bin/python
+VENV    := .venv/.stamp
+ENGINE  := .venv/.engine-stamp
+RUST    := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
+DEMO    ?= scenarios/showcase.toml
+
+.PHONY: replicate demo test test-rust test-python dev bench browser clean
+
+replicate: $(ENGINE)
+	.venv/bin/zvmlab replicate --html runs/replicate --json runs/replicate/results.json
+
+demo: $(ENGINE)
+	.venv/bin/zvmlab run $(DEMO)
+
+test: $(ENGINE) test-rust test-python
+
+test-rust:
+	cargo test -p zvm-engine --quiet
+
+test-python: $(ENGINE)
+	.venv/bin/python -m pytest -q
+
+dev: $(ENGINE)
+
+bench: $(ENGINE)
+	.venv/bin/zvmlab bench
+	cargo bench -p zvm-engine --bench event_queue
+
+# Chromium from Debian packages, for the test that opens the HTML report in a headless browser
+# (tests/python/test_report_browser.py; skipped where no Chromium is installed).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { $(if $(filter 0,$(shell id -u)),,sudo) apt-get update -qq && \
+		DEBIAN_FRONTEND=noninteractive $(if $(filter 0,$(shell id -u)),,sudo) apt-get install -y -qq chromium; }
+	@chromium --version 2>/dev/null
+
+$(VENV): pyproject.toml
+	python3 -m venv .venv
+	.venv/bin/pip install --quiet --upgrade pip
+	.venv/bin/pip install --quiet "maturin>=1.5,<2" "click>=8.1" "rich>=13" "pytest>=8" "hypothesis>=6" "simpy>=4" numpy matplotlib "duckdb>=1.1" "pandas>=2" "dask[distributed]>=2024.1" "scipy>=1.11"
+	touch $@
+
+$(ENGINE): $(VENV) $(RUST)
+	.venv/bin/maturin develop --release --quiet
+	touch $@
+
+clean:
+	rm -rf .venv target python/zvmlab/*.so

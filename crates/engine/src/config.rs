@@ -1,0 +1,382 @@
+//! The normalized scenario the engine runs.
+//!
+//! The Python front parses and validates the TOML scenario file (with messages that name the
+//! file, line and field) and hands the engine this normalized form as JSON. The engine checks
+//! it again (it never trusts its input) and returns an error string rather than panicking.
+
+use crate::queue::Time;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub level: String,
+    pub processors: u32,
+    #[serde(default = "default_smt")]
+    pub smt: String,
+    pub duration_ns: Time,
+    pub interval_ns: Time,
+    #[serde(default)]
+    pub seed: u64,
+    #[serde(default)]
+    pub params: BTreeMap<String, f64>,
+    /// Mechanism switches set by name on top of the level's (hybrid levels, bisect).
+    #[serde(default)]
+    pub switches: BTreeMap<String, String>,
+    pub guests: Vec<Guest>,
+    #[serde(default)]
+    pub actions: Vec<Action>,
+    /// Real storage and paging volumes (issue 5); None: no storage model (costs nothing).
+    #[serde(default)]
+    pub storage: Option<StorageCfg>,
+}
+
+/// Real storage available for guest pages (the DPA after locked pages and trace frames) and
+/// the CP-owned paging volumes.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct StorageCfg {
+    /// 4 KB frames available for pageable guest pages.
+    pub frames: u64,
+    #[serde(default)]
+    pub paging_volumes: Vec<PagingVolume>,
+    /// Start in a paging steady state instead of empty storage: every page of each guest's
+    /// reference range has been touched, frames are full, the rest is on the paging volumes
+    /// (the seeds measure after a long unmeasured warm-up).
+    #[serde(default)]
+    pub prefill: bool,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PagingVolume {
+    /// "eckd" (3390) or "edev" (emulated FBA on a SCSI LUN).
+    #[serde(rename = "type")]
+    pub dtype: String,
+    /// Page slots (4 KB) on the volume.
+    pub slots: u64,
+    #[serde(default = "one")]
+    pub count: u32,
+}
+
+/// Which pages a workload's transactions (one burst = one touch) reference.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(tag = "pattern", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Refs {
+    /// Uniform random over pages [0, range_pages) (the thrasher of seed 004).
+    Uniform { range_pages: u64 },
+    /// Stride through [0, range_pages) (VIRSTOR).
+    Strided { range_pages: u64, stride_pages: u64 },
+    /// Skewed (file-cache-like): with probability `hot_fraction` uniform over the first
+    /// `hot_pages`, else uniform over the rest of [0, range_pages).
+    Hotset {
+        range_pages: u64,
+        hot_pages: u64,
+        hot_fraction: f64,
+    },
+}
+
+impl Refs {
+    pub fn range(&self) -> u64 {
+        match *self {
+            Refs::Uniform { range_pages }
+            | Refs::Strided { range_pages, .. }
+            | Refs::Hotset { range_pages, .. } => range_pages,
+        }
+    }
+}
+
+/// Largest guest virtual storage modelled: 1 TB (z/VM 6.4+ maximum virtual machine size 1 TB
+/// is not assumed elsewhere; the page table costs 2 bits per page: 64 MB at 1 TB).
+pub const MAX_GUEST_PAGES: u64 = 1 << 28;
+
+fn default_smt() -> String {
+    "off".into()
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum ShareKind {
+    Relative,
+    Absolute,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShareValue {
+    pub kind: ShareKind,
+    /// RELATIVE: 1..10000; ABSOLUTE: percent of the system, 0.1..100.
+    pub value: f64,
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Limit {
+    None,
+    Soft,
+    Hard,
+}
+
+/// SET SHARE: a target minimum share and an optional maximum share with its limit type.
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Share {
+    pub min: ShareValue,
+    #[serde(default)]
+    pub max: Option<ShareValue>,
+    #[serde(default = "default_limit")]
+    pub limit: Limit,
+}
+
+fn default_limit() -> Limit {
+    Limit::None
+}
+
+impl Default for Share {
+    fn default() -> Self {
+        Share {
+            min: ShareValue {
+                kind: ShareKind::Relative,
+                value: 100.0,
+            },
+            max: None,
+            limit: Limit::None,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Dist {
+    Exp,
+    Fixed,
+}
+
+fn default_dist() -> Dist {
+    Dist::Exp
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Workload {
+    /// CPU work with no I/O. `demand` is the fraction of one processor each virtual CPU wants
+    /// (None = infinite demand). A transaction is `tx_cpu_ns` of CPU work.
+    CpuBound {
+        #[serde(default)]
+        demand: Option<f64>,
+        #[serde(default)]
+        tx_cpu_ns: Option<Time>,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
+    /// Closed interactive loop: think, then a transaction of `cpu_ns` of CPU work.
+    Transactional {
+        think_ns: Time,
+        cpu_ns: Time,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Guest {
+    pub userid: String,
+    #[serde(default = "one")]
+    pub vcpus: u32,
+    #[serde(default)]
+    pub share: Share,
+    pub workload: Workload,
+    /// Number of identical guests; userids get a numeric suffix when > 1.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// SET QUICKDSP ON (class E0: no eligible-list wait).
+    #[serde(default)]
+    pub quickdsp: bool,
+    /// Virtual storage in 4 KB pages (needed with `refs`).
+    #[serde(default)]
+    pub storage_pages: Option<u64>,
+    /// Page references of the workload: one per burst (transaction).
+    #[serde(default)]
+    pub refs: Option<Refs>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case", deny_unknown_fields)]
+pub enum Action {
+    /// A timed CP command: SET SHARE userid ...
+    SetShare {
+        at_ns: Time,
+        userid: String,
+        share: Share,
+    },
+}
+
+impl Config {
+    pub fn from_json(s: &str) -> Result<Config, String> {
+        let c: Config = serde_json::from_str(s).map_err(|e| format!("engine config: {e}"))?;
+        c.check()?;
+        Ok(c)
+    }
+
+    /// Defensive checks; the Python front gives friendlier messages for the same rules.
+    pub fn check(&self) -> Result<(), String> {
+        if self.processors == 0 || self.processors > 64 {
+            return Err(format!(
+                "system.processors must be 1..64 (got {})",
+                self.processors
+            ));
+        }
+        if self.interval_ns == 0 || self.duration_ns == 0 {
+            return Err("run.duration and run.interval must be positive".into());
+        }
+        if self.guests.is_empty() {
+            return Err("a scenario needs at least one [[guest]]".into());
+        }
+        for g in &self.guests {
+            if g.vcpus == 0 || g.vcpus > 64 {
+                return Err(format!("guest {}: vcpus must be 1..64", g.userid));
+            }
+            check_share(&g.userid, &g.share)?;
+            match &g.workload {
+                Workload::CpuBound {
+                    demand: Some(d), ..
+                } if !(*d > 0.0 && *d <= 1.0) => {
+                    return Err(format!(
+                        "guest {}: workload.demand must be in (0, 1] per virtual CPU",
+                        g.userid
+                    ));
+                }
+                Workload::Transactional { cpu_ns: 0, .. } => {
+                    return Err(format!("guest {}: workload.cpu must be positive", g.userid));
+                }
+                _ => {}
+            }
+        }
+        for a in &self.actions {
+            let Action::SetShare { userid, share, .. } = a;
+            check_share(userid, share)?;
+        }
+        self.check_storage()
+    }
+
+    fn check_storage(&self) -> Result<(), String> {
+        let mut any_refs = false;
+        for g in &self.guests {
+            let pages = g.storage_pages.unwrap_or(0);
+            if pages > MAX_GUEST_PAGES {
+                return Err(format!(
+                    "guest {}: storage of {pages} pages is above the supported virtual size ({MAX_GUEST_PAGES} pages, 1 TB)",
+                    g.userid
+                ));
+            }
+            if let Some(r) = &g.refs {
+                any_refs = true;
+                if g.storage_pages.is_none() {
+                    return Err(format!(
+                        "guest {}: refs need the guest's storage size",
+                        g.userid
+                    ));
+                }
+                if r.range() == 0 || r.range() > pages {
+                    return Err(format!(
+                        "guest {}: page-reference range of {} pages is outside the guest's {pages} pages",
+                        g.userid,
+                        r.range()
+                    ));
+                }
+                if let Refs::Strided {
+                    stride_pages: 0, ..
+                } = r
+                {
+                    return Err(format!("guest {}: refs stride must be positive", g.userid));
+                }
+                if let Refs::Hotset {
+                    range_pages,
+                    hot_pages,
+                    hot_fraction,
+                } = *r
+                {
+                    if hot_pages == 0
+                        || hot_pages >= range_pages
+                        || !(0.0..=1.0).contains(&hot_fraction)
+                    {
+                        return Err(format!(
+                            "guest {}: hotset needs 0 < hot pages < range and hot_fraction in [0, 1]",
+                            g.userid
+                        ));
+                    }
+                }
+            }
+        }
+        let total: u64 = self
+            .guests
+            .iter()
+            .filter(|g| g.refs.is_some())
+            .map(|g| g.storage_pages.unwrap_or(0) * g.count as u64)
+            .sum();
+        if total >= 1 << 32 {
+            return Err(format!(
+                "guests with page references total {total} pages; the storage model handles up to 2^32 pages (16 TB)"
+            ));
+        }
+        if let Some(st) = &self.storage {
+            if st.frames == 0 {
+                return Err("storage.frames must be positive".into());
+            }
+            for v in &st.paging_volumes {
+                if v.dtype != "eckd" && v.dtype != "edev" {
+                    return Err(format!(
+                        "paging volume type '{}' is not modelled; use \"eckd\" or \"edev\"",
+                        v.dtype
+                    ));
+                }
+                if v.slots == 0 || v.count == 0 {
+                    return Err("paging volume slots and count must be positive".into());
+                }
+            }
+            let need: u64 = self
+                .guests
+                .iter()
+                .filter(|g| g.refs.is_some())
+                .map(|g| g.refs.as_ref().unwrap().range() * g.count as u64)
+                .sum();
+            if need > st.frames && st.paging_volumes.is_empty() {
+                return Err(format!(
+                    "storage-constrained ({need} pages referenced, {} frames) with no paging volumes",
+                    st.frames
+                ));
+            }
+        } else if any_refs {
+            return Err("guests with page references need a [storage] section (frames)".into());
+        }
+        Ok(())
+    }
+}
+
+pub fn check_share(who: &str, s: &Share) -> Result<(), String> {
+    let chk = |v: &ShareValue| match v.kind {
+        ShareKind::Relative if !(1.0..=10000.0).contains(&v.value) => Err(format!(
+            "{who}: RELATIVE share must be 1..10000 (got {})",
+            v.value
+        )),
+        ShareKind::Absolute if !(v.value >= 0.1 && v.value <= 100.0) => Err(format!(
+            "{who}: ABSOLUTE share must be 0.1%..100% (got {})",
+            v.value
+        )),
+        _ => Ok(()),
+    };
+    chk(&s.min)?;
+    if let Some(m) = &s.max {
+        chk(m)?;
+        if m.kind == s.min.kind && m.value < s.min.value {
+            return Err(format!("{who}: maximum share is below the minimum share"));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,179 @@
+//! The dispatcher: runs virtual CPUs on logical processors.
+//!
+//! A run on a logical processor is three consecutive segments: system (nonchargeable) CP time
+//! owed for earlier work such as a slice end, chargeable CP time for this dispatch (selection
+//! plus SIE entry and exit), then guest (virtual) time up to the end of the burst or the minor
+//! time slice, whichever comes first. The processor's one pending event is the end of the run.
+//! Accounting is exact to the nanosecond, and can be brought up to any instant (monitor samples).
+
+use crate::queue::Time;
+use crate::sim::{Sim, VState, ENT_FIRST_LPU, NONE};
+use crate::workload::AfterBurst;
+
+impl Sim {
+    /// Account processor `l`'s work from its last accounting instant up to `t`.
+    #[inline]
+    pub(crate) fn charge(&mut self, l: u32, t: Time) {
+        let lp = &mut self.lpus[l as usize];
+        let mut dt = t.saturating_sub(lp.charged_to);
+        if dt == 0 {
+            return;
+        }
+        lp.charged_to = t;
+        let s = dt.min(lp.sys_left);
+        lp.sys_left -= s;
+        lp.sys_ns += s;
+        lp.busy_ns += s;
+        self.sched.sys_total += s;
+        dt -= s;
+        let v = lp.vcpu;
+        if v == NONE || dt == 0 {
+            return;
+        }
+        let c = dt.min(lp.cp_left);
+        lp.cp_left -= c;
+        dt -= c;
+        let g = dt.min(lp.virt_left);
+        lp.virt_left -= g;
+        lp.busy_ns += c + g;
+        let vc = &mut self.vcpus[v as usize];
+        vc.remaining -= g;
+        vc.slice_left -= g;
+        vc.run_used += c + g;
+        let a = &mut self.users[vc.user as usize].acct;
+        a.cp_ns += c;
+        a.virt_ns += g;
+    }
+
+    /// Start (or continue) running `v` on `l` with `cp` ns of chargeable CP work first.
+    #[inline(always)]
+    fn start_run(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
+        let vc = &mut self.vcpus[v as usize];
+        vc.state = VState::Running;
+        let cp = cp + std::mem::take(&mut vc.cp_owed);
+        // A page fault's run is CP time only; the virtual CPU then waits for its page-in.
+        let virt = if vc.pagewait {
+            0
+        } else {
+            vc.remaining.min(vc.slice_left)
+        };
+        let lp = &mut self.lpus[l as usize];
+        lp.vcpu = v;
+        lp.sys_left = sys;
+        lp.cp_left = cp;
+        lp.virt_left = virt;
+        self.q
+            .schedule(ENT_FIRST_LPU + l, self.now + sys + cp + virt);
+    }
+
+    pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
+        self.start_run(l, v, sys, cp)
+    }
+
+    /// Processor `l` is free: run the most urgent ready virtual CPU, or go idle.
+    #[inline]
+    pub(crate) fn dispatch_next(&mut self, l: u32) {
+        self.charge(l, self.now);
+        let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed)
+            + std::mem::take(&mut self.sched.sys_pending);
+        match self.pick(l) {
+            Some(v) => {
+                self.on_dispatch(v, l);
+                self.start_run(l, v, sys, self.cost_dispatch)
+            }
+            None => {
+                let lp = &mut self.lpus[l as usize];
+                lp.vcpu = NONE;
+                lp.cp_left = 0;
+                lp.virt_left = 0;
+                if sys > 0 {
+                    lp.sys_left = sys;
+                    self.q.schedule(ENT_FIRST_LPU + l, self.now + sys);
+                } else {
+                    self.idle.push(l);
+                }
+            }
+        }
+    }
+
+    /// End a background run on processor `l` now (its minor time slice is cut short).
+    pub(crate) fn preempt(&mut self, l: u32) {
+        self.charge(l, self.now);
+        let lp = &mut self.lpus[l as usize];
+        let v = lp.vcpu;
+        if v == NONE || lp.sys_left > 0 {
+            return;
+        }
+        lp.cp_left = 0;
+        lp.virt_left = 0;
+        self.slice_end(l, v);
+    }
+
+    /// End of a run on processor `l`.
+    pub(crate) fn lpu_event(&mut self, l: u32) {
+        self.charge(l, self.now);
+        let v = self.lpus[l as usize].vcpu;
+        if v == NONE {
+            // A system-only segment is done.
+            self.dispatch_next(l);
+            return;
+        }
+        if self.vcpus[v as usize].pagewait {
+            self.enter_page_wait(l, v);
+            return;
+        }
+        let vc = &mut self.vcpus[v as usize];
+        let u = vc.user as usize;
+        if vc.remaining == 0 {
+            // The burst is complete: one transaction done.
+            self.users[u].acct.tx_done += 1;
+            match self.users[u]
+                .program
+                .after_burst(&mut vc.rng, self.now, &mut vc.next_arrival)
+            {
+                AfterBurst::Continue(work) => {
+                    vc.remaining = work;
+                    self.users[u].acct.tx_started += 1;
+                    // The next touch of a paging workload references a page first.
+                    if self.paging.is_some() && self.page_touch(l, v) {
+                        return;
+                    }
+                    let vc = &mut self.vcpus[v as usize];
+                    if vc.slice_left > 0 {
+                        // Still within its minor time slice: keeps the processor, no new dispatch.
+                        self.start_run(l, v, 0, 0);
+                        return;
+                    }
+                }
+                AfterBurst::Think(t) => {
+                    vc.state = VState::Dormant;
+                    if std::mem::take(&mut self.lpus[l as usize].bg) {
+                        self.sched.bg_running -= 1;
+                    }
+                    self.lpus[l as usize].vcpu = NONE;
+                    self.q.schedule(self.first_vcpu + v, self.now + t);
+                    self.end_run(v);
+                    self.vcpu_idle(v);
+                    self.dispatch_next(l);
+                    return;
+                }
+            }
+        }
+        self.slice_end(l, v);
+    }
+
+    /// Minor time slice used up: new dispatch priority (or the limit list, or the eligible
+    /// list when the elapsed time slice is over); the slice end is system time.
+    fn slice_end(&mut self, l: u32, v: u32) {
+        if std::mem::take(&mut self.lpus[l as usize].bg) {
+            self.sched.bg_running -= 1;
+        }
+        let lp = &mut self.lpus[l as usize];
+        lp.vcpu = NONE;
+        lp.sys_owed += self.cost_slice_end;
+        self.end_run(v);
+        self.vcpus[v as usize].tx_slices += 1;
+        self.slice_end_requeue(v);
+        self.dispatch_next(l);
+    }
+}

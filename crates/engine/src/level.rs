@@ -1,0 +1,271 @@
+//! CP levels: a z/VM (or VM/ESA) release plus service, modelled as a set of mechanism switches.
+//!
+//! A level never carries an outcome: comparing two levels is comparing mechanisms. Each later
+//! issue adds its switches here (and its mechanism in its subsystem module).
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How the dispatcher orders the dispatch list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sched {
+    /// z/VM <= 6.3: dispatch priority = adjusted TOD + DSPSLICE / (normalized share x
+    /// processors), recomputed from the current TOD at every slice end (no memory of what the
+    /// user got); the share is normalized over every user in the dispatch and eligible lists,
+    /// hungry or not (test-idle users included); LIMITSOFT only caps the normalized share.
+    DeadlineNs,
+    /// z/VM 6.4 (VM65288 repair): every scheduler tick, entitlement plus excess is water-filled
+    /// over measured demand (consumption + time spent wanting the CPU); dispatch priority is a
+    /// virtual deadline that advances by CPU used / target rate, so a user that was held back
+    /// keeps its place (no loss at slice end), and a user that wakes starts at the list's
+    /// virtual time (no banking while idle).
+    EntitlementExcess,
+}
+
+/// How a LIMITHARD maximum share is enforced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LimitHard {
+    /// VM/ESA 2.3.0 and before: deadline pushed out, idle elapsed time counted against the user.
+    DeadlineOld,
+    /// VM/ESA 2.4.0 (VM61527): deadline method that no longer counts idle time against the user.
+    Deadline240,
+    /// Consumption method: over-limit users wait on the limit list.
+    Consumption,
+}
+
+/// Where a logical processor looks for work (cp-model §3.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DvSelect {
+    /// Each logical processor runs the earliest deadline on its own dispatch vector and looks at
+    /// other vectors only when its own is empty (steal from the longest one).
+    Local,
+    /// A processor looks aside at every dispatch vector's head and runs the earliest deadline
+    /// system-wide (modelled as one ordered dispatch list).
+    LookAside,
+}
+
+/// The 6.3 global aging list (storage management, issue 5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum AgeList {
+    /// z/VM 6.3+: stolen frames pass through the global aging list (revalidation, early write).
+    #[default]
+    On,
+    /// Before 6.3: frames stolen FIFO from the in-use list (the demand scan is not modelled).
+    Off,
+}
+
+/// Pre-6.3 reorder processing (seed 003, VM64774 SET REORDER).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Reorder {
+    /// Before 6.3: now and then CP reorders a faulting guest's frames, walking every resident
+    /// page of the guest while the guest waits (`storage.path_reorder_page`,
+    /// `storage.reorder_interval`).
+    On,
+    /// SET REORDER OFF, and 6.3+ (the global aging list replaced reorder).
+    #[default]
+    Off,
+}
+
+/// How CP paging drives an EDEV (SCSI) paging volume (seed 004, z/VM 5.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum EdevPaging {
+    /// z/VM 5.2: paging builds FBA channel programs that FBA emulation converts to SCSI; one
+    /// I/O at a time per volume.
+    FbaEmulation,
+    /// z/VM 5.3+: paging calls the SCSI container directly; I/Os to a LUN overlap.
+    #[default]
+    ScsiDirect,
+}
+
+/// Dispatcher path (seed 004: 5.3's specialty-engine support lengthened the dispatcher).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DispatchPath {
+    /// z/VM 5.2: `path.dispatch` minus `path.dispatch_specialty`.
+    PreSpecialty,
+    #[default]
+    SpecialtyEngines,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Switches {
+    pub sched: Sched,
+    pub limithard: LimitHard,
+    pub dv: DvSelect,
+    #[serde(default)]
+    pub agelist: AgeList,
+    #[serde(default)]
+    pub edev_paging: EdevPaging,
+    #[serde(default)]
+    pub dispatch_path: DispatchPath,
+    #[serde(default)]
+    pub reorder: Reorder,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Level {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub switches: Switches,
+}
+
+pub fn levels() -> Vec<Level> {
+    let old = Switches {
+        sched: Sched::DeadlineNs,
+        limithard: LimitHard::DeadlineOld,
+        dv: DvSelect::Local,
+        agelist: AgeList::Off,
+        edev_paging: EdevPaging::FbaEmulation,
+        dispatch_path: DispatchPath::PreSpecialty,
+        reorder: Reorder::On,
+    };
+    let l240 = Switches {
+        limithard: LimitHard::Deadline240,
+        ..old.clone()
+    };
+    let zvm52 = Switches {
+        sched: Sched::DeadlineNs,
+        limithard: LimitHard::Consumption,
+        dv: DvSelect::Local,
+        agelist: AgeList::Off,
+        edev_paging: EdevPaging::FbaEmulation,
+        dispatch_path: DispatchPath::PreSpecialty,
+        reorder: Reorder::On,
+    };
+    let zvm53 = Switches {
+        edev_paging: EdevPaging::ScsiDirect,
+        dispatch_path: DispatchPath::SpecialtyEngines,
+        ..zvm52.clone()
+    };
+    let zvm62 = zvm53.clone();
+    let zvm63 = Switches {
+        agelist: AgeList::On,
+        reorder: Reorder::Off,
+        ..zvm53.clone()
+    };
+    let zvm64 = Switches {
+        sched: Sched::EntitlementExcess,
+        dv: DvSelect::LookAside,
+        ..zvm63.clone()
+    };
+    vec![
+        Level {
+            name: "vmesa-2.3.0",
+            title: "VM/ESA 2.3.0",
+            switches: old,
+        },
+        Level {
+            name: "vmesa-2.4.0",
+            title: "VM/ESA 2.4.0 (LIMITHARD fix VM61527)",
+            switches: l240,
+        },
+        Level {
+            name: "zvm-5.2",
+            title: "z/VM 5.2 (paging to EDEV through FBA emulation)",
+            switches: zvm52,
+        },
+        Level {
+            name: "zvm-5.3",
+            title: "z/VM 5.3 (EDEV paging bypasses FBA emulation; specialty-engine dispatcher)",
+            switches: zvm53,
+        },
+        Level {
+            name: "zvm-6.1",
+            title: "z/VM 6.1",
+            switches: zvm62.clone(),
+        },
+        Level {
+            name: "zvm-6.2",
+            title: "z/VM 6.2",
+            switches: zvm62,
+        },
+        Level {
+            name: "zvm-6.3",
+            title: "z/VM 6.3",
+            switches: zvm63,
+        },
+        Level {
+            name: "zvm-6.4",
+            title: "z/VM 6.4 GA (scheduler repair, VM65288)",
+            switches: zvm64,
+        },
+    ]
+}
+
+pub fn find(name: &str) -> Option<Level> {
+    levels()
+        .into_iter()
+        .find(|l| l.name.eq_ignore_ascii_case(name))
+}
+
+pub fn names() -> Vec<&'static str> {
+    levels().iter().map(|l| l.name).collect()
+}
+
+impl Switches {
+    /// The switches as name -> value strings (the names and values `zvmlab levels` shows).
+    pub fn to_map(&self) -> BTreeMap<String, String> {
+        let v = serde_json::to_value(self).unwrap_or_default();
+        v.as_object()
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_str().unwrap_or_default().to_string()))
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// These switches with some set by name (a scenario's `switches`, or bisect's hybrids).
+    pub fn with_overrides(&self, o: &BTreeMap<String, String>) -> Result<Switches, String> {
+        let mut m = self.to_map();
+        for (k, v) in o {
+            if !m.contains_key(k) {
+                return Err(format!(
+                    "unknown mechanism switch '{k}'; known: {}",
+                    m.keys().cloned().collect::<Vec<_>>().join(", ")
+                ));
+            }
+            m.insert(k.clone(), v.clone());
+        }
+        let val = serde_json::to_value(&m).map_err(|e| e.to_string())?;
+        serde_json::from_value(val).map_err(|e| {
+            let k: Vec<_> = o.keys().cloned().collect();
+            format!("bad value for switch {}: {e}", k.join("/"))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overrides_round_trip_and_reject_unknown() {
+        let l = find("zvm-6.3").unwrap();
+        let mut o = BTreeMap::new();
+        o.insert("sched".to_string(), "entitlement-excess".to_string());
+        let s = l.switches.with_overrides(&o).unwrap();
+        assert_eq!(s.sched, Sched::EntitlementExcess);
+        assert_eq!(s.limithard, l.switches.limithard);
+        assert_eq!(
+            l.switches.with_overrides(&BTreeMap::new()).unwrap(),
+            l.switches
+        );
+        o.insert("sched".to_string(), "fastest".to_string());
+        assert!(l.switches.with_overrides(&o).is_err());
+        let mut o = BTreeMap::new();
+        o.insert("schedd".to_string(), "deadline-ns".to_string());
+        assert!(l
+            .switches
+            .with_overrides(&o)
+            .unwrap_err()
+            .contains("unknown mechanism switch"));
+    }
+}

@@ -1,0 +1,33 @@
+//! zvmlab engine: a discrete-event simulator of the z/VM Control Program (CP).
+//!
+//! Modules are named after CP's subsystems so a z/VM person finds their way by name:
+//! `scheduler` (shares, dispatch priority, dispatch list), `dispatcher` (logical processors),
+//! `monitor` (interval samples), `workload` (guest programs), `level` (CP releases as mechanism
+//! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
+
+pub mod bench;
+pub mod config;
+pub mod dispatcher;
+pub mod io;
+pub mod level;
+pub mod monitor;
+pub mod monwrite;
+pub mod paging;
+pub mod params;
+pub mod queue;
+pub mod rng;
+pub mod scheduler;
+pub mod sim;
+pub mod storage;
+pub mod workload;
+
+pub use config::Config;
+pub use sim::Sim;
+
+/// Run a scenario given as normalized JSON; returns the summary as JSON.
+pub fn run_json(config: &str) -> Result<String, String> {
+    let cfg = Config::from_json(config)?;
+    let mut sim = Sim::new(cfg)?;
+    sim.run();
+    serde_json::to_string(&sim.summary()).map_err(|e| e.to_string())
+}

@@ -1,0 +1,293 @@
+//! Interval sampling (the engine side of CP monitor sample records) and the run summary.
+//!
+//! Every `interval` the monitor brings each processor's accounting up to the instant and records
+//! per-user and per-processor deltas. The monitor-data issue writes these as MONWRITE records.
+
+use crate::queue::Time;
+use crate::sim::{Acct, Sim, ENT_MONITOR};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct UserDelta {
+    pub virt_ns: u64,
+    pub cp_ns: u64,
+    pub tx_done: u64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct LpuDelta {
+    pub busy_ns: u64,
+    pub sys_ns: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IntervalRec {
+    pub start: Time,
+    pub end: Time,
+    pub users: Vec<UserDelta>,
+    pub lpus: Vec<LpuDelta>,
+    /// Paging devices: counters of this interval (empty without a storage model).
+    pub devices: Vec<crate::io::DevStats>,
+}
+
+pub struct Monitor {
+    prev_users: Vec<Acct>,
+    prev_lpus: Vec<(u64, u64)>,
+    prev_devs: Vec<crate::io::DevStats>,
+    last: Time,
+    pub intervals: Vec<IntervalRec>,
+}
+
+impl Monitor {
+    pub fn new(users: usize, lpus: usize) -> Self {
+        Monitor {
+            prev_users: vec![Acct::default(); users],
+            prev_lpus: vec![(0, 0); lpus],
+            prev_devs: Vec::new(),
+            last: 0,
+            intervals: Vec::new(),
+        }
+    }
+}
+
+impl Sim {
+    pub(crate) fn monitor_sample(&mut self) {
+        self.charge_all();
+        let users = self
+            .users
+            .iter()
+            .zip(self.mon.prev_users.iter_mut())
+            .map(|(u, p)| {
+                let d = UserDelta {
+                    virt_ns: u.acct.virt_ns - p.virt_ns,
+                    cp_ns: u.acct.cp_ns - p.cp_ns,
+                    tx_done: u.acct.tx_done - p.tx_done,
+                };
+                *p = u.acct.clone();
+                d
+            })
+            .collect();
+        let lpus = self
+            .lpus
+            .iter()
+            .zip(self.mon.prev_lpus.iter_mut())
+            .map(|(l, p)| {
+                let d = LpuDelta {
+                    busy_ns: l.busy_ns - p.0,
+                    sys_ns: l.sys_ns - p.1,
+                };
+                *p = (l.busy_ns, l.sys_ns);
+                d
+            })
+            .collect();
+        let mut devices = Vec::new();
+        if let Some(pg) = &self.paging {
+            self.mon
+                .prev_devs
+                .resize(pg.devs.len(), crate::io::DevStats::default());
+            for (d, p) in pg.devs.iter().zip(self.mon.prev_devs.iter_mut()) {
+                devices.push(d.stats.since(p));
+                *p = d.stats.clone();
+            }
+        }
+        self.mon.intervals.push(IntervalRec {
+            start: self.mon.last,
+            end: self.now,
+            users,
+            lpus,
+            devices,
+        });
+        self.mon.last = self.now;
+        if self.now < self.end {
+            self.q
+                .schedule(ENT_MONITOR, (self.now + self.cfg.interval_ns).min(self.end));
+        }
+    }
+
+    /// The run summary (call after the run; deterministic for a given scenario, level and seed).
+    pub fn summary(&self) -> Summary {
+        let dur = self.now.max(1) as f64;
+        let p = self.lpus.len() as f64;
+        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
+        let sys: u64 = self.lpus.iter().map(|l| l.sys_ns).sum();
+        let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
+        let tx: u64 = self.users.iter().map(|u| u.acct.tx_done).sum();
+        let busy_frac = busy as f64 / (dur * p);
+        let etr = tx as f64 / (dur / 1e9);
+        let pct = |ns: u64| 100.0 * ns as f64 / dur;
+        let users = self
+            .users
+            .iter()
+            .map(|u| UserSummary {
+                userid: u.userid.clone(),
+                cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns),
+                virtual_pct: pct(u.acct.virt_ns),
+                cp_pct: pct(u.acct.cp_ns),
+                transactions: u.acct.tx_done,
+                tx_started: u.acct.tx_started,
+                tx_in_flight: u.acct.tx_started - u.acct.tx_done,
+            })
+            .collect();
+        let intervals = self
+            .mon
+            .intervals
+            .iter()
+            .map(|iv| {
+                let len = (iv.end - iv.start).max(1) as f64;
+                let ipct = |ns: u64| 100.0 * ns as f64 / len;
+                let mut users = BTreeMap::new();
+                let mut detail = Vec::new();
+                for (u, d) in self.users.iter().zip(&iv.users) {
+                    users.insert(u.userid.clone(), ipct(d.virt_ns + d.cp_ns));
+                    detail.push(UserInterval {
+                        userid: u.userid.clone(),
+                        cpu_pct: ipct(d.virt_ns + d.cp_ns),
+                        virtual_pct: ipct(d.virt_ns),
+                        cp_pct: ipct(d.cp_ns),
+                        transactions: d.tx_done,
+                    });
+                }
+                let ibusy: u64 = iv.lpus.iter().map(|l| l.busy_ns).sum();
+                let isys: u64 = iv.lpus.iter().map(|l| l.sys_ns).sum();
+                let itx: u64 = iv.users.iter().map(|d| d.tx_done).sum();
+                IntervalSummary {
+                    start_s: iv.start as f64 / 1e9,
+                    end_s: iv.end as f64 / 1e9,
+                    users,
+                    user_detail: detail,
+                    processors: iv
+                        .lpus
+                        .iter()
+                        .map(|l| ProcessorSummary {
+                            busy_pct: ipct(l.busy_ns),
+                            system_pct: ipct(l.sys_ns),
+                        })
+                        .collect(),
+                    busy_ns: ibusy,
+                    system_ns: isys,
+                    transactions: itx,
+                    etr: itx as f64 / (len / 1e9),
+                    devices: match &self.paging {
+                        Some(pg) => pg
+                            .devs
+                            .iter()
+                            .zip(&iv.devices)
+                            .map(|(d, s)| {
+                                crate::io::DeviceInterval::new(&d.name, d.servers, s, len)
+                            })
+                            .collect(),
+                        None => Vec::new(),
+                    },
+                }
+            })
+            .collect();
+        Summary {
+            level: self.level.name.to_string(),
+            switches: self.level.switches.to_map(),
+            seed: self.cfg.seed,
+            processors: self.lpus.len() as u32,
+            duration_s: dur / 1e9,
+            events: self.events,
+            transactions: tx,
+            etr,
+            itr: if busy_frac > 0.0 {
+                etr / busy_frac
+            } else {
+                0.0
+            },
+            tv_ratio: if virt > 0 {
+                busy as f64 / virt as f64
+            } else {
+                0.0
+            },
+            avg_processor_busy_pct: 100.0 * busy_frac,
+            system_pct: 100.0 * sys as f64 / dur,
+            users,
+            processor_detail: self
+                .lpus
+                .iter()
+                .map(|l| ProcessorSummary {
+                    busy_pct: pct(l.busy_ns),
+                    system_pct: pct(l.sys_ns),
+                })
+                .collect(),
+            intervals,
+            storage: self.storage_summary(),
+            devices: self.device_summaries(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct UserSummary {
+    pub userid: String,
+    /// Percent of one processor: 100 = one processor busy for the whole run.
+    pub cpu_pct: f64,
+    pub virtual_pct: f64,
+    pub cp_pct: f64,
+    pub transactions: u64,
+    pub tx_started: u64,
+    pub tx_in_flight: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ProcessorSummary {
+    pub busy_pct: f64,
+    pub system_pct: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct UserInterval {
+    pub userid: String,
+    pub cpu_pct: f64,
+    pub virtual_pct: f64,
+    pub cp_pct: f64,
+    pub transactions: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct IntervalSummary {
+    pub start_s: f64,
+    pub end_s: f64,
+    /// userid -> percent of one processor in this interval.
+    pub users: BTreeMap<String, f64>,
+    pub user_detail: Vec<UserInterval>,
+    pub processors: Vec<ProcessorSummary>,
+    pub busy_ns: u64,
+    pub system_ns: u64,
+    pub transactions: u64,
+    pub etr: f64,
+    /// Paging devices in this interval (absent without a storage model).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub devices: Vec<crate::io::DeviceInterval>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Summary {
+    pub level: String,
+    /// The mechanism switches the run used (the level's, with any scenario overrides).
+    pub switches: BTreeMap<String, String>,
+    pub seed: u64,
+    pub processors: u32,
+    pub duration_s: f64,
+    pub events: u64,
+    pub transactions: u64,
+    /// Transactions per second.
+    pub etr: f64,
+    /// ETR scaled to a fully busy LPAR.
+    pub itr: f64,
+    /// Total CPU time (guest + CP, chargeable and system) / guest (virtual) CPU time.
+    pub tv_ratio: f64,
+    pub avg_processor_busy_pct: f64,
+    /// Nonchargeable CP time, percent of one processor.
+    pub system_pct: f64,
+    pub users: Vec<UserSummary>,
+    pub processor_detail: Vec<ProcessorSummary>,
+    pub intervals: Vec<IntervalSummary>,
+    /// Real storage and paging (issue 5); absent without a storage model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub storage: Option<crate::paging::StorageSummary>,
+    /// Per-device figures (FCX108-style): paging volumes now, minidisk volumes later.
+    pub devices: Vec<crate::io::DeviceSummary>,
+}

@@ -1,0 +1,591 @@
+//! Monitor data in MONWRITE format: the engine's interval samples as CP monitor records.
+//!
+//! What the bytes look like (shared/research/monitor-data.md; "confirmed" = read on IBM's
+//! monitor-record and control-block pages, "inferred" = our reading of them or of the zpmd
+//! decoder's z/VM 5.3 field order, "zvmlab" = placed by us where IBM's offsets are not yet
+//! transcribed):
+//!
+//! - Every record starts with the 20-byte MRRECHDR (confirmed): length (2, counts the header),
+//!   zeros (2), domain (1), reserved (1), record number (2), TOD clock of the build (8),
+//!   reserved (4). Integers are big-endian, character fields EBCDIC (code page 037), padded
+//!   with EBCDIC blanks.
+//! - TOD clock: bit 51 = 1 microsecond, epoch 1900-01-01 (confirmed). A run's simulated time 0
+//!   is [`EPOCH_UNIX_S`]; a record's TOD = that instant + simulated time, so the same run gives
+//!   the same bytes. Durations (CPU times) are in the same units, floor(ns * 4096 / 1000): a
+//!   reader recovers the engine's nanoseconds exactly as ceil(units * 1000 / 4096).
+//! - Records are packed back to back in 4096-byte frames and never span a frame; a frame whose
+//!   next record would not fit ends with D1R13 MRMTREOF, and each interval's last frame ends
+//!   with D1R11 MRMTREND (both confirmed). The initial configuration set also ends with D1R11.
+//! - The file is a sequence of 4096-byte blocks: a MONWRITE control record (MWTBK, confirmed
+//!   layout: a 40-byte IUCV buffer, then 12-byte control-area entries: type X'E2' sample /
+//!   X'C5' event, domain bits, start and end address in the monitor DCSS), followed by the DCSS
+//!   frames that hold the records from start to end (inferred: frames floor(start/4096) ..
+//!   floor(end/4096), first record at start mod 4096; the end address is the last byte of the
+//!   last record). We leave the IUCV buffer zero (its IPARML contents are not modelled) and
+//!   write one control record with one entry per configuration set and per interval.
+//!
+//! Records written (the table [`LAYOUTS`] gives every field with its provenance):
+//! - D1R4 MRMTRSYS (configuration, once): processors, system and LPAR name, IPL time, level.
+//! - D0R2 MRSYTPRP (per logical processor, every interval): cumulative time charged to users,
+//!   system time and wait time. The emulation-time field is all ones: the engine does not
+//!   account guest time per processor (zvmlab convention: all ones = not measured).
+//! - D4R3 MRUSEACT (per user, every interval): cumulative total and virtual CPU time. One
+//!   record per user, carrying the user's totals: the engine accounts per user, not per
+//!   virtual CPU.
+//! - D10R2 MRAPLSDT (per user, every interval): application data, as a workload driver would
+//!   report through DIAGNOSE X'DC': cumulative transactions completed (gives ETR).
+//! - D1R11 MRMTREND and D1R13 MRMTREOF (control).
+//!
+//! Later issues add records by adding a layout to [`LAYOUTS`] and a producer in [`interval_records`]
+//! (scheduler D2R4/R5, storage D3R1/D3R4, I/O D6R3, locks D0R23).
+
+use crate::sim::Sim;
+use serde::Serialize;
+
+pub const FRAME: usize = 4096;
+/// Simulated time 0 as seconds since 1970-01-01 UTC (2024-01-01 00:00:00 UTC).
+pub const EPOCH_UNIX_S: u64 = 1_704_067_200;
+/// TOD clock value of 1970-01-01 00:00:00 UTC.
+pub const TOD_1970: u64 = 0x7D91_048B_CA00_0000;
+/// Monitor DCSS addresses (zvmlab): the configuration area, then the sample area.
+pub const DCSS_CONFIG: u32 = 0x0100_0000;
+pub const DCSS_SAMPLE: u32 = 0x0110_0000;
+/// The origin mark in MTRSYS_HCPCPEID: data written by zvmlab.
+pub const ORIGIN: &str = "ZVMLAB";
+/// Initial value of a descending CPU-timer field (confirmed for SYTPRP_PFXPRBTM, mon640).
+pub const CPU_TIMER_START: u64 = 0x7FFF_FFFF_0000_0000;
+/// zvmlab convention: a CPU-timer field the simulator does not measure holds all ones.
+pub const NOT_MEASURED: u64 = u64::MAX;
+
+/// Simulated nanoseconds as TOD-clock units (bit 51 = 1 us, so 4096 units per microsecond).
+pub fn ns_to_tod_units(ns: u64) -> u64 {
+    ((ns as u128 * 512) / 125) as u64
+}
+
+/// The TOD clock at simulated time `ns`.
+pub fn tod_at(ns: u64) -> u64 {
+    TOD_1970 + EPOCH_UNIX_S * 1_000_000 * 4096 + ns_to_tod_units(ns)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Unsigned big-endian integer.
+    Uint,
+    /// EBCDIC characters, blank padded.
+    Char,
+    /// A TOD-clock value or a duration in TOD units (ascending).
+    Tod,
+    /// A CPU-timer style duration that counts down from CPU_TIMER_START.
+    Timerdown,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Field {
+    pub name: &'static str,
+    pub offset: u16,
+    pub len: u8,
+    pub kind: Kind,
+    /// Where the offset comes from: "ibm:<page release>" (confirmed), "zpmd:5.3" (inferred
+    /// from the zpmd decoder's field order), or "zvmlab" (our placement).
+    pub source: &'static str,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Layout {
+    pub domain: u8,
+    pub record: u16,
+    pub name: &'static str,
+    pub title: &'static str,
+    /// The record length zvmlab writes (MRHDRLEN), header included.
+    pub len: u16,
+    pub fields: &'static [Field],
+}
+
+const fn f(name: &'static str, offset: u16, len: u8, kind: Kind, source: &'static str) -> Field {
+    Field {
+        name,
+        offset,
+        len,
+        kind,
+        source,
+    }
+}
+
+use Kind::*;
+
+pub const MTRSYS: Layout = Layout {
+    domain: 1,
+    record: 4,
+    name: "MRMTRSYS",
+    title: "System Configuration Data",
+    len: 200,
+    fields: &[
+        f("MTRSYS_HCPCPEID", 28, 8, Char, "zpmd:5.3"),
+        f("MTRSYS_SYSTODST", 36, 8, Tod, "zpmd:5.3"),
+        f("MTRSYS_SYSZONE", 80, 4, Uint, "zpmd:5.3"),
+        f("MTRSYS_SYSTMID", 88, 8, Char, "zpmd:5.3"),
+        f("MTRSYS_CPUCOUNT", 152, 2, Uint, "zpmd:5.3"),
+        f("MTRSYS_CPUCFGCT", 154, 2, Uint, "zpmd:5.3"),
+        f("MTRSYS_LPARNAME", 160, 8, Char, "zpmd:5.3"),
+        f("MTRSYS_ZVMLEVEL", 184, 16, Char, "zvmlab"),
+    ],
+};
+
+pub const SYTPRP: Layout = Layout {
+    domain: 0,
+    record: 2,
+    name: "MRSYTPRP",
+    title: "Processor Data (per processor)",
+    len: 108,
+    fields: &[
+        f("SYTPRP_PFXCPUAD", 20, 2, Uint, "ibm:mon640"),
+        f("SYTPRP_PLSCUHAF", 22, 2, Uint, "ibm:mon640"),
+        f("SYTPRP_PFXPRBTM", 24, 8, Timerdown, "ibm:mon640"),
+        f("SYTPRP_PFXUTIME", 32, 8, Tod, "ibm:mon640"),
+        f("SYTPRP_PFXTMSYS", 40, 8, Tod, "zpmd:5.3"),
+        f("SYTPRP_PFXTOTWT", 68, 8, Tod, "zpmd:5.3"),
+        f("SYTPRP_PFXCPUTY", 104, 1, Uint, "zpmd:5.3"),
+    ],
+};
+
+pub const USEACT: Layout = Layout {
+    domain: 4,
+    record: 3,
+    name: "MRUSEACT",
+    title: "User Activity Data",
+    len: 64,
+    fields: &[
+        f("USEACT_VMDUSER", 20, 8, Char, "ibm:mon520"),
+        f("USEACT_VMDCPUAD", 28, 2, Uint, "ibm:mon520"),
+        f("USEACT_VMDTTIME", 40, 8, Tod, "zvmlab"),
+        f("USEACT_VMDVTIME", 48, 8, Tod, "zvmlab"),
+        f("USEACT_VCPUCNT", 56, 2, Uint, "zvmlab"),
+    ],
+};
+
+pub const APLSDT: Layout = Layout {
+    domain: 10,
+    record: 2,
+    name: "MRAPLSDT",
+    title: "Application Data Sample Record",
+    len: 68,
+    fields: &[
+        f("APLSDT_USERID", 20, 8, Char, "zvmlab"),
+        f("APLSDT_CALDATOF", 28, 2, Uint, "zvmlab"),
+        f("APLSDT_DATALEN", 30, 2, Uint, "zvmlab"),
+        f("APLSDT_PRODID", 32, 16, Char, "zvmlab"),
+        // Application data (located by APLSDT_CALDATOF; 52 = the 52-byte APLSDT_APHDR, ibm:mon750).
+        f("ADATA_TXDONE", 52, 8, Uint, "zvmlab"),
+        f("ADATA_TXSTART", 60, 8, Uint, "zvmlab"),
+    ],
+};
+
+pub const MTREND: Layout = Layout {
+    domain: 1,
+    record: 11,
+    name: "MRMTREND",
+    title: "Interval End",
+    len: 20,
+    fields: &[],
+};
+
+pub const MTREOF: Layout = Layout {
+    domain: 1,
+    record: 13,
+    name: "MRMTREOF",
+    title: "End of Frame",
+    len: 20,
+    fields: &[],
+};
+
+/// Every record zvmlab writes.
+pub const LAYOUTS: &[Layout] = &[MTRSYS, SYTPRP, USEACT, APLSDT, MTREND, MTREOF];
+
+/// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
+pub const APPL_PRODID: &str = "ZVMLAB  WORKLOAD";
+
+/// The writer's layout table as JSON (the Python reader checks its own table against it).
+pub fn layouts_json() -> String {
+    serde_json::to_string(LAYOUTS).unwrap_or_default()
+}
+
+/// EBCDIC (code page 037) for the characters monitor names use; others become '?' (X'6F').
+pub fn ebcdic(c: u8) -> u8 {
+    match c {
+        b' ' => 0x40,
+        b'.' => 0x4B,
+        b'<' => 0x4C,
+        b'(' => 0x4D,
+        b'+' => 0x4E,
+        b'&' => 0x50,
+        b'$' => 0x5B,
+        b'*' => 0x5C,
+        b')' => 0x5D,
+        b';' => 0x5E,
+        b'-' => 0x60,
+        b'/' => 0x61,
+        b',' => 0x6B,
+        b'%' => 0x6C,
+        b'_' => 0x6D,
+        b'>' => 0x6E,
+        b':' => 0x7A,
+        b'#' => 0x7B,
+        b'@' => 0x7C,
+        b'\'' => 0x7D,
+        b'=' => 0x7E,
+        b'"' => 0x7F,
+        b'a'..=b'i' => 0x81 + (c - b'a'),
+        b'j'..=b'r' => 0x91 + (c - b'j'),
+        b's'..=b'z' => 0xA2 + (c - b's'),
+        b'A'..=b'I' => 0xC1 + (c - b'A'),
+        b'J'..=b'R' => 0xD1 + (c - b'J'),
+        b'S'..=b'Z' => 0xE2 + (c - b'S'),
+        b'0'..=b'9' => 0xF0 + (c - b'0'),
+        _ => 0x6F,
+    }
+}
+
+/// A value for one field.
+pub enum Val<'a> {
+    U(u64),
+    S(&'a str),
+}
+
+/// Build one record: the header with `tod`, then the named fields (zeros elsewhere).
+pub fn build(l: &Layout, tod: u64, vals: &[(&str, Val)]) -> Vec<u8> {
+    let mut r = vec![0u8; l.len as usize];
+    r[0..2].copy_from_slice(&l.len.to_be_bytes());
+    r[4] = l.domain;
+    r[6..8].copy_from_slice(&l.record.to_be_bytes());
+    r[8..16].copy_from_slice(&tod.to_be_bytes());
+    for (name, v) in vals {
+        let Some(fd) = l.fields.iter().find(|fd| fd.name == *name) else {
+            debug_assert!(false, "{} has no field {}", l.name, name);
+            continue;
+        };
+        let (o, n) = (fd.offset as usize, fd.len as usize);
+        let dst = &mut r[o..o + n];
+        match v {
+            Val::U(x) => {
+                let b = x.to_be_bytes();
+                dst.copy_from_slice(&b[8 - n..]);
+            }
+            Val::S(s) => {
+                for (i, d) in dst.iter_mut().enumerate() {
+                    *d = s.as_bytes().get(i).map_or(0x40, |c| ebcdic(*c));
+                }
+            }
+        }
+    }
+    r
+}
+
+fn control(l: &Layout, tod: u64) -> Vec<u8> {
+    build(l, tod, &[])
+}
+
+/// Pack records into 4096-byte frames starting at DCSS address `base`, ending with D1R11 at
+/// `tod`. Returns the frames and the control-area entry (type, domain bits, start, end).
+fn pack(records: &[Vec<u8>], base: u32, tod: u64) -> (Vec<u8>, [u8; 12]) {
+    let mut frames = vec![0u8; FRAME];
+    let mut pos = 0usize;
+    let mut domains: u16 = 0;
+    let eof = control(&MTREOF, tod);
+    let end_rec = control(&MTREND, tod);
+    let put = |frames: &mut Vec<u8>, pos: &mut usize, r: &[u8]| {
+        let at = frames.len() - FRAME + *pos;
+        frames[at..at + r.len()].copy_from_slice(r);
+        *pos += r.len();
+    };
+    for r in records.iter().chain(std::iter::once(&end_rec)) {
+        // Keep room for an end-of-frame record after every record but the interval end.
+        let room = if r.len() == MTREND.len as usize && r[4] == 1 && r[7] == 11 {
+            0
+        } else {
+            MTREOF.len as usize
+        };
+        if pos + r.len() + room > FRAME {
+            put(&mut frames, &mut pos, &eof);
+            frames.resize(frames.len() + FRAME, 0);
+            pos = 0;
+        }
+        domains |= domain_bit(r[4]);
+        put(&mut frames, &mut pos, r);
+    }
+    let end = base + (frames.len() - FRAME + pos) as u32 - 1;
+    let mut e = [0u8; 12];
+    e[0] = 0xE2; // 'S': sample data
+    e[1..3].copy_from_slice(&domains.to_be_bytes());
+    e[4..8].copy_from_slice(&base.to_be_bytes());
+    e[8..12].copy_from_slice(&end.to_be_bytes());
+    (frames, e)
+}
+
+/// MWTCADMA bits: X'80' = domain 0 ... X'01' = domain 7 in the first byte, domains 8..15 in
+/// the second (the second byte is inferred).
+fn domain_bit(d: u8) -> u16 {
+    if d < 16 {
+        0x8000 >> d
+    } else {
+        0
+    }
+}
+
+/// A MONWRITE control record (MWTBK) with the given control-area entries.
+fn mwtbk(entries: &[[u8; 12]]) -> Vec<u8> {
+    let mut b = vec![0u8; FRAME];
+    for (i, e) in entries.iter().enumerate().take((FRAME - 40) / 12) {
+        b[40 + 12 * i..52 + 12 * i].copy_from_slice(e);
+    }
+    b
+}
+
+/// Cumulative counters up to the end of interval `k` (the engine keeps interval deltas).
+struct Cum {
+    lpu_user: Vec<u64>,
+    lpu_sys: Vec<u64>,
+    lpu_busy: Vec<u64>,
+    virt: Vec<u64>,
+    total: Vec<u64>,
+    tx: Vec<u64>,
+}
+
+fn config_records(sim: &Sim) -> Vec<Vec<u8>> {
+    let p = sim.lpus.len() as u64;
+    vec![build(
+        &MTRSYS,
+        tod_at(0),
+        &[
+            ("MTRSYS_HCPCPEID", Val::S(ORIGIN)),
+            ("MTRSYS_SYSTODST", Val::U(tod_at(0))),
+            ("MTRSYS_SYSZONE", Val::U(0)),
+            ("MTRSYS_SYSTMID", Val::S(ORIGIN)),
+            ("MTRSYS_CPUCOUNT", Val::U(p)),
+            ("MTRSYS_CPUCFGCT", Val::U(p)),
+            ("MTRSYS_LPARNAME", Val::S(ORIGIN)),
+            ("MTRSYS_ZVMLEVEL", Val::S(&sim.level.name.to_uppercase())),
+        ],
+    )]
+}
+
+/// The sample records of one interval (cumulative counters in `c`, sampled at `end`).
+fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
+    let tod = tod_at(end);
+    let mut out = Vec::new();
+    for i in 0..sim.lpus.len() {
+        out.push(build(
+            &SYTPRP,
+            tod,
+            &[
+                ("SYTPRP_PFXCPUAD", Val::U(i as u64)),
+                ("SYTPRP_PFXPRBTM", Val::U(NOT_MEASURED)),
+                ("SYTPRP_PFXUTIME", Val::U(ns_to_tod_units(c.lpu_user[i]))),
+                ("SYTPRP_PFXTMSYS", Val::U(ns_to_tod_units(c.lpu_sys[i]))),
+                (
+                    "SYTPRP_PFXTOTWT",
+                    Val::U(ns_to_tod_units(end.saturating_sub(c.lpu_busy[i]))),
+                ),
+                ("SYTPRP_PFXCPUTY", Val::U(0)),
+            ],
+        ));
+    }
+    for (k, u) in sim.users.iter().enumerate() {
+        out.push(build(
+            &USEACT,
+            tod,
+            &[
+                ("USEACT_VMDUSER", Val::S(&u.userid)),
+                ("USEACT_VMDCPUAD", Val::U(0)),
+                ("USEACT_VMDTTIME", Val::U(ns_to_tod_units(c.total[k]))),
+                ("USEACT_VMDVTIME", Val::U(ns_to_tod_units(c.virt[k]))),
+                ("USEACT_VCPUCNT", Val::U(u.vcpus.len() as u64)),
+            ],
+        ));
+    }
+    for (k, u) in sim.users.iter().enumerate() {
+        out.push(build(
+            &APLSDT,
+            tod,
+            &[
+                ("APLSDT_USERID", Val::S(&u.userid)),
+                ("APLSDT_CALDATOF", Val::U(52)),
+                ("APLSDT_DATALEN", Val::U(16)),
+                ("APLSDT_PRODID", Val::S(APPL_PRODID)),
+                ("ADATA_TXDONE", Val::U(c.tx[k])),
+                // Transactions started are not sampled per interval by the engine.
+                ("ADATA_TXSTART", Val::U(0)),
+            ],
+        ));
+    }
+    out
+}
+
+/// The run's monitor data as a MONWRITE file: the configuration set, then one sample set per
+/// monitor interval. Deterministic: the same run gives the same bytes.
+pub fn write(sim: &Sim) -> Vec<u8> {
+    let mut out = Vec::new();
+    let (frames, e) = pack(&config_records(sim), DCSS_CONFIG, tod_at(0));
+    out.extend(mwtbk(&[e]));
+    out.extend(frames);
+    let nl = sim.lpus.len();
+    let nu = sim.users.len();
+    let mut c = Cum {
+        lpu_user: vec![0; nl],
+        lpu_sys: vec![0; nl],
+        lpu_busy: vec![0; nl],
+        virt: vec![0; nu],
+        total: vec![0; nu],
+        tx: vec![0; nu],
+    };
+    for iv in &sim.mon.intervals {
+        for (i, d) in iv.lpus.iter().enumerate().take(nl) {
+            c.lpu_busy[i] += d.busy_ns;
+            c.lpu_sys[i] += d.sys_ns;
+            c.lpu_user[i] += d.busy_ns - d.sys_ns.min(d.busy_ns);
+        }
+        for (k, d) in iv.users.iter().enumerate().take(nu) {
+            c.virt[k] += d.virt_ns;
+            c.total[k] += d.virt_ns + d.cp_ns;
+            c.tx[k] += d.tx_done;
+        }
+        let (frames, e) = pack(
+            &interval_records(sim, &c, iv.end),
+            DCSS_SAMPLE,
+            tod_at(iv.end),
+        );
+        out.extend(mwtbk(&[e]));
+        out.extend(frames);
+    }
+    out
+}
+
+impl Sim {
+    /// The monitor data of the run so far, in MONWRITE format (see [`crate::monwrite`]).
+    pub fn monitor_bytes(&self) -> Vec<u8> {
+        write(self)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+
+    fn sim(users: usize, procs: u32) -> Sim {
+        let guests: Vec<String> = (0..users)
+            .map(|i| {
+                format!(
+                    r#"{{"userid":"U{i}","vcpus":1,"count":1,"quickdsp":false,"share":{{"min":{{"kind":"relative","value":100.0}},"limit":"none"}},"workload":{{"kind":"cpu-bound","dist":"exp","demand":0.5}}}}"#
+                )
+            })
+            .collect();
+        let cfg = Config::from_json(&format!(
+            r#"{{"level":"zvm-6.4","processors":{procs},"smt":"off","duration_ns":10000000000,"interval_ns":2000000000,"seed":1,"params":{{}},"switches":{{}},"actions":[],"guests":[{}]}}"#,
+            guests.join(",")
+        ))
+        .unwrap();
+        let mut s = Sim::new(cfg).unwrap();
+        s.run();
+        s
+    }
+
+    #[test]
+    fn tod_units_round_trip_exactly() {
+        for ns in [
+            0u64,
+            1,
+            2,
+            3,
+            999,
+            1000,
+            123_456_789,
+            600_000_000_000,
+            u64::MAX / 8,
+        ] {
+            let t = ns_to_tod_units(ns) as u128;
+            let back = (t * 125 + 511) / 512;
+            assert_eq!(back as u64, ns);
+        }
+        // 1970-01-01 + EPOCH: microseconds since 1900 times 4096.
+        assert_eq!(tod_at(0) % 4096, 0);
+    }
+
+    #[test]
+    fn ebcdic_letters_digits() {
+        let s: Vec<u8> = "USER0 a9".bytes().map(ebcdic).collect();
+        assert_eq!(s, vec![0xE4, 0xE2, 0xC5, 0xD9, 0xF0, 0x40, 0x81, 0xF9]);
+    }
+
+    #[test]
+    fn fields_fit_and_do_not_overlap() {
+        for l in LAYOUTS {
+            let mut used = vec![false; l.len as usize];
+            used[..20].iter_mut().for_each(|u| *u = true);
+            for fd in l.fields {
+                let (o, n) = (fd.offset as usize, fd.len as usize);
+                assert!(o >= 20 && o + n <= l.len as usize, "{} {}", l.name, fd.name);
+                for u in &mut used[o..o + n] {
+                    assert!(!*u, "{} {} overlaps", l.name, fd.name);
+                    *u = true;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_frames_and_control_records() {
+        let s = sim(4, 3);
+        let b = s.monitor_bytes();
+        assert_eq!(b.len() % FRAME, 0);
+        // config set + 5 intervals, each one control record and one frame
+        assert_eq!(b.len(), FRAME * 2 * 6);
+        assert_eq!(b, s.monitor_bytes(), "deterministic");
+        for g in 0..6 {
+            let cr = &b[2 * g * FRAME..(2 * g + 1) * FRAME];
+            assert_eq!(cr[40], 0xE2);
+            let start = u32::from_be_bytes(cr[44..48].try_into().unwrap());
+            let end = u32::from_be_bytes(cr[48..52].try_into().unwrap());
+            assert!(start <= end && ((end - start) as usize) < FRAME);
+            let fr = &b[(2 * g + 1) * FRAME..(2 * g + 2) * FRAME];
+            // last record is the interval end
+            let last = (end - start + 1) as usize - 20;
+            assert_eq!(&fr[last..last + 8], &[0, 20, 0, 0, 1, 0, 0, 11]);
+        }
+    }
+
+    #[test]
+    fn many_records_span_frames_with_end_of_frame() {
+        let mut records = Vec::new();
+        for i in 0..200u64 {
+            records.push(build(&SYTPRP, 7, &[("SYTPRP_PFXCPUAD", Val::U(i))]));
+        }
+        let (frames, e) = pack(&records, DCSS_SAMPLE, 7);
+        let end = u32::from_be_bytes(e[8..12].try_into().unwrap());
+        assert_eq!(
+            frames.len(),
+            FRAME * ((end - DCSS_SAMPLE) as usize / FRAME + 1)
+        );
+        // walk: every frame ends with EOF except the last which has MTREND
+        let mut n = 0;
+        for (fi, fr) in frames.chunks(FRAME).enumerate() {
+            let mut p = 0;
+            loop {
+                let len = u16::from_be_bytes([fr[p], fr[p + 1]]) as usize;
+                let rec = u16::from_be_bytes([fr[p + 6], fr[p + 7]]);
+                assert!(p + len <= FRAME);
+                if fr[p + 4] == 1 && rec == 13 {
+                    assert!(fi + 1 < frames.len() / FRAME);
+                    break;
+                }
+                if fr[p + 4] == 1 && rec == 11 {
+                    assert_eq!(fi + 1, frames.len() / FRAME);
+                    break;
+                }
+                n += 1;
+                p += len;
+            }
+        }
+        assert_eq!(n, 200);
+    }
+}

@@ -1,0 +1,430 @@
+//! The paging subsystem: page references of workload programs, page faults, page-in I/O the
+//! virtual CPU waits for, block page-out of stolen frames, paging volumes and slot space.
+//!
+//! A scenario without `storage` has no `Paging` at all: the dispatcher tests one `Option` per
+//! completed burst and nothing else.
+//!
+//! CP time: a reference that needs CP (first touch, revalidation, fault) is chargeable CP time
+//! of the faulting user, run on its processor before the page wait (or before guest time); the
+//! per-page I/O path of a page-in is chargeable too; stealing frames and the page-out path are
+//! system (nonchargeable) time. A virtual CPU in page wait has left its processor (state
+//! `PageWait`, not runnable for the scheduler) until its page-in completes.
+
+use crate::config::{Config, Refs};
+use crate::io::{DevType, Device, DeviceSummary, IoReq, Service};
+use crate::level::{EdevPaging, Switches};
+use crate::params::Params;
+use crate::queue::Time;
+use crate::rng::Rng;
+use crate::sim::{path_ns, Sim, VState, NONE};
+use crate::storage::{Found, RealStorage};
+use serde::Serialize;
+
+pub struct Paging {
+    pub st: RealStorage,
+    pub devs: Vec<Device>,
+    /// Per-device CP cost per page moved.
+    pub cost_io: Vec<Time>,
+    pub refs: Vec<Option<Refs>>,
+    pub cursor: Vec<u64>,
+    pub cost_fault: Time,
+    pub cost_first: Time,
+    pub cost_reval: Time,
+    pub cost_steal: Time,
+    pub block: usize,
+    pub next_vol: usize,
+    pub out_of_space: Option<Time>,
+    pub wait_ns: u64,
+    pub waits: u64,
+    pub touches: u64,
+    /// Pre-6.3 reorder: on, cost per resident page, interval, last reorder per user.
+    pub reorder: bool,
+    pub reorder_page_ns: f64,
+    pub reorder_interval: Time,
+    pub last_reorder: Vec<Time>,
+    pub reorders: u64,
+    pub reorder_ns: u64,
+    pub reorder_max_ns: u64,
+    /// Page-ins in flight: global page number -> other virtual CPUs waiting for the same page.
+    pub inflight: std::collections::HashMap<u32, Vec<u32>>,
+    /// Per virtual CPU: the page of its pending page-in.
+    pub vpage: Vec<u32>,
+    pub shared_waits: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct StorageSummary {
+    pub frames: u64,
+    pub resident_pages: u64,
+    pub references: u64,
+    pub first_touches: u64,
+    pub revalidations: u64,
+    pub faults: u64,
+    pub fault_rate: f64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub pages_pending_write: u64,
+    /// Pages moved (read + written) per second, per reference.
+    pub moves_per_s: f64,
+    pub touches_per_s: f64,
+    pub moves_per_touch: f64,
+    /// All CP time (chargeable + system), microseconds per page moved.
+    pub cp_us_per_move: f64,
+    pub virt_us_per_touch: f64,
+    pub page_wait_ms: f64,
+    pub slots: u64,
+    pub slots_used: u64,
+    /// Set when the paging volumes filled up: the time (s) CP ran out of paging space.
+    pub paging_space_exhausted_at_s: Option<f64>,
+    /// Memory of the page tables and lists (bytes).
+    pub model_bytes: u64,
+    /// Pre-6.3 reorders: count, longest (ms, the guest waits that long) and total CP (ms).
+    pub reorders: u64,
+    pub reorder_max_ms: f64,
+    pub reorder_total_ms: f64,
+    /// Faults on a page whose page-in another virtual CPU had started (no second I/O).
+    pub shared_page_waits: u64,
+}
+
+impl Paging {
+    pub fn new(
+        cfg: &Config,
+        p: &Params,
+        sw: &Switches,
+        seed: u64,
+        pages: &[u64],
+        refs: Vec<Option<Refs>>,
+    ) -> Option<Paging> {
+        let sc = cfg.storage.as_ref()?;
+        let ms = 1e6;
+        let mut devs = Vec::new();
+        let mut cost_io = Vec::new();
+        let mut slots = 0;
+        for v in &sc.paging_volumes {
+            for _ in 0..v.count {
+                let k = devs.len();
+                let (dt, servers, svc, path) = if v.dtype == "eckd" {
+                    (
+                        DevType::Eckd,
+                        1,
+                        Service {
+                            pend: p.eckd_pend * ms,
+                            disconnect: p.eckd_disconnect * ms,
+                            connect_per_page: p.eckd_connect * ms,
+                        },
+                        p.path_io_eckd,
+                    )
+                } else {
+                    let svc = Service {
+                        pend: p.edev_pend * ms,
+                        disconnect: p.edev_disconnect * ms,
+                        connect_per_page: p.edev_connect * ms,
+                    };
+                    match sw.edev_paging {
+                        EdevPaging::FbaEmulation => (DevType::Edev, 1, svc, p.path_io_edev_fba),
+                        EdevPaging::ScsiDirect => (
+                            DevType::Edev,
+                            p.edev_queue_depth.max(1.0) as u32,
+                            svc,
+                            p.path_io_edev_scsi,
+                        ),
+                    }
+                };
+                slots += v.slots;
+                devs.push(Device::new(
+                    format!("PAGE{k:02}"),
+                    dt,
+                    servers,
+                    svc,
+                    v.slots,
+                    Rng::stream(seed, 900_000 + k as u64),
+                ));
+                cost_io.push(path_ns(p, path, 0.0));
+            }
+        }
+        let mut st = RealStorage::new(
+            sc.frames,
+            pages,
+            p.agelist_pct,
+            sw.agelist == crate::level::AgeList::On,
+            slots,
+        );
+        if sc.prefill {
+            for (u, r) in refs.iter().enumerate() {
+                if let Some(r) = r {
+                    st.prefill(u as u32, r.range());
+                }
+            }
+        }
+        Some(Paging {
+            st,
+            devs,
+            cost_io,
+            cursor: vec![0; refs.len()],
+            refs,
+            cost_fault: path_ns(p, p.path_fault, 0.0),
+            cost_first: path_ns(p, p.path_first_touch, 0.0),
+            cost_reval: path_ns(p, p.path_revalidate, 0.0),
+            cost_steal: path_ns(p, p.path_steal, 0.0),
+            block: (p.block_pages as usize).max(1),
+            next_vol: 0,
+            out_of_space: None,
+            wait_ns: 0,
+            waits: 0,
+            touches: 0,
+            reorder: sw.reorder == crate::level::Reorder::On,
+            reorder_page_ns: p.path_reorder_page * p.cpi_cp / p.clock_ghz,
+            reorder_interval: (p.reorder_interval * ms) as Time,
+            last_reorder: vec![0; pages.len()],
+            reorders: 0,
+            reorder_ns: 0,
+            reorder_max_ns: 0,
+            inflight: Default::default(),
+            vpage: Vec::new(),
+            shared_waits: 0,
+        })
+    }
+
+    /// The volume that holds a page's slot (slots spread over the volumes).
+    fn volume_of(&self, id: u64) -> usize {
+        (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % self.devs.len().max(1)
+    }
+}
+
+impl Sim {
+    /// A burst (one touch) of `v` on processor `l` begins with a page reference. Returns true
+    /// when the virtual CPU now runs the fault's CP time and then waits for a page-in.
+    pub(crate) fn page_touch(&mut self, l: u32, v: u32) -> bool {
+        let u = self.vcpus[v as usize].user as usize;
+        let pg = self.paging.as_mut().unwrap();
+        let Some(r) = pg.refs[u].clone() else {
+            return false;
+        };
+        let page = match r {
+            Refs::Uniform { range_pages } => self.vcpus[v as usize].rng.below(range_pages),
+            Refs::Hotset {
+                range_pages,
+                hot_pages,
+                hot_fraction,
+            } => {
+                let rng = &mut self.vcpus[v as usize].rng;
+                if rng.unit() < hot_fraction {
+                    rng.below(hot_pages)
+                } else {
+                    hot_pages + rng.below(range_pages - hot_pages)
+                }
+            }
+            Refs::Strided {
+                range_pages,
+                stride_pages,
+            } => {
+                let c = pg.cursor[u];
+                pg.cursor[u] = (c + stride_pages) % range_pages;
+                c
+            }
+        };
+        pg.touches += 1;
+        if pg.out_of_space.is_some() {
+            // No slot to write to: CP cannot free frames; the guest stays in page wait.
+            self.vcpus[v as usize].pagewait = true;
+            self.vcpus[v as usize].pagein = NONE;
+            self.start_pagewait_run(l, v, 0);
+            return true;
+        }
+        let found = pg.st.reference(u as u32, page);
+        self.flush_writes(false);
+        let pg = self.paging.as_mut().unwrap();
+        // Pre-6.3 reorder: a faulting guest due for it has all its resident frames walked first.
+        if pg.reorder
+            && matches!(found, Found::OnDasd | Found::FirstTouch)
+            && self.now >= pg.last_reorder[u] + pg.reorder_interval
+        {
+            pg.last_reorder[u] = self.now;
+            let c = (pg.st.res_user[u] as f64 * pg.reorder_page_ns) as Time;
+            pg.reorders += 1;
+            pg.reorder_ns += c;
+            pg.reorder_max_ns = pg.reorder_max_ns.max(c);
+            self.vcpus[v as usize].cp_owed += c;
+        }
+        match found {
+            Found::Valid => {
+                // A page whose page-in another virtual CPU started: wait for the same I/O.
+                if !pg.inflight.is_empty() {
+                    let g = pg.st.gid(u as u32, page);
+                    if let Some(w) = pg.inflight.get_mut(&g) {
+                        w.push(v);
+                        pg.shared_waits += 1;
+                        let cp = pg.cost_fault;
+                        let vc = &mut self.vcpus[v as usize];
+                        vc.pagewait = true;
+                        vc.pagein = NONE;
+                        self.start_pagewait_run(l, v, cp);
+                        return true;
+                    }
+                }
+                false
+            }
+            Found::Revalidated => {
+                self.vcpus[v as usize].cp_owed += pg.cost_reval;
+                false
+            }
+            Found::FirstTouch => {
+                self.vcpus[v as usize].cp_owed += pg.cost_first;
+                false
+            }
+            Found::OnDasd => {
+                let g = pg.st.gid(u as u32, page);
+                pg.inflight.insert(g, Vec::new());
+                if pg.vpage.len() <= v as usize {
+                    pg.vpage.resize(v as usize + 1, NONE);
+                }
+                pg.vpage[v as usize] = g;
+                let d = pg.volume_of(g as u64);
+                let cp = pg.cost_fault + pg.cost_io[d];
+                let vc = &mut self.vcpus[v as usize];
+                vc.pagewait = true;
+                vc.pagein = d as u32;
+                self.start_pagewait_run(l, v, cp);
+                true
+            }
+        }
+    }
+
+    fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
+        self.vcpus[v as usize].cp_owed += cp;
+        self.start_run_pub(l, v, 0, 0);
+    }
+
+    /// Issue block page-outs for stolen pages (all of them when `all`).
+    fn flush_writes(&mut self, all: bool) {
+        let now = self.now;
+        let Some(pg) = self.paging.as_mut() else {
+            return;
+        };
+        if pg.st.pending_writes.is_empty() || pg.devs.is_empty() {
+            return;
+        }
+        // Slots: every touched page that is not resident is on DASD (or being written).
+        pg.st.slots_used = pg.st.first_touches - pg.st.resident;
+        if pg.st.slots_used > pg.st.slots && pg.out_of_space.is_none() {
+            pg.out_of_space = Some(now);
+        }
+        let mut sys = 0;
+        while pg.st.pending_writes.len() >= pg.block || (all && !pg.st.pending_writes.is_empty()) {
+            let n = pg.block.min(pg.st.pending_writes.len());
+            let d = pg.next_vol;
+            pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
+            pg.st.pending_writes.drain(..n);
+            pg.st.pages_written += n as u64;
+            sys += (pg.cost_steal + pg.cost_io[d]) * n as Time;
+            let r = IoReq {
+                pages: n as u32,
+                read: false,
+                waiter: NONE,
+                queued: now,
+                tag: NONE,
+            };
+            if let Some(t) = pg.devs[d].submit(now, r) {
+                self.q.schedule(self.first_dev + d as u32, t);
+            }
+        }
+        self.sched.sys_pending += sys;
+    }
+
+    /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in.
+    pub(crate) fn enter_page_wait(&mut self, l: u32, v: u32) {
+        if std::mem::take(&mut self.lpus[l as usize].bg) {
+            self.sched.bg_running -= 1;
+        }
+        self.lpus[l as usize].vcpu = NONE;
+        self.vcpus[v as usize].state = VState::PageWait;
+        self.vcpus[v as usize].want_since = self.now;
+        self.end_run(v);
+        self.vcpu_idle(v);
+        let d = self.vcpus[v as usize].pagein;
+        if d != NONE {
+            let now = self.now;
+            let pg = self.paging.as_mut().unwrap();
+            let r = IoReq {
+                pages: 1,
+                read: true,
+                waiter: v,
+                queued: now,
+                tag: pg.vpage[v as usize],
+            };
+            if let Some(t) = pg.devs[d as usize].submit(now, r) {
+                self.q.schedule(self.first_dev + d, t);
+            }
+        }
+        self.dispatch_next(l);
+    }
+
+    /// A paging device's I/O completed.
+    pub(crate) fn device_event(&mut self, d: u32) {
+        let now = self.now;
+        let pg = self.paging.as_mut().unwrap();
+        let dev = &mut pg.devs[d as usize];
+        let r = dev.complete(now);
+        if let Some(t) = dev.next_completion() {
+            self.q.schedule(self.first_dev + d, t);
+        }
+        if let Some(r) = r {
+            if r.read && r.waiter != NONE {
+                pg.wait_ns += now - r.queued;
+                pg.waits += 1;
+                let others = pg.inflight.remove(&r.tag).unwrap_or_default();
+                for v in std::iter::once(r.waiter).chain(others) {
+                    self.vcpus[v as usize].pagewait = false;
+                    self.vcpus[v as usize].state = VState::Dormant;
+                    self.vcpu_runnable(v);
+                }
+            }
+        }
+    }
+
+    pub fn storage_summary(&self) -> Option<StorageSummary> {
+        let pg = self.paging.as_ref()?;
+        let s = &pg.st;
+        let dur = self.now.max(1) as f64 / 1e9;
+        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
+        let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
+        let moves = s.pages_read + s.pages_written;
+        Some(StorageSummary {
+            frames: s.frames,
+            resident_pages: s.resident,
+            references: s.references,
+            first_touches: s.first_touches,
+            revalidations: s.revalidations,
+            faults: s.faults,
+            fault_rate: s.faults as f64 / s.references.max(1) as f64,
+            pages_read: s.pages_read,
+            pages_written: s.pages_written,
+            pages_pending_write: s.pending_writes.len() as u64,
+            moves_per_s: moves as f64 / dur,
+            touches_per_s: pg.touches as f64 / dur,
+            moves_per_touch: moves as f64 / pg.touches.max(1) as f64,
+            cp_us_per_move: (busy - virt) as f64 / 1e3 / moves.max(1) as f64,
+            virt_us_per_touch: virt as f64 / 1e3 / pg.touches.max(1) as f64,
+            page_wait_ms: pg.wait_ns as f64 / 1e6 / pg.waits.max(1) as f64,
+            slots: s.slots,
+            slots_used: s.slots_used,
+            paging_space_exhausted_at_s: pg.out_of_space.map(|t| t as f64 / 1e9),
+            model_bytes: (s.bytes() + pg.devs.len() * 256) as u64,
+            reorders: pg.reorders,
+            reorder_max_ms: pg.reorder_max_ns as f64 / 1e6,
+            reorder_total_ms: pg.reorder_ns as f64 / 1e6,
+            shared_page_waits: pg.shared_waits,
+        })
+    }
+
+    pub fn device_summaries(&self) -> Vec<DeviceSummary> {
+        match &self.paging {
+            Some(pg) => pg
+                .devs
+                .iter()
+                .map(|d| d.summary(self.now.max(1) as f64))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}

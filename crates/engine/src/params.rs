@@ -1,0 +1,173 @@
+//! The parameter table: every model constant, with its unit and its source.
+//!
+//! This is the one place where numbers enter the model. A scenario may override any entry
+//! (`[params]` in the scenario file) for sensitivity studies; `zvmlab params` prints the table.
+//! Sources: a seed row (kind C calibration, named), a public document, or "assumed" with a reason.
+//! Per-operation CP costs are instruction path lengths; time = path × CPI / clock (cp-model §10.1),
+//! so later processor effects (SMT, drawers, spinning) change every cost without retuning.
+
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ParamInfo {
+    pub name: &'static str,
+    pub default: f64,
+    pub unit: &'static str,
+    pub source: &'static str,
+}
+
+macro_rules! params {
+    ($( $field:ident : $name:literal = $val:expr , $unit:literal , $source:literal ; )*) => {
+        /// Values of every model parameter for one run.
+        #[derive(Clone, Debug, Serialize)]
+        pub struct Params { $( pub $field: f64, )* }
+
+        impl Default for Params {
+            fn default() -> Self { Params { $( $field: $val, )* } }
+        }
+
+        /// The table: name, default, unit, source.
+        pub fn table() -> Vec<ParamInfo> {
+            vec![ $( ParamInfo { name: $name, default: $val, unit: $unit, source: $source }, )* ]
+        }
+
+        impl Params {
+            /// Override one parameter by its table name.
+            pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
+                if !v.is_finite() || v < 0.0 {
+                    return Err(format!("parameter '{name}' must be a finite, non-negative number (got {v})"));
+                }
+                match name {
+                    $( $name => { self.$field = v; Ok(()) } )*
+                    _ => Err(format!("unknown parameter '{name}'; `zvmlab params` lists them")),
+                }
+            }
+        }
+    };
+}
+
+params! {
+    clock_ghz: "cpu.clock_ghz" = 5.2, "GHz",
+        "public: z14 processor clock 5.2 GHz (cp-model §10.1); the seeds' recent measurements ran on z13/z14";
+    cpi_cp: "cpu.cpi_cp" = 3.0, "cycles/instruction",
+        "assumed: CP code CPI ~3 on a single drawer (cp-model §10.1); replaced by the drawer CPI model of the processors issue";
+    path_dispatch: "path.dispatch" = 2100.0, "instructions",
+        "assumed: dispatcher select 1500 + SIE entry/exit 600 instructions per dispatch (cp-model §10.2); charged to the dispatched user";
+    hw_sie_cycles: "hw.sie_cycles" = 3000.0, "cycles",
+        "assumed: hardware SIE entry + exit cost per dispatch (cp-model §10.2)";
+    path_slice_end: "path.slice_end" = 1500.0, "instructions",
+        "assumed: deadline recompute + requeue at each minor time slice end (cp-model §4.2); system (nonchargeable) time";
+    dspslice: "srm.dspslice" = 5.0, "ms",
+        "public: SET SRM DSPSLICE, 1-100 ms, computed at IPL, about 5 ms on z13/z14 (cp-model §4.2)";
+    iabias_intensity: "srm.iabias_intensity" = 90.0, "%",
+        "public: SET SRM IABIAS intensity, initial value 90 (CP Commands, cp-model §4.2); shape of the decay over the slices is assumed (cp-model §4.2 [A])";
+    iabias_duration: "srm.iabias_duration" = 2.0, "minor time slices",
+        "public: SET SRM IABIAS duration, initial value 2 (CP Commands, cp-model §4.2)";
+    dspbuf_e1: "srm.dspbuf_e1" = 32767.0, "users",
+        "public: SET SRM DSPBUF, openings in the dispatch list for E1..E3 users; DSPBUF INITIAL is effectively infinite (CP Commands p.1420, cp-model §4.3)";
+    dspbuf_e2: "srm.dspbuf_e2" = 32767.0, "users",
+        "public: SET SRM DSPBUF second value (openings for E2 and E3), INITIAL effectively infinite (cp-model §4.3)";
+    dspbuf_e3: "srm.dspbuf_e3" = 32767.0, "users",
+        "public: SET SRM DSPBUF third value (openings for E3), INITIAL effectively infinite (cp-model §4.3)";
+    ets_e1: "srm.ets_e1" = 50.0, "ms",
+        "assumed: elapsed time slice of an E1 (Q1) stay in the dispatch list; CP adjusts it dynamically (cp-model §4.1), fixed here";
+    ets_ratio_e2: "srm.ets_ratio_e2" = 8.0, "x E1",
+        "assumed: E2 elapsed time slice = 8 x E1, the classic documented ratio, not re-read (cp-model §4.1 [K])";
+    ets_ratio_e3: "srm.ets_ratio_e3" = 6.0, "x E2",
+        "assumed: E3 elapsed time slice = 6 x E2, the classic documented ratio, not re-read (cp-model §4.1 [K])";
+    test_idle: "srm.test_idle" = 300.0, "ms",
+        "assumed: grace period a user that went idle stays in the dispatch list (test-idle, cp-model §3.1 [K]) before it drops to the dormant list";
+    sched_tick: "sched.tick" = 100.0, "ms",
+        "assumed: period of the scheduler's own pass (test-idle scan, eligible-list admission check, 6.4 entitlement refresh); short against the 1-2 s of cp-model §4.6";
+    demand_tau: "sched.demand_tau" = 500.0, "ms",
+        "assumed: smoothing time constant of the 6.4 scheduler's measured demand (consumption + time wanting CPU); a few ticks, short against a monitor interval";
+    abs_cap: "sched.abs_cap" = 0.99, "fraction of system",
+        "assumed: ABSOLUTE shares summing above this are scaled down to it so relative users keep something (cp-model §4.5 [K/A])";
+    limit_bucket: "srm.limit_bucket" = 4.0, "minor time slices per virtual CPU",
+        "assumed: credit (in slices per virtual CPU) a LIMITHARD user may save up while it waits for a processor, consumption method (cp-model §4.6); a few slices so that dispatch delays among processors busy with full slices are not lost, small against a monitor interval";
+    path_dlist: "path.dlist_add_drop" = 3000.0, "instructions",
+        "assumed: dispatch-list add or drop under the scheduler lock (cp-model §10.2); system time";
+    path_limit: "path.limit_list" = 1500.0, "instructions",
+        "assumed: limit-list add plus later drop of one virtual CPU (cp-model §4.6); system time";
+    path_entitle: "path.entitlement_per_user" = 400.0, "instructions",
+        "assumed: per user and scheduler tick, 6.4 demand measurement and entitlement/excess water-fill (sort + pass); system time";
+    tx_cpu_default: "workload.tx_cpu_default" = 10.0, "ms",
+        "assumed: CPU per transaction of a cpu-bound workload when the scenario names none (a unit of work for ETR)";
+    burst_default: "workload.burst_default" = 2.0, "ms",
+        "assumed: mean CPU burst of a partially busy cpu-bound user (demand < 1): short against the 5 ms slice, long against dispatch cost";
+    // --- processors, PR/SM, SMT, spin locks (issue 4): add entries below this line ---
+    // --- end of processors ---
+    // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
+    path_fault: "storage.path_fault" = 4000.0, "instructions",
+        "assumed: page fault on a page that is on DASD: translation exception, page-state lookup, frame obtained, page-in built and queued (cp-model §6); chargeable to the faulting user";
+    path_first_touch: "storage.path_first_touch" = 2500.0, "instructions",
+        "assumed: first reference to a never-touched page: frame obtained and cleared (4 KB), DAT tables updated; chargeable";
+    path_revalidate: "storage.path_revalidate" = 800.0, "instructions",
+        "assumed: reference to a page on the global aging list: PTE revalidated, frame back to the in-use list; chargeable";
+    path_steal: "storage.path_steal" = 1200.0, "instructions",
+        "assumed: per frame stolen (invalidate PTE, move through the lists, queue the page-out); system time";
+    agelist_pct: "storage.agelist_pct" = 2.0, "% of frames",
+        "public: SET AGELIST KEEPSIZE default 2 % of the DPA (z/VM 6.3 CP Commands) [K]";
+    block_pages: "paging.block_pages" = 8.0, "pages per write I/O",
+        "assumed: block paging writes stolen pages in blocks (cp-model §6); 8 pages per SSCH, not re-read";
+    path_io_eckd: "paging.path_io_eckd" = 460.0, "instructions per page moved",
+        "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move): per-page cost of building the 3390 channel program, starting it and handling its interrupt, net of the fault, steal and dispatch paths";
+    path_io_edev_fba: "paging.path_io_edev_fba" = 11520.0, "instructions per page moved",
+        "seed 004 (row D5, calibrated on the 5.2 EDEV CP/move): per-page cost of an FBA channel program emulated on SCSI";
+    path_io_edev_scsi: "paging.path_io_edev_scsi" = 7180.0, "instructions per page moved",
+        "seed 004 (row D5, calibrated on the 5.3 EDEV CP/move): per-page cost of a direct SCSI-container request";
+    path_dispatch_specialty: "path.dispatch_specialty" = 1370.0, "instructions",
+        "seed 004 (row D6, calibrated on the 5.2 -> 5.3 change of ECKD CP/move): dispatcher path added by 5.3's specialty-engine support; levels before 5.3 run path.dispatch minus this";
+    eckd_pend: "dasd.eckd.pend_ms" = 0.15, "ms",
+        "assumed: FICON pend (start to first command accepted) on a 2105 with little contention; typical RMF/FCX108 figures 0.1-0.2 ms";
+    eckd_disconnect: "dasd.eckd.disconnect_ms" = 0.25, "ms (mean, exponential)",
+        "assumed: mean disconnect of a 4 KB paging I/O on a 2105 with a 16 GB cache (mostly hits, some destage waits)";
+    eckd_connect: "dasd.eckd.connect_ms_per_page" = 0.06, "ms per 4 KB",
+        "assumed: 4 KB over a 1 Gb FICON channel (~70 MB/s effective) per page moved";
+    edev_pend: "dasd.edev.pend_ms" = 0.05, "ms",
+        "assumed: FCP request start to the LUN (no ECKD pend; QDIO queueing only)";
+    edev_disconnect: "dasd.edev.disconnect_ms" = 0.25, "ms (mean, exponential)",
+        "assumed: same 2105 cache behaviour as for ECKD";
+    edev_connect: "dasd.edev.connect_ms_per_page" = 0.05, "ms per 4 KB",
+        "assumed: 4 KB over a 1 Gb FCP channel per page moved";
+    edev_queue_depth: "dasd.edev.queue_depth" = 4.0, "I/Os",
+        "assumed: I/Os the SCSI container keeps in flight to one LUN when paging calls it directly (5.3+); 1 through FBA emulation";
+    path_reorder_page: "storage.path_reorder_page" = 100.0, "instructions per resident page",
+        "assumed: pre-6.3 reorder: reset the reference bit and requeue one resident frame of the guest (seed 003 says only that the time grows with the guest's resident pages); bounded by seed 004 D6, where reorder must stay a small part of the 5.2 ECKD CP/move";
+    reorder_interval: "storage.reorder_interval" = 10000.0, "ms",
+        "assumed: a faulting guest is reordered at most once per this interval (pre-6.3 CP reorders periodically; the period is not public in the seeds)";
+    // --- end of storage, paging and I/O ---
+    // --- the lab's expectation curves (not used by the simulator) ---
+    caf_4way: "lab.caf_4way" = 0.890, "1",
+        "seed 001 (row B11, kind C): z13 MP CAF coefficient for N = 4; the CAF curve assumes a geometric decline per doubling of N through this point (public STSI tables, e.g. s390 /proc/sysinfo 'Adjustment NN-way', decline roughly geometrically up to the top of the table)";
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_parameter_has_unit_and_source() {
+        for p in table() {
+            assert!(!p.unit.is_empty(), "{} has no unit", p.name);
+            assert!(p.source.len() > 10, "{} has no source", p.name);
+            assert!(
+                p.source.starts_with("public")
+                    || p.source.starts_with("assumed")
+                    || p.source.starts_with("seed"),
+                "{} source must say public/assumed/seed: {}",
+                p.name,
+                p.source
+            );
+        }
+    }
+
+    #[test]
+    fn set_by_name() {
+        let mut p = Params::default();
+        p.set("srm.dspslice", 8.0).unwrap();
+        assert_eq!(p.dspslice, 8.0);
+        assert!(p.set("srm.dspslyce", 1.0).is_err());
+        assert!(p.set("srm.dspslice", -1.0).is_err());
+    }
+}

@@ -1,0 +1,855 @@
+//! The CP scheduler: lists, transaction classes, admission, shares, limits and dispatch priority.
+//!
+//! Lists (cp-model §4.1). A user is on the **dormant** list while idle, on the **eligible** list
+//! while it waits for admission, and on the **dispatch** list while it may compete for processors.
+//! A user that goes idle stays on the dispatch list as *test-idle* for `srm.test_idle` and is
+//! dropped to the dormant list by the scheduler's periodic pass if it has not woken. A new
+//! transaction starts as E1; a dispatch-list stay lasts at most the class's elapsed time slice
+//! (`srm.ets_e1` x ratios), after which the user is dropped, advanced to the next class (E2, E3)
+//! and goes through admission again. Admission counts dispatch-list openings per class
+//! (SET SRM DSPBUF, cp-model §4.3); the eligible list is ordered by eligible priority
+//! (TOD + elapsed time slice / normalized share). Storage-based admission (STORBUF, LDUBUF,
+//! MAXWSS) waits for the storage issue.
+//!
+//! Dispatch priority (cp-model §4.4). Runnable virtual CPUs sit on dispatch vectors ordered by a
+//! deadline; each is run for at most one minor time slice (SET SRM DSPSLICE) and then gets a new
+//! deadline. Two mechanisms, chosen by the level (`level::Sched`):
+//! - `DeadlineNs` (z/VM <= 6.3): deadline = adjusted TOD + DSPSLICE / (NS x processors) x IABIAS
+//!   factor, NS being the share normalized over the users currently on the dispatch and
+//!   eligible lists (test-idle users included). The deadline restarts from the current TOD at
+//!   each slice end, so a user that lost time is not made whole, and users that want little
+//!   but hold a large share shrink everyone else's NS.
+//! - `EntitlementExcess` (z/VM 6.4): every scheduler tick the demand of each user is measured
+//!   (CPU used + time spent wanting a processor, smoothed over `sched.demand_tau`), and capacity
+//!   is water-filled over users by normalized share, each bounded by its demand, its virtual
+//!   CPUs and a LIMITHARD maximum; LIMITSOFT users get above their maximum only what nobody else
+//!   wants. The result is each user's target rate. A virtual CPU's deadline is a virtual time
+//!   tag: it advances by CPU used / target rate, it carries over between slices (a user that
+//!   was held back keeps its place), and it starts at the list's virtual time (the largest
+//!   start tag dispatched) when the virtual CPU starts a transaction (nothing banked while
+//!   idle); off the limit list it keeps at most two slices of lag. A user held at its maximum
+//!   share that got less than its target in a tick has its tags moved earlier by the shortfall
+//!   (bounded), because proportional sharing among whoever competes at each instant would let
+//!   intermittent users take from it as from everyone. LIMITSOFT: a user whose consumption is
+//!   over its maximum is queued in the background (behind every other user) until it is back
+//!   within it, and a background run is preempted when anyone else becomes ready with no idle
+//!   processor, so it gets above its maximum only capacity nobody else wants at that moment.
+//!
+//! LIMITHARD (`level::LimitHard`): the consumption method keeps a CPU credit per user that grows
+//! at limit x elapsed time, bounded by `srm.limit_bucket` slices per virtual CPU; a user in
+//! debt waits on the limit list until the debt is repaid. The deadline methods (VM/ESA) hold each
+//! virtual CPU after a run of `c` until `c / (limit / vcpus)` after the run's end (2.3.0) or its
+//! start (2.4.0); both split the limit evenly over the virtual CPUs (so a virtual MP user with
+//! idle virtual CPUs is held below its limit).
+//!
+//! Dispatch vectors (`level::DvSelect`): z/VM <= 6.3 levels run each processor's own vector and
+//! steal from the longest other vector only when their own is empty; 6.4 looks aside at all of
+//! them (one ordered list). With local vectors, which users share a vector decides who gets
+//! what, whatever their shares (A1's deviation).
+
+use crate::config::{Limit, ShareKind, ShareValue};
+use crate::level::{DvSelect, Level, LimitHard, Sched};
+use crate::params::Params;
+use crate::queue::Time;
+use crate::sim::{path_ns, Sim, UList, VState, ENT_SCHED, NONE};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+type Entry = Reverse<(Time, u64, u32)>;
+
+/// A deadline far enough out to mean "never" but safe to add to.
+pub const FAR: Time = 1 << 62;
+
+#[inline(always)]
+fn to_time(x: f64) -> Time {
+    if x >= FAR as f64 {
+        FAR
+    } else if x <= 0.0 {
+        0
+    } else {
+        x as Time
+    }
+}
+
+pub struct Scheduler {
+    /// Dispatch vectors: one per logical processor (`DvSelect::Local`) or one shared ordered
+    /// dispatch list (`DvSelect::LookAside`). Entries: (deadline, sequence, virtual CPU).
+    dvs: Vec<BinaryHeap<Entry>>,
+    pub sched: Sched,
+    pub limithard: LimitHard,
+    pub local: bool,
+    seq: u64,
+    /// Fast path: `make_ready` found an idle processor and an empty shared dispatch list, so
+    /// the virtual CPU goes straight to that processor instead of through the heap.
+    direct_ok: bool,
+    direct: u32,
+    /// Minor time slice (ns).
+    pub slice: Time,
+    /// Period of the scheduler's own pass (ns).
+    pub tick: Time,
+    test_idle: Time,
+    /// Elapsed time slice per class 1..3 (ns); index 0 unused.
+    ets: [Time; 4],
+    dspbuf: [f64; 4],
+    /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
+    iab: Vec<f64>,
+    tau: f64,
+    bucket_slices: f64,
+    pub abs_cap: f64,
+    cost_dlist: Time,
+    cost_limit: Time,
+    cost_entitle: Time,
+    /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
+    pub sys_pending: Time,
+    /// All system time so far (ns, summed over processors): adjusted TOD stops during it.
+    pub sys_total: u64,
+    /// Eligible list: (eligible priority, sequence, user).
+    elist: BinaryHeap<Entry>,
+    /// Test-idle users in order of going idle: (since, user).
+    tidle: VecDeque<(Time, u32)>,
+    /// Users on the dispatch list per class (Q1..Q3); index 0 unused.
+    pub nq: [u32; 4],
+    /// Shares of the users on the dispatch and eligible lists (relative sum, absolute fraction sum).
+    list_rel: f64,
+    list_abs: f64,
+    /// 6.4: the dispatch list's virtual time (largest start tag dispatched).
+    pub vtime: Time,
+    /// Processors running a LIMITSOFT user in the background.
+    pub bg_running: u32,
+    last_tick: Time,
+    n_cpu: f64,
+    /// Counters for the summary and tests.
+    pub stats: SchedStats,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SchedStats {
+    pub dlist_adds: u64,
+    pub elist_adds: u64,
+    pub limit_list_adds: u64,
+    pub steals: u64,
+}
+
+impl Scheduler {
+    pub fn new(p: &Params, level: &Level, processors: u32) -> Self {
+        let ms = 1e6;
+        let e1 = (p.ets_e1 * ms).max(1.0);
+        let e2 = e1 * p.ets_ratio_e2.max(1.0);
+        let e3 = e2 * p.ets_ratio_e3.max(1.0);
+        let local = level.switches.dv == DvSelect::Local;
+        let n_dv = if local { processors as usize } else { 1 };
+        Scheduler {
+            dvs: (0..n_dv).map(|_| BinaryHeap::new()).collect(),
+            direct_ok: false,
+            direct: NONE,
+            sched: level.switches.sched,
+            limithard: level.switches.limithard,
+            local,
+            seq: 0,
+            slice: ((p.dspslice * ms).round() as Time).max(1),
+            tick: ((p.sched_tick * ms).round() as Time).max(1),
+            test_idle: (p.test_idle * ms).round() as Time,
+            ets: [0, e1 as Time, e2 as Time, e3 as Time],
+            dspbuf: [0.0, p.dspbuf_e1, p.dspbuf_e2, p.dspbuf_e3],
+            iab: {
+                let (int, d) = (
+                    (p.iabias_intensity / 100.0).clamp(0.0, 1.0),
+                    p.iabias_duration.round().max(0.0) as u32,
+                );
+                (1..=d)
+                    .map(|k| 1.0 - int * (d - k + 1) as f64 / d as f64)
+                    .collect()
+            },
+            tau: (p.demand_tau * ms).max(1.0),
+            bucket_slices: p.limit_bucket,
+            abs_cap: p.abs_cap,
+            cost_dlist: path_ns(p, p.path_dlist, 0.0),
+            cost_limit: path_ns(p, p.path_limit, 0.0),
+            cost_entitle: path_ns(p, p.path_entitle, 0.0),
+            sys_pending: 0,
+            sys_total: 0,
+            elist: BinaryHeap::new(),
+            tidle: VecDeque::new(),
+            nq: [0; 4],
+            list_rel: 0.0,
+            list_abs: 0.0,
+            vtime: 0,
+            bg_running: 0,
+            last_tick: 0,
+            n_cpu: processors as f64,
+            stats: SchedStats::default(),
+        }
+    }
+
+    /// Virtual CPUs waiting on dispatch vectors (stale entries included).
+    pub fn len(&self) -> usize {
+        self.dvs.iter().map(|d| d.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dvs.iter().all(|d| d.is_empty())
+    }
+
+    pub fn eligible_len(&self) -> usize {
+        self.elist.len()
+    }
+
+    /// Interactive bias factor on the offset of slice `k` (1-based) of a transaction
+    /// (cp-model §4.2 [A]): 1 - intensity x (duration - k + 1) / duration for k <= duration.
+    #[inline(always)]
+    fn iabias(&self, k: u32) -> f64 {
+        *self.iab.get(k as usize - 1).unwrap_or(&1.0)
+    }
+
+    /// Can one more user of class `k` enter the dispatch list (DSPBUF barriers)?
+    fn admissible(&self, k: u8) -> bool {
+        let k = k.clamp(1, 3) as usize;
+        (1..=k).all(|j| {
+            let n: u32 = self.nq[j..].iter().sum();
+            (n + 1) as f64 <= self.dspbuf[j]
+        })
+    }
+}
+
+/// Share value as a fraction of the system, given the absolute sum and relative sum of the set
+/// it is normalized over (ABSOLUTE first, RELATIVE in proportion over what is left).
+#[inline(always)]
+fn normalized(v: &ShareValue, abs: f64, rel: f64, abs_cap: f64, is_min: bool) -> f64 {
+    let scale = if abs > abs_cap { abs_cap / abs } else { 1.0 };
+    match v.kind {
+        ShareKind::Absolute => v.value / 100.0 * if is_min { scale } else { 1.0 },
+        ShareKind::Relative => (1.0 - abs * scale).max(0.0) * v.value / rel.max(1e-9),
+    }
+}
+
+/// Weighted max-min fair water-filling: `cap_total` over users with weights `w` and upper
+/// bounds `cap`; returns each user's allocation (never more than `cap_total` in all).
+pub fn water_fill(cap_total: f64, w: &[f64], cap: &[f64]) -> Vec<f64> {
+    let n = w.len();
+    let mut alloc = vec![0.0; n];
+    let mut order: Vec<usize> = (0..n).filter(|&i| cap[i] > 0.0 && w[i] > 0.0).collect();
+    order.sort_unstable_by(|&a, &b| (cap[a] / w[a]).total_cmp(&(cap[b] / w[b])).then(a.cmp(&b)));
+    let mut left = cap_total.max(0.0);
+    let mut wsum: f64 = order.iter().map(|&i| w[i]).sum();
+    let mut k = 0;
+    while k < order.len() {
+        let i = order[k];
+        let level = left / wsum;
+        if cap[i] <= w[i] * level {
+            alloc[i] = cap[i];
+            left -= cap[i];
+            wsum -= w[i];
+            k += 1;
+        } else {
+            for &j in &order[k..] {
+                alloc[j] = w[j] * level;
+            }
+            break;
+        }
+    }
+    alloc
+}
+
+impl Sim {
+    /// Normalized minimum and maximum shares over all logged-on users (start and SET SHARE).
+    pub(crate) fn normalize_shares(&mut self) {
+        let abs: f64 = self
+            .users
+            .iter()
+            .filter(|u| u.share.min.kind == ShareKind::Absolute)
+            .map(|u| u.share.min.value / 100.0)
+            .sum();
+        let rel: f64 = self
+            .users
+            .iter()
+            .filter(|u| u.share.min.kind == ShareKind::Relative)
+            .map(|u| u.share.min.value)
+            .sum();
+        let cap = self.sched.abs_cap;
+        for u in &mut self.users {
+            u.ns_all = normalized(&u.share.min, abs, rel, cap, true).max(1e-9);
+            u.max_all = match (u.share.max, u.share.limit) {
+                (Some(m), Limit::Soft | Limit::Hard) => Some(normalized(&m, abs, rel, cap, false)),
+                _ => None,
+            };
+        }
+    }
+
+    pub(crate) fn list_sums_add(&mut self, i: usize) {
+        let s = &self.users[i].share.min;
+        let c = match s.kind {
+            ShareKind::Relative => (s.value, 0.0),
+            ShareKind::Absolute => (0.0, s.value / 100.0),
+        };
+        self.sched.list_rel += c.0;
+        self.sched.list_abs += c.1;
+        self.users[i].sch.in_sums = c;
+    }
+
+    pub(crate) fn list_sums_remove(&mut self, i: usize) {
+        let c = std::mem::take(&mut self.users[i].sch.in_sums);
+        self.sched.list_rel -= c.0;
+        self.sched.list_abs -= c.1;
+        if self.sched.list_rel < 1e-9 {
+            self.sched.list_rel = 0.0;
+        }
+        if self.sched.list_abs < 1e-12 {
+            self.sched.list_abs = 0.0;
+        }
+    }
+
+    /// z/VM <= 6.3 normalized share: over the users on the dispatch and eligible lists.
+    #[inline]
+    fn ns_lists(&self, u: usize) -> f64 {
+        let (a, r) = (self.sched.list_abs, self.sched.list_rel);
+        let us = &self.users[u];
+        let mut ns = normalized(&us.share.min, a, r, self.sched.abs_cap, true);
+        if let (Some(m), Limit::Soft | Limit::Hard) = (us.share.max, us.share.limit) {
+            ns = ns.min(normalized(&m, a, r, self.sched.abs_cap, false));
+        }
+        ns
+    }
+
+    /// LIMITHARD (or, in 6.4, LIMITSOFT) maximum in processors (infinite when none).
+    #[inline]
+    fn limit_rate(&self, u: usize) -> f64 {
+        let us = &self.users[u];
+        match (us.share.max, us.share.limit) {
+            (Some(m), Limit::Hard | Limit::Soft) => {
+                let f = match self.sched.sched {
+                    Sched::DeadlineNs => normalized(
+                        &m,
+                        self.sched.list_abs,
+                        self.sched.list_rel,
+                        self.sched.abs_cap,
+                        false,
+                    ),
+                    Sched::EntitlementExcess => us.max_all.unwrap_or(1.0),
+                };
+                (f * self.sched.n_cpu).max(1e-6)
+            }
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// Adjusted TOD: real time less the system time (per processor) spent so far.
+    #[inline(always)]
+    fn atod(&self) -> Time {
+        self.now
+            .saturating_sub(self.sched.sys_total / self.lpus.len() as u64)
+    }
+
+    /// Dispatch priority of `v` for its next minor time slice. In 6.4 a virtual CPU that starts
+    /// a transaction starts at the list's virtual time (nothing banked while idle); one coming
+    /// off the limit list wanted the processor all along and keeps at most one slice of lag.
+    #[inline]
+    fn priority(&mut self, v: u32, from_limit: bool) -> Time {
+        let vc = &self.vcpus[v as usize];
+        let u = vc.user as usize;
+        let f = self.sched.iabias(vc.tx_slices + 1);
+        let nv = self.users[u].vcpus.len() as f64;
+        match self.sched.sched {
+            Sched::DeadlineNs => {
+                let ns_v = (self.ns_lists(u) / nv).max(1e-12);
+                let mut off = self.sched.slice as f64 / (ns_v * self.sched.n_cpu) * f;
+                let delay = std::mem::take(&mut self.users[u].sch.el_delay) as f64;
+                off -= off.min(delay);
+                self.atod().saturating_add(to_time(off))
+            }
+            Sched::EntitlementExcess => {
+                // LIMITSOFT over its maximum: runs only when nobody else wants the processor.
+                let bg = if self.users[u].share.limit == Limit::Soft
+                    && self.users[u].sch.lim_until > self.now
+                {
+                    FAR
+                } else {
+                    0
+                };
+                let one = self.users[u].sch.slice_v;
+                let vtime = self.sched.vtime;
+                let vc = &mut self.vcpus[v as usize];
+                if vc.tx_slices == 0 {
+                    vc.vtag = vc.vtag.max(vtime);
+                } else if from_limit {
+                    vc.vtag = vc.vtag.max(vtime.saturating_sub(2 * one));
+                }
+                vc.start = vc.vtag;
+                vc.vtag
+                    .saturating_add(to_time(one as f64 * f))
+                    .saturating_add(bg)
+            }
+        }
+    }
+
+    /// Put `v` on a dispatch vector with a fresh minor time slice.
+    #[inline]
+    fn push_ready(&mut self, v: u32, from_limit: bool) {
+        let d = self.priority(v, from_limit);
+        self.sched.seq += 1;
+        let seq = self.sched.seq;
+        let vc = &mut self.vcpus[v as usize];
+        vc.deadline = d;
+        vc.heap_seq = seq;
+        vc.state = VState::Ready;
+        vc.slice_left = self.sched.slice;
+        if self.sched.direct_ok && d < FAR {
+            // It is the most urgent ready virtual CPU, and an idle processor takes it now.
+            self.sched.direct = v;
+            return;
+        }
+        let dv = if self.sched.local {
+            vc.home as usize
+        } else {
+            0
+        };
+        self.sched.dvs[dv].push(Reverse((d, seq, v)));
+        if d >= FAR {
+            // Background (LIMITSOFT over its maximum) until its consumption is back in line.
+            let u = self.vcpus[v as usize].user as usize;
+            self.q
+                .schedule(self.first_vcpu + v, self.users[u].sch.lim_until);
+        }
+    }
+
+    /// A waiting virtual CPU's background period is over: requeue it at its normal priority.
+    pub(crate) fn reprioritize(&mut self, v: u32) {
+        if self.vcpus[v as usize].deadline >= FAR {
+            self.push_ready(v, false);
+        }
+    }
+
+    /// A runnable virtual CPU of a dispatch-list user wants a processor: hold it on the limit
+    /// list if its user is over a LIMITHARD maximum, else put it on a dispatch vector.
+    /// Returns true if it went on a dispatch vector.
+    #[inline]
+    fn offer(&mut self, v: u32, from_limit: bool) -> bool {
+        let u = self.vcpus[v as usize].user as usize;
+        if self.users[u].share.limit == Limit::Hard {
+            let until = match self.sched.limithard {
+                LimitHard::Consumption => self.users[u].sch.lim_until,
+                _ => self.vcpus[v as usize].limit_until,
+            };
+            if until > self.now {
+                self.vcpus[v as usize].state = VState::Limited;
+                self.q.schedule(self.first_vcpu + v, until);
+                self.sched.sys_pending += self.sched.cost_limit;
+                self.sched.stats.limit_list_adds += 1;
+                return false;
+            }
+        }
+        self.push_ready(v, from_limit);
+        true
+    }
+
+    /// `v` wants a processor: offer it, and wake an idle processor if it went on a vector.
+    #[inline]
+    pub(crate) fn make_ready(&mut self, v: u32, from_limit: bool) {
+        self.sched.direct_ok =
+            !self.sched.local && !self.idle.is_empty() && self.sched.dvs[0].is_empty();
+        let offered = self.offer(v, from_limit);
+        self.sched.direct_ok = false;
+        if offered {
+            if let Some(l) = self.idle.pop() {
+                self.dispatch_next(l);
+            } else if self.sched.bg_running > 0 && self.vcpus[v as usize].deadline < FAR {
+                // A LIMITSOFT user over its maximum only gets capacity nobody else wants.
+                if let Some(l) = self.lpus.iter().position(|lp| lp.bg) {
+                    self.preempt(l as u32);
+                }
+            }
+        }
+    }
+
+    /// The next virtual CPU for processor `l`, if any (dispatch-vector choice by level).
+    #[inline]
+    pub(crate) fn pick(&mut self, l: u32) -> Option<u32> {
+        if self.sched.direct != NONE {
+            return Some(std::mem::replace(&mut self.sched.direct, NONE));
+        }
+        if !self.sched.local {
+            return self.pop_live(0);
+        }
+        if let Some(v) = self.pop_live(l as usize) {
+            return Some(v);
+        }
+        // Own vector empty: steal the most urgent entry of the longest other vector.
+        loop {
+            let mut best = None;
+            let mut best_len = 0;
+            for (i, d) in self.sched.dvs.iter().enumerate() {
+                if d.len() > best_len {
+                    best_len = d.len();
+                    best = Some(i);
+                }
+            }
+            let i = best?;
+            if let Some(v) = self.pop_live(i) {
+                self.sched.stats.steals += 1;
+                return Some(v);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn pop_live(&mut self, i: usize) -> Option<u32> {
+        while let Some(Reverse((_, seq, v))) = self.sched.dvs[i].pop() {
+            let vc = &self.vcpus[v as usize];
+            if vc.heap_seq == seq && vc.state == VState::Ready {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    /// Bookkeeping when `v` is dispatched on processor `l`.
+    #[inline(always)]
+    pub(crate) fn on_dispatch(&mut self, v: u32, l: u32) {
+        if self.vcpus[v as usize].deadline >= FAR {
+            self.lpus[l as usize].bg = true;
+            self.sched.bg_running += 1;
+        }
+        let vc = &mut self.vcpus[v as usize];
+        let u = vc.user as usize;
+        self.users[u].sch.want_ns += self.now - vc.want_since;
+        vc.home = l;
+        vc.run_start = self.now;
+        vc.run_used = 0;
+        // The list's virtual time: the start tag the dispatched entry was queued with (so a
+        // later feedback shift of a waiting entry does not move it).
+        // A LIMITSOFT user running in the background does not move it either.
+        if self.sched.vtime < vc.start && vc.deadline < FAR {
+            self.sched.vtime = vc.start;
+        }
+    }
+
+    /// End of a run of `v` (slice end or going idle): advance its virtual deadline and charge
+    /// the CPU it used against a LIMITHARD maximum.
+    #[inline]
+    pub(crate) fn end_run(&mut self, v: u32) {
+        let vc = &mut self.vcpus[v as usize];
+        let used = std::mem::take(&mut vc.run_used);
+        let u = vc.user as usize;
+        if self.sched.sched == Sched::EntitlementExcess {
+            vc.vtag = vc
+                .vtag
+                .saturating_add(to_time(used as f64 * self.users[u].sch.inv_rate_v));
+        }
+        let method = match (self.users[u].share.limit, self.sched.sched) {
+            (Limit::Hard, _) => self.sched.limithard,
+            // 6.4 tracks a LIMITSOFT user's consumption the same way (over it: background).
+            (Limit::Soft, Sched::EntitlementExcess) => LimitHard::Consumption,
+            _ => return,
+        };
+        let r = self.limit_rate(u);
+        if !r.is_finite() {
+            return;
+        }
+        let nv = self.users[u].vcpus.len() as f64;
+        let now = self.now;
+        match method {
+            LimitHard::Consumption => {
+                let depth = self.sched.bucket_slices * self.sched.slice as f64 * nv;
+                let s = &mut self.users[u].sch;
+                s.lim_credit =
+                    (s.lim_credit + r * (now - s.lim_last) as f64).min(depth) - used as f64;
+                s.lim_last = now;
+                s.lim_until = if s.lim_credit < 0.0 {
+                    now + to_time(-s.lim_credit / r)
+                } else {
+                    0
+                };
+            }
+            LimitHard::DeadlineOld => {
+                let vc = &mut self.vcpus[v as usize];
+                vc.limit_until = now + to_time(used as f64 / (r / nv));
+            }
+            LimitHard::Deadline240 => {
+                let vc = &mut self.vcpus[v as usize];
+                vc.limit_until = vc.run_start + to_time(used as f64 / (r / nv));
+            }
+        }
+    }
+
+    /// A dormant virtual CPU starts a transaction.
+    pub(crate) fn vcpu_runnable(&mut self, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        {
+            let vc = &mut self.vcpus[v as usize];
+            vc.tx_slices = 0;
+            vc.want_since = self.now;
+            vc.state = VState::Eligible;
+        }
+        self.users[u].sch.n_runnable += 1;
+        match self.users[u].sch.list {
+            UList::Dormant if self.users[u].sch.quickdsp => {
+                // SET QUICKDSP ON: class E0, straight onto the dispatch list (no admission
+                // barrier, not counted against DSPBUF).
+                self.users[u].sch.class = 0;
+                self.list_sums_add(u);
+                self.dlist_add(u);
+            }
+            UList::Dormant => {
+                self.users[u].sch.class = 1;
+                self.list_sums_add(u);
+                self.elist_add(u);
+                self.admit_from_elist();
+            }
+            UList::Eligible => {}
+            UList::Dispatch => {
+                let s = &mut self.users[u].sch;
+                if s.tidle {
+                    // A new transaction of a test-idle user: back to Q1, no drop and re-add.
+                    s.tidle = false;
+                    let c = if s.quickdsp { 0 } else { 1 };
+                    self.sched.nq[s.class as usize] -= 1;
+                    s.class = c;
+                    self.sched.nq[c as usize] += 1;
+                    s.dl_since = self.now;
+                }
+                self.make_ready(v, false);
+            }
+        }
+    }
+
+    /// `v` finished a transaction and thinks.
+    pub(crate) fn vcpu_idle(&mut self, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        let s = &mut self.users[u].sch;
+        s.n_runnable -= 1;
+        if s.n_runnable > 0 {
+            return;
+        }
+        match s.list {
+            UList::Dispatch => {
+                s.tidle = true;
+                s.tidle_since = self.now;
+                self.sched.tidle.push_back((self.now, u as u32));
+            }
+            UList::Eligible => {
+                s.list = UList::Dormant;
+                self.list_sums_remove(u);
+            }
+            UList::Dormant => {}
+        }
+    }
+
+    /// `v`'s minor time slice ended and it is still runnable.
+    pub(crate) fn slice_end_requeue(&mut self, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        self.vcpus[v as usize].want_since = self.now;
+        let s = &self.users[u].sch;
+        if s.list != UList::Dispatch {
+            self.vcpus[v as usize].state = VState::Eligible;
+            return;
+        }
+        // E0 (QUICKDSP) users have no elapsed time slice: they stay on the dispatch list.
+        if s.class != 0 && self.now - s.dl_since >= self.sched.ets[s.class as usize] {
+            // Elapsed time slice used up: drop, next class, through admission again.
+            self.vcpus[v as usize].state = VState::Eligible;
+            self.dlist_drop(u);
+            let s = &mut self.users[u].sch;
+            s.class = (s.class + 1).min(3);
+            for k in 0..self.users[u].vcpus.len() {
+                let w = self.users[u].vcpus[k] as usize;
+                if matches!(self.vcpus[w].state, VState::Ready | VState::Limited) {
+                    self.vcpus[w].state = VState::Eligible;
+                }
+            }
+            self.elist_add(u);
+            self.admit_from_elist();
+            return;
+        }
+        // Another processor may be idle (this one may pick an earlier deadline).
+        self.make_ready(v, false);
+    }
+
+    /// The end of `v`'s wait on the limit list.
+    pub(crate) fn limit_release(&mut self, v: u32) {
+        self.make_ready(v, true);
+    }
+
+    fn elist_add(&mut self, u: usize) {
+        let ns = self.users[u].ns_all;
+        let prio = self.atod().saturating_add(to_time(
+            self.sched.ets[self.users[u].sch.class as usize] as f64 / (ns * self.sched.n_cpu),
+        ));
+        self.sched.seq += 1;
+        let seq = self.sched.seq;
+        let s = &mut self.users[u].sch;
+        s.list = UList::Eligible;
+        s.el_since = self.now;
+        s.el_seq = seq;
+        self.sched.elist.push(Reverse((prio, seq, u as u32)));
+        self.sched.stats.elist_adds += 1;
+    }
+
+    /// Admit eligible users in eligible-priority order while the DSPBUF barriers allow.
+    fn admit_from_elist(&mut self) {
+        while let Some(&Reverse((_, seq, u))) = self.sched.elist.peek() {
+            let s = &self.users[u as usize].sch;
+            if s.list != UList::Eligible || s.el_seq != seq {
+                self.sched.elist.pop();
+                continue;
+            }
+            if !self.sched.admissible(s.class) {
+                break;
+            }
+            self.sched.elist.pop();
+            self.dlist_add(u as usize);
+        }
+    }
+
+    fn dlist_add(&mut self, u: usize) {
+        let now = self.now;
+        let s = &mut self.users[u].sch;
+        s.list = UList::Dispatch;
+        s.dl_since = now;
+        s.el_delay = now - s.el_since;
+        s.tidle = false;
+        self.sched.nq[s.class as usize] += 1;
+        self.sched.sys_pending += self.sched.cost_dlist;
+        self.sched.stats.dlist_adds += 1;
+        for k in 0..self.users[u].vcpus.len() {
+            let v = self.users[u].vcpus[k];
+            if self.vcpus[v as usize].state == VState::Eligible {
+                self.make_ready(v, false);
+            }
+        }
+    }
+
+    fn dlist_drop(&mut self, u: usize) {
+        let s = &mut self.users[u].sch;
+        self.sched.nq[s.class as usize] -= 1;
+        self.sched.sys_pending += self.sched.cost_dlist;
+    }
+
+    /// The scheduler's periodic pass: drop expired test-idle users, admit from the eligible
+    /// list, and (6.4) refresh measured demand and entitlement.
+    pub(crate) fn sched_tick(&mut self) {
+        while let Some(&(t, u)) = self.sched.tidle.front() {
+            if t + self.sched.test_idle > self.now {
+                break;
+            }
+            self.sched.tidle.pop_front();
+            let u = u as usize;
+            let s = &self.users[u].sch;
+            if s.tidle && s.tidle_since == t && s.list == UList::Dispatch {
+                self.dlist_drop(u);
+                let s = &mut self.users[u].sch;
+                s.tidle = false;
+                s.list = UList::Dormant;
+                self.list_sums_remove(u);
+            }
+        }
+        self.admit_from_elist();
+        let dt = self.now - self.sched.last_tick;
+        self.sched.last_tick = self.now;
+        self.refresh_entitlement(dt);
+        if self.now < self.end {
+            self.q
+                .schedule(ENT_SCHED, (self.now + self.sched.tick).min(self.end));
+        }
+    }
+
+    /// 6.4: measure demand over the last `dt` ns and water-fill entitlement plus excess into
+    /// each user's target rate. With `dt == 0` only the water-fill is redone (start, SET SHARE).
+    pub(crate) fn refresh_entitlement(&mut self, dt: Time) {
+        if self.sched.sched != Sched::EntitlementExcess {
+            return;
+        }
+        if dt > 0 {
+            self.charge_all();
+            let now = self.now;
+            for vc in &mut self.vcpus {
+                if matches!(vc.state, VState::Ready | VState::Eligible | VState::Limited) {
+                    self.users[vc.user as usize].sch.want_ns += now - vc.want_since;
+                    vc.want_since = now;
+                }
+            }
+            let alpha = 1.0 - (-(dt as f64) / self.sched.tau).exp();
+            let (vtime, slice, n_cpu) =
+                (self.sched.vtime, self.sched.slice as f64, self.sched.n_cpu);
+            for u in &mut self.users {
+                let used = u.acct.virt_ns + u.acct.cp_ns;
+                let s = &mut u.sch;
+                let used_w = (used - s.used_mark) as f64;
+                let d = ((used_w + s.want_ns as f64) / dt as f64).min(u.vcpus.len() as f64);
+                // Error feedback for a user held at its maximum share or at all its virtual CPUs
+                // (targets that do not depend on other users' demand): proportional sharing among
+                // the users competing at each instant would let a user that wakes now and then
+                // take from it as from everyone else, and nobody would make it whole. If it
+                // wanted at least its target but got less, its virtual deadlines move earlier by
+                // the difference, bounded to two slices. (Getting more is already stopped by the
+                // limit list, or for LIMITSOFT by running in the background.)
+                let target = s.alloc * dt as f64;
+                let nv = u.vcpus.len() as f64;
+                let at_max = s.alloc >= 0.999 * u.max_all.map_or(nv, |m| (m * n_cpu).min(nv));
+                if at_max && s.alloc > 0.0 && used_w + s.want_ns as f64 >= 0.98 * target {
+                    let bound = 2.0 * slice / s.rate_v;
+                    let shift = ((target - used_w) / s.alloc).min(bound);
+                    if shift > 0.0 {
+                        let lo = vtime.saturating_sub(to_time(bound));
+                        for &v in &u.vcpus {
+                            let vc = &mut self.vcpus[v as usize];
+                            vc.vtag = vc.vtag.saturating_sub(to_time(shift)).max(lo.min(vc.vtag));
+                        }
+                    }
+                }
+                s.used_mark = used;
+                s.want_ns = 0;
+                s.demand += alpha * (d - s.demand);
+            }
+            self.sched.sys_pending += self.sched.cost_entitle * self.users.len() as u64;
+        }
+        let n = self.sched.n_cpu;
+        let w: Vec<f64> = self.users.iter().map(|u| u.ns_all).collect();
+        let mut cap = Vec::with_capacity(self.users.len());
+        let mut soft = Vec::with_capacity(self.users.len());
+        for (i, u) in self.users.iter().enumerate() {
+            let nv = u.vcpus.len() as f64;
+            let hard = if u.share.limit == Limit::Hard {
+                self.limit_rate(i)
+            } else {
+                f64::INFINITY
+            };
+            cap.push(u.sch.demand.min(nv).min(hard));
+            soft.push(match u.share.limit {
+                Limit::Soft => u.max_all.map(|m| m * n).unwrap_or(f64::INFINITY),
+                _ => f64::INFINITY,
+            });
+        }
+        let cap1: Vec<f64> = cap.iter().zip(&soft).map(|(c, s)| c.min(*s)).collect();
+        let mut alloc = water_fill(n, &w, &cap1);
+        let left = n - alloc.iter().sum::<f64>();
+        if left > 1e-9 {
+            let cap2: Vec<f64> = (0..cap.len())
+                .map(|i| {
+                    if soft[i].is_finite() {
+                        (cap[i] - alloc[i]).max(0.0)
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            let more = water_fill(left, &w, &cap2);
+            for (a, m) in alloc.iter_mut().zip(more) {
+                *a += m;
+            }
+        }
+        for i in 0..self.users.len() {
+            let u = &self.users[i];
+            let nv = u.vcpus.len() as f64;
+            // Never below the entitlement (bounded by virtual CPUs and any maximum): a user that
+            // wants little keeps a prompt dispatch when it does want the processor.
+            let mut floor = (u.ns_all * n).min(nv);
+            if let Some(m) = u.max_all {
+                floor = floor.min(m * n);
+            }
+            let rate = alloc[i].max(floor).max(1e-6);
+            self.users[i].sch.rate_v = rate / nv;
+            self.users[i].sch.inv_rate_v = nv / rate;
+            self.users[i].sch.slice_v = to_time(self.sched.slice as f64 * nv / rate);
+            self.users[i].sch.alloc = alloc[i];
+        }
+    }
+}

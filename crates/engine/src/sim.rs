@@ -1,0 +1,506 @@
+//! The simulation: entities, the event loop, and the wiring between CP's subsystems.
+//!
+//! Entities and their one pending event each:
+//! - the monitor (interval sample), the command queue (timed CP commands such as SET SHARE),
+//! - each logical processor (end of its current run: burst end, slice end, or CP work done),
+//! - each virtual CPU (end of its think time: a new transaction arrives).
+//! Logic for each lives in its subsystem module (`dispatcher`, `scheduler`, `monitor`).
+
+use crate::config::{Action, Config, Share};
+use crate::level::{self, Level};
+use crate::params::Params;
+use crate::queue::{EventQueue, Time};
+use crate::rng::Rng;
+use crate::scheduler::Scheduler;
+use crate::workload::Program;
+
+pub const NONE: u32 = u32::MAX;
+pub(crate) const ENT_MONITOR: u32 = 0;
+pub(crate) const ENT_COMMANDS: u32 = 1;
+pub(crate) const ENT_SCHED: u32 = 2;
+pub(crate) const ENT_FIRST_LPU: u32 = 3;
+
+/// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
+pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
+    ((instructions * p.cpi_cp + cycles) / p.clock_ghz).round() as Time
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VState {
+    /// Idle between transactions (its user may still be test-idle on the dispatch list).
+    Dormant,
+    /// Runnable, but its user waits on the eligible list for admission.
+    Eligible,
+    /// Runnable, held back by a LIMITHARD maximum share (limit list / limit deadline).
+    Limited,
+    /// On a dispatch vector, waiting for a processor.
+    Ready,
+    /// Running on a logical processor.
+    Running,
+    /// Waiting for a page-in (paging); not runnable.
+    PageWait,
+}
+
+/// Which of CP's scheduler lists a user is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UList {
+    Dormant,
+    Eligible,
+    Dispatch,
+}
+
+/// A virtual CPU (a VMDBK).
+#[derive(Clone, Debug)]
+pub struct Vcpu {
+    pub user: u32,
+    pub state: VState,
+    /// CPU work left in the current burst (ns at nominal speed).
+    pub remaining: Time,
+    /// Minor time slice left.
+    pub slice_left: Time,
+    /// Dispatch priority (deadline) of its current dispatch-vector entry.
+    pub deadline: Time,
+    pub rng: Rng,
+    /// Home dispatch vector (the logical processor it last ran on).
+    pub home: u32,
+    /// Sequence number of its live dispatch-vector entry (older entries are stale).
+    pub heap_seq: u64,
+    /// Since when it has wanted a processor without running (Ready, Eligible or Limited).
+    pub want_since: Time,
+    /// Dispatch instant of the current run, and CPU (guest + chargeable CP) used in it.
+    pub run_start: Time,
+    pub run_used: Time,
+    /// Minor time slices completed in the current transaction (interactive bias).
+    pub tx_slices: u32,
+    /// Next arrival of work (open-stream workloads).
+    pub next_arrival: Time,
+    /// 6.4 scheduler: virtual start tag (ns of the dispatch list's virtual time), and the tag
+    /// its current dispatch-vector entry was queued with.
+    pub vtag: Time,
+    pub start: Time,
+    /// LIMITHARD deadline methods: not dispatchable before this instant.
+    pub limit_until: Time,
+    /// Chargeable CP time owed (page-fault handling), run at the head of its next run.
+    pub cp_owed: Time,
+    /// Its current run is a page fault's CP time, after which it waits for a page-in.
+    pub pagewait: bool,
+    /// Paging device of that page-in (NONE: none can be started).
+    pub pagein: u32,
+}
+
+/// Per-user counters, cumulative since the start of the run.
+#[derive(Clone, Debug, Default)]
+pub struct Acct {
+    pub virt_ns: u64,
+    pub cp_ns: u64,
+    pub tx_started: u64,
+    pub tx_done: u64,
+}
+
+/// A guest virtual machine (its base VMDBK carries the share).
+#[derive(Clone, Debug)]
+pub struct User {
+    pub userid: String,
+    pub share: Share,
+    pub program: Program,
+    pub vcpus: Vec<u32>,
+    /// Normalized share over all logged-on users (fraction of the whole system).
+    pub ns_all: f64,
+    /// Maximum share over all logged-on users (fraction of the system), if any.
+    pub max_all: Option<f64>,
+    pub acct: Acct,
+    pub sch: UserSched,
+}
+
+/// A user's scheduler state (lists, transaction class, measured demand, limits).
+#[derive(Clone, Debug)]
+pub struct UserSched {
+    pub list: UList,
+    /// SET QUICKDSP ON: transaction class E0, never held on the eligible list.
+    pub quickdsp: bool,
+    /// Transaction class 1..3 (E1..E3 on the eligible list, Q1..Q3 on the dispatch list).
+    pub class: u8,
+    /// Entry into the dispatch list (elapsed time slice) / into the eligible list.
+    pub dl_since: Time,
+    pub el_since: Time,
+    /// Time spent on the eligible list before the current dispatch-list stay (taken once).
+    pub el_delay: Time,
+    /// Virtual CPUs that are runnable (Ready, Running, Eligible or Limited).
+    pub n_runnable: u32,
+    /// Test-idle: on the dispatch list with no runnable virtual CPU since `tidle_since`.
+    pub tidle: bool,
+    pub tidle_since: Time,
+    /// Share counted in the list normalization sums (relative, absolute fraction).
+    pub in_sums: (f64, f64),
+    /// Sequence number of its live eligible-list entry.
+    pub el_seq: u64,
+    /// 6.4 measurement: CPU at the last tick, time wanting CPU since, smoothed demand (processors).
+    pub used_mark: u64,
+    pub want_ns: u64,
+    pub demand: f64,
+    /// 6.4 target rate per virtual CPU (processors) used to advance virtual deadlines.
+    pub rate_v: f64,
+    /// 1 / rate_v, and one minor time slice at that rate (virtual ns), kept for the hot path.
+    pub inv_rate_v: f64,
+    pub slice_v: Time,
+    /// 6.4 entitlement plus excess from the last water-fill (processors).
+    pub alloc: f64,
+    /// Consumption method: CPU credit (ns) at `lim_last`; not dispatchable before `lim_until`.
+    pub lim_credit: f64,
+    pub lim_last: Time,
+    pub lim_until: Time,
+}
+
+impl Default for UserSched {
+    fn default() -> Self {
+        UserSched {
+            list: UList::Dormant,
+            quickdsp: false,
+            class: 1,
+            dl_since: 0,
+            el_since: 0,
+            el_delay: 0,
+            n_runnable: 0,
+            tidle: false,
+            tidle_since: 0,
+            in_sums: (0.0, 0.0),
+            el_seq: 0,
+            used_mark: 0,
+            want_ns: 0,
+            demand: 0.0,
+            rate_v: 1.0,
+            inv_rate_v: 1.0,
+            slice_v: 0,
+            alloc: 0.0,
+            lim_credit: 0.0,
+            lim_last: 0,
+            lim_until: 0,
+        }
+    }
+}
+
+/// A logical processor of the LPAR.
+#[derive(Clone, Debug, Default)]
+pub struct Lpu {
+    /// Virtual CPU being run, or NONE.
+    pub vcpu: u32,
+    /// Time up to which this processor's work has been accounted.
+    pub charged_to: Time,
+    /// Nonchargeable CP (system) time left at the head of the current run.
+    pub sys_left: Time,
+    /// Chargeable CP time left (after system time, before guest time).
+    pub cp_left: Time,
+    /// Guest (virtual) time of the current run, not yet accounted.
+    pub virt_left: Time,
+    /// System time owed for work already done (slice end), run before the next dispatch.
+    pub sys_owed: Time,
+    pub busy_ns: u64,
+    pub sys_ns: u64,
+    /// Running a LIMITSOFT user in the background (preempted when anyone else wants it).
+    pub bg: bool,
+}
+
+pub struct Sim {
+    pub cfg: Config,
+    pub params: Params,
+    pub level: Level,
+    pub now: Time,
+    pub end: Time,
+    pub events: u64,
+    pub(crate) q: EventQueue,
+    pub lpus: Vec<Lpu>,
+    pub vcpus: Vec<Vcpu>,
+    pub users: Vec<User>,
+    pub(crate) idle: Vec<u32>,
+    pub(crate) sched: Scheduler,
+    pub(crate) first_vcpu: u32,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) next_action: usize,
+    pub(crate) cost_dispatch: Time,
+    pub(crate) cost_slice_end: Time,
+    pub(crate) mon: crate::monitor::Monitor,
+    /// Real storage and paging (None: the scenario has no storage model).
+    pub(crate) paging: Option<Box<crate::paging::Paging>>,
+    /// Entity number of the first paging device (after the virtual CPUs).
+    pub(crate) first_dev: u32,
+}
+
+impl Sim {
+    pub fn new(cfg: Config) -> Result<Sim, String> {
+        cfg.check()?;
+        let mut level = level::find(&cfg.level).ok_or_else(|| {
+            format!(
+                "unknown level '{}'; known: {}",
+                cfg.level,
+                level::names().join(", ")
+            )
+        })?;
+        level.switches = level.switches.with_overrides(&cfg.switches)?;
+        let mut params = Params::default();
+        for (k, v) in &cfg.params {
+            params.set(k, *v)?;
+        }
+        if cfg.smt != "off" {
+            return Err(format!("system.smt = '{}' is not modelled yet (the processors issue adds SMT); use \"off\"", cfg.smt));
+        }
+        let p = cfg.processors;
+        let first_vcpu = ENT_FIRST_LPU + p;
+        let mut users = Vec::new();
+        let mut vcpus = Vec::new();
+        let ms = 1e6;
+        for g in &cfg.guests {
+            for k in 0..g.count {
+                let userid = if g.count > 1 {
+                    format!("{}{}", g.userid, k)
+                } else {
+                    g.userid.clone()
+                };
+                let uid = users.len() as u32;
+                let program = Program::new(
+                    &g.workload,
+                    params.tx_cpu_default * ms,
+                    params.burst_default * ms,
+                );
+                let mut ids = Vec::new();
+                for _ in 0..g.vcpus {
+                    let id = vcpus.len() as u32;
+                    ids.push(id);
+                    vcpus.push(Vcpu {
+                        user: uid,
+                        state: VState::Dormant,
+                        remaining: 0,
+                        slice_left: 0,
+                        deadline: 0,
+                        rng: Rng::stream(cfg.seed, 1000 + id as u64),
+                        home: id % p,
+                        heap_seq: 0,
+                        want_since: 0,
+                        run_start: 0,
+                        run_used: 0,
+                        tx_slices: 0,
+                        vtag: 0,
+                        start: 0,
+                        limit_until: 0,
+                        next_arrival: 0,
+                        cp_owed: 0,
+                        pagewait: false,
+                        pagein: NONE,
+                    });
+                }
+                let sch = UserSched {
+                    demand: g.vcpus as f64,
+                    quickdsp: g.quickdsp,
+                    ..Default::default()
+                };
+                users.push(User {
+                    userid,
+                    share: g.share,
+                    program,
+                    vcpus: ids,
+                    ns_all: 0.0,
+                    max_all: None,
+                    acct: Acct::default(),
+                    sch,
+                });
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for u in &users {
+            if !seen.insert(u.userid.clone()) {
+                return Err(format!("userid {} is defined twice", u.userid));
+            }
+        }
+        let mut actions = cfg.actions.clone();
+        for a in &actions {
+            let Action::SetShare { userid, .. } = a;
+            if !users.iter().any(|u| &u.userid == userid) {
+                return Err(format!("action SET SHARE names unknown userid {userid}"));
+            }
+        }
+        actions.sort_by_key(|a| match a {
+            Action::SetShare { at_ns, .. } => *at_ns,
+        });
+        let mut pages = Vec::new();
+        let mut refs = Vec::new();
+        for g in &cfg.guests {
+            for _ in 0..g.count {
+                pages.push(if g.refs.is_some() {
+                    g.storage_pages.unwrap_or(0)
+                } else {
+                    0
+                });
+                refs.push(g.refs.clone());
+            }
+        }
+        let paging =
+            crate::paging::Paging::new(&cfg, &params, &level.switches, cfg.seed, &pages, refs)
+                .map(Box::new);
+        let first_dev = first_vcpu + vcpus.len() as u32;
+        let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev;
+        if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
+            params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
+        }
+        let sched = Scheduler::new(&params, &level, p);
+        let cost_dispatch = path_ns(&params, params.path_dispatch, params.hw_sie_cycles);
+        let cost_slice_end = path_ns(&params, params.path_slice_end, 0.0);
+        let lpus = (0..p)
+            .map(|_| Lpu {
+                vcpu: NONE,
+                ..Default::default()
+            })
+            .collect();
+        let mon = crate::monitor::Monitor::new(users.len(), p as usize);
+        let mut sim = Sim {
+            end: cfg.duration_ns,
+            level,
+            params,
+            now: 0,
+            events: 0,
+            q: EventQueue::with_entities(n_ent),
+            lpus,
+            vcpus,
+            users,
+            idle: (0..p).rev().collect(),
+            sched,
+            first_vcpu,
+            actions,
+            next_action: 0,
+            cost_dispatch,
+            cost_slice_end,
+            mon,
+            paging,
+            first_dev,
+            cfg,
+        };
+        sim.normalize_shares();
+        sim.refresh_entitlement(0);
+        sim.q
+            .schedule(ENT_MONITOR, sim.cfg.interval_ns.min(sim.end));
+        sim.q.schedule(ENT_SCHED, sim.sched.tick.min(sim.end));
+        if let Some(a) = sim.actions.first() {
+            let Action::SetShare { at_ns, .. } = a;
+            sim.q.schedule(ENT_COMMANDS, *at_ns);
+        }
+        for v in 0..sim.vcpus.len() as u32 {
+            let u = sim.vcpus[v as usize].user as usize;
+            let first = sim.users[u]
+                .program
+                .first_wake(&mut sim.vcpus[v as usize].rng);
+            match first {
+                None => sim.begin_transaction(v),
+                Some(t) => {
+                    sim.vcpus[v as usize].next_arrival = t;
+                    sim.q.schedule(first_vcpu + v, t)
+                }
+            }
+        }
+        Ok(sim)
+    }
+
+    /// Run every event with time <= `t` (capped at the end of the run).
+    pub fn run_until(&mut self, t: Time) {
+        let stop = t.min(self.end);
+        while let Some((te, _)) = self.q.peek() {
+            if te > stop {
+                break;
+            }
+            let (_, e) = self.q.begin_fire().unwrap_or((te, 0));
+            self.now = te;
+            self.events += 1;
+            self.fire(e);
+            // Removes the event unless its handler scheduled the entity's next one.
+            self.q.end_fire();
+        }
+        self.now = self.now.max(stop);
+    }
+
+    pub fn run(&mut self) {
+        self.run_until(self.end);
+    }
+
+    pub fn finished(&self) -> bool {
+        self.now >= self.end
+    }
+
+    #[inline(always)]
+    fn fire(&mut self, e: u32) {
+        if e >= self.first_vcpu {
+            if e >= self.first_dev {
+                self.device_event(e - self.first_dev);
+                return;
+            }
+            self.vcpu_wake(e - self.first_vcpu);
+        } else if e >= ENT_FIRST_LPU {
+            self.lpu_event(e - ENT_FIRST_LPU);
+        } else if e == ENT_MONITOR {
+            self.monitor_sample();
+        } else if e == ENT_SCHED {
+            self.sched_tick();
+        } else {
+            self.command_due();
+        }
+    }
+
+    /// A virtual CPU's own event: end of its think time (a new transaction arrives), the end
+    /// of its wait on the limit list, or the end of a LIMITSOFT background period.
+    fn vcpu_wake(&mut self, v: u32) {
+        match self.vcpus[v as usize].state {
+            VState::Dormant => self.begin_transaction(v),
+            VState::Limited => self.limit_release(v),
+            VState::Ready => self.reprioritize(v),
+            _ => {}
+        }
+    }
+
+    pub(crate) fn begin_transaction(&mut self, v: u32) {
+        let vc = &mut self.vcpus[v as usize];
+        let u = vc.user as usize;
+        vc.remaining = self.users[u]
+            .program
+            .burst(&mut vc.rng, &mut vc.next_arrival);
+        self.users[u].acct.tx_started += 1;
+        self.vcpu_runnable(v);
+    }
+
+    /// Timed CP commands.
+    fn command_due(&mut self) {
+        while self.next_action < self.actions.len() {
+            let Action::SetShare {
+                at_ns,
+                ref userid,
+                share,
+            } = self.actions[self.next_action];
+            if at_ns > self.now {
+                self.q.schedule(ENT_COMMANDS, at_ns);
+                return;
+            }
+            let userid = userid.clone();
+            self.set_share(&userid, share);
+            self.next_action += 1;
+        }
+    }
+
+    /// SET SHARE userid ...
+    pub fn set_share(&mut self, userid: &str, share: Share) {
+        if let Some(i) = self.users.iter().position(|u| u.userid == userid) {
+            let listed = self.users[i].sch.list != crate::sim::UList::Dormant;
+            if listed {
+                self.list_sums_remove(i);
+            }
+            self.users[i].share = share;
+            if listed {
+                self.list_sums_add(i);
+            }
+        }
+        self.normalize_shares();
+        self.refresh_entitlement(0);
+    }
+
+    /// Bring every processor's accounting up to `now` (monitor samples, end of run).
+    pub(crate) fn charge_all(&mut self) {
+        for l in 0..self.lpus.len() as u32 {
+            self.charge(l, self.now);
+        }
+    }
+}

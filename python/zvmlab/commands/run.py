@@ -1,0 +1,106 @@
+"""zvmlab run: simulate a scenario and report ETR, ITR, T/V and per-user CPU."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from .. import engine, scenario
+from ..output import console, dumps, print_json, progress, result_dir
+
+# Keys that measure the machine running zvmlab, not the simulated system: kept out of the
+# deterministic summary and written to timing.json.
+TIMING_KEYS = ("wall_s", "events_per_s")
+
+
+def run_scenario(path: str, level: str | None = None, seed: int | None = None, duration: str | None = None,
+                 show_progress: bool = True, monitor: list | None = None) -> tuple[scenario.Scenario, dict]:
+    """Load and run a scenario. With a list as ``monitor``, appends the run's monitor data to it."""
+    sc = scenario.load(path).with_overrides(level=level, seed=seed, duration=duration)
+    with progress(f"{Path(path).name} ({sc.level})", show_progress) as update:
+        if monitor is not None:
+            summary, mon = engine.simulate(sc.engine_config(), progress=update, monitor=True)
+            monitor.append(mon)
+        else:
+            summary = engine.simulate(sc.engine_config(), progress=update)
+    summary["scenario"] = sc.path
+    summary["title"] = sc.title
+    return sc, summary
+
+
+def deterministic(summary: dict) -> dict:
+    return {k: v for k, v in summary.items() if k not in TIMING_KEYS}
+
+
+def write_run_dir(out: str, sc: scenario.Scenario, summary: dict, force: bool, monitor: bytes | None = None) -> None:
+    with result_dir(out, force) as d:
+        (d / "summary.json").write_text(dumps(deterministic(summary)))
+        if monitor is not None:
+            (d / "monitor.mon").write_bytes(monitor)  # MONWRITE format; `zvmlab report` reads it
+        (d / "timing.json").write_text(dumps({k: summary[k] for k in TIMING_KEYS} | {"events": summary["events"]}))
+        (d / "engine-config.json").write_text(dumps(sc.engine_config()))
+        shutil.copyfile(sc.path, d / "scenario.toml")
+        users = [u["userid"] for u in summary["users"]]
+        with open(d / "intervals.csv", "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["start_s", "end_s", "etr", *[f"{u}_cpu_pct" for u in users]])
+            for iv in summary["intervals"]:
+                w.writerow([f"{iv['start_s']:.6f}", f"{iv['end_s']:.6f}", f"{iv['etr']:.6f}",
+                            *[f"{iv['users'][u]:.6f}" for u in users]])
+
+
+def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
+    title = sc.title or Path(sc.path).name
+    console.print(f"[bold]{title}[/bold]  level {s['level']}, {s['processors']} processors, "
+                  f"{s['duration_s']:g} s simulated, seed {s['seed']}")
+    console.print(f"  ETR {s['etr']:.3f} tx/s   ITR {s['itr']:.3f} tx/s   T/V {s['tv_ratio']:.4f}   "
+                  f"processor busy {s['avg_processor_busy_pct']:.2f} %   system {s['system_pct']:.2f} %")
+    console.print(f"  {s['events']:,} events in {s['wall_s']:.3f} s ({s['events_per_s'] / 1e6:.2f} M events/s)")
+    shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
+    t = Table(title="Users (100 % = one processor)", title_justify="left")
+    for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions"):
+        t.add_column(col, justify="left" if col in ("Userid", "Share") else "right")
+    for u in s["users"]:
+        tv = u["cpu_pct"] / u["virtual_pct"] if u["virtual_pct"] > 0 else 0.0
+        t.add_row(u["userid"], shares.get(u["userid"], ""), f"{u['cpu_pct']:.2f}", f"{u['virtual_pct']:.2f}",
+                  f"{u['cp_pct']:.2f}", f"{tv:.3f}", f"{u['transactions']:,}")
+    console.print(t)
+    users = [u["userid"] for u in s["users"]]
+    shown = users[:max_cols]
+    t = Table(title="CPU % by interval", title_justify="left")
+    t.add_column("End (s)", justify="right")
+    for u in shown:
+        t.add_column(u, justify="right")
+    t.add_column("ETR", justify="right")
+    for iv in s["intervals"]:
+        t.add_row(f"{iv['end_s']:g}", *[f"{iv['users'][u]:.2f}" for u in shown], f"{iv['etr']:.2f}")
+    console.print(t)
+    if len(users) > len(shown):
+        console.print(f"  ({len(users) - len(shown)} more users: see --json or --out)")
+
+
+@click.command("run")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--level", help="CP level to run (overrides [system] level); see `zvmlab levels`.")
+@click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides [run] seed).")
+@click.option("--duration", help='Simulated time (overrides [run] duration), e.g. "60s", "10m".')
+@click.option("--out", "out", type=click.Path(file_okay=False), help="Write the summary and all run output here.")
+@click.option("--force", is_flag=True, help="Replace an existing --out directory.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+def run(file: str, level: str | None, seed: int | None, duration: str | None, out: str | None, force: bool,
+        as_json: bool) -> None:
+    """Simulate scenario FILE and report ETR, ITR, T/V and CPU per user and interval."""
+    mon: list = []
+    sc, summary = run_scenario(file, level, seed, duration, monitor=mon if out else None)
+    if out:
+        write_run_dir(out, sc, summary, force, monitor=mon[0])
+    if as_json:
+        print_json(summary)
+    else:
+        print_summary(sc, summary)
+        if out:
+            console.print(f"  written to {out}/")

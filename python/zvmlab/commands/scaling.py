@@ -1,0 +1,54 @@
+"""zvmlab scaling: ETR, ITR and T/V against cores, with the CAF expectation curve."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from .. import scenario
+from ..errors import InputError
+from ..output import console, print_json, progress
+
+
+@click.command("scaling")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--cores", default="1,2,4,8,16,32", show_default=True, help="Processor counts, comma-separated.")
+@click.option("--level", help="CP level (overrides the scenario's).")
+@click.option("--duration", help="Simulated time per run (overrides [run] duration).")
+@click.option("--no-scale-count", is_flag=True, help="Keep guest counts fixed instead of scaling them with cores.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the chart (.png or .svg).")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def scaling(file: str, cores: str, level: str | None, duration: str | None, no_scale_count: bool,
+            plot_path: str | None, as_json: bool) -> None:
+    """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001)."""
+    from ..lab import scaling as sc_lab
+
+    try:
+        ns = sorted({int(x) for x in cores.split(",") if x.strip()})
+    except ValueError:
+        raise InputError(f"{cores!r} is not a list of whole numbers", field="--cores", fix="e.g. --cores 1,2,4,8") from None
+    if not ns or ns[0] < 1 or ns[-1] > scenario.MAX_PROCESSORS:
+        raise InputError(f"processor counts must be 1-{scenario.MAX_PROCESSORS}", field="--cores", fix="e.g. 1,2,4,8")
+    if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
+        raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
+    sc = scenario.load(file).with_overrides(level=level, duration=duration)
+    with progress("scaling", not as_json) as update:
+        res = sc_lab.run(sc, ns, scale_count=not no_scale_count, progress=update)
+    if plot_path:
+        sc_lab.plot(res, plot_path, sc.title)
+    if as_json:
+        print_json(res)
+        return
+    name = sc.title or f"Scaling: {file}"
+    t = Table(title=f"{name} ({sc.level})", title_justify="left")
+    for c in ("Cores", "Guests", "ETR", "ITR", "ITR CAF exp.", "ITR / CAF", "T/V", "Busy %"):
+        t.add_column(c, justify="right")
+    for r in res["rows"]:
+        t.add_row(str(r["cores"]), str(r["guests"]), f"{r['etr']:.1f}", f"{r['itr']:.1f}",
+                  f"{r['itr_caf_expected']:.1f}", f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
+                  f"{r['avg_processor_busy_pct']:.1f}")
+    console.print(t)
+    if plot_path:
+        console.print(f"  chart: {plot_path}")

@@ -1,0 +1,75 @@
+"""zvmlab sweep: a scenario at every point of a grid of parameter values."""
+
+from __future__ import annotations
+
+import time
+
+import click
+from rich.table import Table
+
+from ..output import console, err_console, print_json, progress
+
+
+@click.command("sweep")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--param", "-p", "params", multiple=True, required=True,
+              help="NAME=V1,V2,... (repeatable; the grid is the cross product), e.g. processors=4,8,16,32,64, "
+                   "srm.dspslice=1,5,10, guest.WEB.count=8,16, level=zvm-6.3,zvm-6.4.")
+@click.option("--level", help="CP level for every point (overrides the scenario's).")
+@click.option("--seed", type=click.IntRange(min=0), help="First seed (overrides [run] seed).")
+@click.option("--repeat", type=click.IntRange(min=1, max=1000), default=1, show_default=True,
+              help="Runs per point (seeds SEED..SEED+N-1); the table shows means and standard deviations.")
+@click.option("--executor", "executor_spec", default="local", show_default=True,
+              help="Where runs execute: local (a process pool) or dask://HOST:PORT (a Dask scheduler).")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Processes of the local executor (default: the number of CPUs).")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default="runs/store.duckdb",
+              show_default=True, help="The results store (DuckDB); finished runs in it are reused.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | None, repeat: int, executor_spec: str,
+          jobs: int | None, store_path: str, as_json: bool) -> None:
+    """Run FILE at every combination of the --param values: ETR, ITR, T/V and busy per point.
+
+    Parameters name values of the scenario: processors, smt, level, seed, duration, interval,
+    switches.NAME, a model parameter (zvmlab params), guest.USERID.KEY (count, vcpus, share,
+    storage, quickdsp), guest.USERID.workload.KEY, or system.KEY / run.KEY / storage.KEY. A name
+    the scenario does not have is an error before anything runs.
+    """
+    from ..lab import executor as ex
+    from ..lab import sweep as sw
+    from ..lab.store import Store
+
+    sw.plan(file, list(params), repeat, level, seed)  # every point is checked before the executor starts
+    executor = ex.make(executor_spec, jobs)
+    t0 = time.perf_counter()
+    try:
+        with Store.open(store_path) as store:
+            try:
+                with progress("sweep", True) as update:
+                    res, (made, reused) = sw.run(file, list(params), executor, store, repeat, level, seed, update)
+            except KeyboardInterrupt:
+                err_console.print(f"interrupted: finished runs are kept in {store_path}; "
+                                  "run the same command again to resume")
+                raise
+    finally:
+        executor.close()
+    err_console.print(f"{made} runs made, {reused} reused from the store, {time.perf_counter() - t0:.1f} s wall "
+                      f"({executor.description})")
+    if as_json:
+        print_json(res)
+        return
+    names = list(res["params"])
+    t = Table(title=f"Sweep of {file}" + (f" ({repeat} seeds per point: mean ± sd)" if repeat > 1 else ""),
+              title_justify="left")
+    show_level = "level" not in names
+    for n in names + (["Level"] if show_level else []) + ["ETR", "ITR", "T/V", "Busy %"]:
+        t.add_column(n, justify="left" if n in names or n == "Level" else "right")
+
+    def f(row, m, fmt):
+        s = format(row[m], fmt)
+        return s + (f" ± {format(row[m + '_sd'], fmt)}" if row.get(m + "_sd") is not None else "")
+
+    for r in res["points"]:
+        t.add_row(*[str(r["point"][n]) for n in names], *([r["level"]] if show_level else []), f(r, "etr", ",.1f"), f(r, "itr", ",.1f"),
+                  f(r, "tv_ratio", ".3f"), f(r, "busy_pct", ".1f"))
+    console.print(t)

@@ -1,0 +1,90 @@
+"""The Rust engine, seen from Python: run scenarios, list levels and parameters.
+
+The engine runs many events per call (the front never sits on the hot path); results come back
+as JSON and are decoded here. Errors from the engine are turned into InputError.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+from typing import Callable
+
+from .errors import InputError
+
+try:
+    from . import _engine
+except ImportError as e:  # pragma: no cover - only without a build
+    raise ImportError("the zvmlab engine is not built; run `make dev` (or `pip install .`)") from e
+
+EngineError = _engine.EngineError
+__engine_version__ = _engine.__version__
+
+
+@functools.cache
+def _levels() -> tuple:
+    return tuple(json.loads(_engine.levels_json()))
+
+
+def levels() -> list[dict]:
+    """CP levels with their mechanism switches."""
+    return [dict(lv) for lv in _levels()]
+
+
+@functools.cache
+def _params() -> tuple:
+    return tuple(json.loads(_engine.params_json()))
+
+
+def params() -> list[dict]:
+    """The parameter table: name, value, unit, source."""
+    return [dict(p) for p in _params()]
+
+
+def switches(level: str, overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """The effective mechanism switches of ``level`` with ``overrides``; InputError if invalid."""
+    try:
+        return json.loads(_engine.switches_json(level, json.dumps(overrides or {})))
+    except EngineError as e:
+        raise InputError(str(e)) from None
+
+
+def simulate(config: dict, progress: Callable[[int, int], None] | None = None, steps: int = 200,
+             monitor: bool = False):
+    """Run a normalized engine configuration; returns the summary with timing added.
+
+    ``progress(now_ns, end_ns)`` is called between batches of events. With ``monitor=True``
+    returns ``(summary, monitor_bytes)``: the run's monitor data in MONWRITE format.
+    """
+    try:
+        sim = _engine.Simulation(json.dumps(config))
+    except EngineError as e:
+        raise InputError(str(e), fix="see `zvmlab validate`") from None
+    end = sim.end_ns
+    step = max(1, end // steps)
+    t0 = time.perf_counter()
+    while not sim.finished():
+        sim.run_until(min(end, sim.now_ns + step))
+        if progress:
+            progress(sim.now_ns, end)
+    wall = time.perf_counter() - t0
+    summary = json.loads(sim.summary_json())
+    summary["wall_s"] = wall
+    summary["events_per_s"] = summary["events"] / wall if wall > 0 else 0.0
+    if monitor:
+        return summary, sim.monitor_bytes()
+    return summary
+
+
+def monitor_layouts() -> list[dict]:
+    """The monitor record layouts the engine writes (name, domain, record, len, fields)."""
+    return json.loads(_engine.monitor_layouts_json())
+
+
+def mmcn_throughput(n: int, c: int, think: float, burst: float) -> float:
+    return _engine.mmcn_throughput(n, c, think, burst)
+
+
+def bench_reference(horizon_ms: int, seed: int) -> dict:
+    return json.loads(_engine.bench_reference(horizon_ms, seed))

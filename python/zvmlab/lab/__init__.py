@@ -1,0 +1,1 @@
+"""The lab: Solver, Runners, Comparator, replicate, suites and statistics."""

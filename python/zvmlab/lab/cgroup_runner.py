@@ -1,0 +1,238 @@
+"""The Runner for real Linux: a share scenario instantiated with cgroups and CPU-burning processes.
+
+Seed 000's method runs each scenario on a real system and mines the observed CPU per user per
+interval. Here the "system" is this Linux machine: each guest becomes a cgroup, each virtual CPU
+a process that burns CPU (all the time for infinite demand, or in bursts with sleeps between them
+for a partial demand), the LPAR's processors a cpuset. CPU is measured from the cgroups' own
+accounting every interval. The result has the same shape as a simulator run, so the Comparator
+treats both runners alike.
+
+Mapping of SET SHARE to the kernel (the kernel has no notion of an absolute share):
+- the minimum shares are normalized as CP normalizes them (ABSOLUTE first as a fraction of the
+  system, RELATIVE in proportion over the rest) and become cpu.shares (v1) / cpu.weight (v2);
+- a LIMITHARD maximum becomes a CFS bandwidth quota (cpu.cfs_quota_us / cpu.max);
+- LIMITSOFT has no kernel equivalent: it is run as NOLIMIT and reported in ``notes``.
+How closely the kernel then matches the Solver is a finding, not a pass/fail.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import InputError
+from ..scenario import Scenario
+
+PERIOD_US = 100_000
+BURST_S = 0.010  # assumed: CPU burst of a partial-demand worker (short against the 100 ms interval)
+
+_WORKER = r"""
+import os, sys, time
+demand, burst, end = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+sys.stdin.readline()  # wait until placed in its cgroup
+pc = time.perf_counter
+sleep = burst * (1 - demand) / demand if demand < 1 else 0.0
+while True:
+    t = pc()
+    if time.time() >= end:
+        break
+    if sleep == 0.0:
+        while pc() - t < 0.05:
+            pass
+        continue
+    # Burn `burst` seconds of CPU (thread CPU time), then sleep: demand = burst / (burst + sleep).
+    c0 = time.thread_time()
+    while time.thread_time() - c0 < burst:
+        pass
+    time.sleep(sleep)
+"""
+
+
+@dataclass
+class _Group:
+    userid: str
+    cpu_dir: Path
+    acct_file: Path
+    procs: list
+
+
+class CgroupUnavailable(InputError):
+    pass
+
+
+def _find_cgroup() -> tuple[str, Path, Path, Path | None]:
+    """(version, cpu controller dir, cpuacct dir, cpuset dir) of a writable hierarchy."""
+    root = Path("/sys/fs/cgroup")
+    v2 = root / "cgroup.controllers"
+    if v2.exists() and "cpu" in v2.read_text().split():
+        return "v2", root, root, root if "cpuset" in v2.read_text().split() else None
+    cpu, acct, cpuset = root / "cpu", root / "cpuacct", root / "cpuset"
+    if (cpu / "cpu.shares").exists() and (acct / "cpuacct.usage").exists():
+        return "v1", cpu, acct, cpuset if (cpuset / "cpuset.cpus").exists() else None
+    raise CgroupUnavailable("no writable cgroup cpu controller found under /sys/fs/cgroup",
+                            field="--runner cgroup", fix="run on Linux as root with cgroup v1 cpu,cpuacct or v2 cpu")
+
+
+def normalized_shares(sc: Scenario) -> dict[str, float]:
+    """Each user's normalized minimum share (fraction of the system), as CP normalizes it."""
+    users = [(u, g.share.min) for g in sc.guests for u in g.userids()]
+    absolute = sum(s.value / 100 for _, s in users if s.kind == "absolute")
+    scale = min(1.0, 0.99 / absolute) if absolute > 0 else 1.0
+    rel = sum(s.value for _, s in users if s.kind == "relative")
+    left = max(0.0, 1.0 - absolute * scale)
+    return {u: (s.value / 100 * scale if s.kind == "absolute" else left * s.value / rel) for u, s in users}
+
+
+def available() -> str | None:
+    """None when the cgroup runner can run here, else the reason it cannot."""
+    if not sys.platform.startswith("linux"):
+        return "not Linux"
+    if os.geteuid() != 0:
+        return "not root"
+    try:
+        _find_cgroup()
+    except CgroupUnavailable as e:
+        return e.message
+    return None
+
+
+def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | None = None) -> dict:
+    """Run the share scenario for ``duration_s`` on real processors; returns a run summary."""
+    why = available()
+    if why:
+        raise CgroupUnavailable(f"the cgroup runner cannot run here: {why}", field="--runner cgroup",
+                                fix="use --runner sim, or run as root on Linux with cgroups")
+    version, cpu_root, acct_root, cpuset_root = _find_cgroup()
+    ncpu = os.cpu_count() or 1
+    cpus = cpus if cpus is not None else list(range(min(sc.processors, ncpu)))
+    notes = []
+    if sc.processors > len(cpus):
+        notes.append(f"scenario has {sc.processors} processors; this machine gives {len(cpus)}")
+    weights = normalized_shares(sc)
+    name = f"zvmlab-{os.getpid()}-{time.monotonic_ns()}"
+    made: list[Path] = []
+    groups: list[_Group] = []
+    end = time.time() + duration_s + 1.0
+
+    def mk(p: Path) -> Path:
+        p.mkdir()
+        made.append(p)
+        return p
+
+    def write(p: Path, v: str) -> None:
+        p.write_text(v)
+
+    try:
+        top = mk(cpu_root / name)
+        top_acct = top if acct_root == cpu_root else mk(acct_root / name)
+        top_set = None
+        if cpuset_root is not None:
+            top_set = top if cpuset_root == cpu_root else mk(cpuset_root / name)
+            if version == "v1":
+                write(top_set / "cpuset.mems", (cpuset_root / "cpuset.mems").read_text().strip() or "0")
+            write(top_set / "cpuset.cpus", ",".join(map(str, cpus)))
+        elif len(cpus) < ncpu:
+            notes.append("no cpuset controller: processes are pinned with sched_setaffinity")
+        if version == "v2":
+            write(top / "cgroup.subtree_control", "+cpu" + (" +cpuset" if cpuset_root is not None else ""))
+        for g in sc.guests:
+            for uid in g.userids():
+                d = mk(top / uid)
+                a = d if top_acct == top else mk(top_acct / uid)
+                w = max(2, round(weights[uid] * 10000))
+                if version == "v1":
+                    write(d / "cpu.shares", str(w))
+                else:
+                    write(d / "cpu.weight", str(min(10000, max(1, round(weights[uid] * 10000)))))
+                if g.share.limit == "hard" and g.share.max is not None:
+                    if g.share.max.kind == "absolute":
+                        cap = g.share.max.value / 100 * len(cpus)
+                    else:
+                        cap = g.share.max.value / g.share.min.value * weights[uid] * len(cpus)
+                    quota = max(1000, round(cap * PERIOD_US))
+                    if version == "v1":
+                        write(d / "cpu.cfs_period_us", str(PERIOD_US))
+                        write(d / "cpu.cfs_quota_us", str(quota))
+                    else:
+                        write(d / "cpu.max", f"{quota} {PERIOD_US}")
+                elif g.share.limit == "soft":
+                    notes.append(f"{uid}: LIMITSOFT has no kernel equivalent; run as NOLIMIT")
+                acct = a / ("cpuacct.usage" if version == "v1" else "cpu.stat")
+                groups.append(_Group(uid, d, acct, []))
+                demand = g.workload.demand_per_vcpu()
+                for _ in range(g.vcpus):
+                    p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
+                                         stdin=subprocess.PIPE, text=True)
+                    for target in {d, a} | ({top_set} if top_set is not None and version == "v1" else set()):
+                        write(target / ("tasks" if version == "v1" else "cgroup.procs"), str(p.pid))
+                    if cpuset_root is None and len(cpus) < ncpu:
+                        os.sched_setaffinity(p.pid, cpus)
+                    groups[-1].procs.append(p)
+        for g in groups:
+            for p in g.procs:
+                p.stdin.write("go\n")
+                p.stdin.flush()
+
+        def usage(g: _Group) -> int:
+            t = g.acct_file.read_text()
+            if version == "v1":
+                return int(t)
+            for line in t.splitlines():
+                if line.startswith("usage_usec"):
+                    return int(line.split()[1]) * 1000
+            return 0
+
+        t0 = time.monotonic()
+        prev = {g.userid: usage(g) for g in groups}
+        prev_t = t0
+        intervals = []
+        totals = {g.userid: 0 for g in groups}
+        k = 1
+        while True:
+            target = t0 + k * interval_s
+            if target > t0 + duration_s + 1e-9:
+                break
+            time.sleep(max(0.0, target - time.monotonic()))
+            now = time.monotonic()
+            cur = {g.userid: usage(g) for g in groups}
+            length = now - prev_t
+            users = {u: 100.0 * (cur[u] - prev[u]) / 1e9 / length for u in cur}
+            for u in cur:
+                totals[u] += cur[u] - prev[u]
+            intervals.append({"start_s": prev_t - t0, "end_s": now - t0, "users": users})
+            prev, prev_t = cur, now
+            k += 1
+        elapsed = prev_t - t0
+    finally:
+        for g in groups:
+            for p in g.procs:
+                try:
+                    p.send_signal(signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        for g in groups:
+            for p in g.procs:
+                p.wait()
+                if p.stdin:
+                    p.stdin.close()
+        for d in reversed(made):
+            for _ in range(50):
+                try:
+                    d.rmdir()
+                    break
+                except OSError:
+                    time.sleep(0.02)
+    return {
+        "runner": "cgroup",
+        "cgroup_version": version,
+        "processors": len(cpus),
+        "duration_s": elapsed,
+        "users": [{"userid": u, "cpu_pct": 100.0 * ns / 1e9 / elapsed if elapsed else 0.0} for u, ns in totals.items()],
+        "intervals": intervals,
+        "notes": sorted(set(notes)),
+    }

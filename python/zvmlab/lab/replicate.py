@@ -1,0 +1,276 @@
+"""Replicate IBM's published experiments: the catalogue, the runs, the verdicts.
+
+The catalogue (``scenarios/replicate/catalogue.toml``) holds every row of shared/EXPERIMENTS.md:
+its published figures (as data), its status (modelled, not modelled yet with the issue that
+brings it, out of scope with the reason) and, for modelled rows, a scenario run at a base and a
+comparison level plus metrics. A metric names a value of the run (``etr``, ``users.USER0.cpu_pct``,
+``check.max_abs_error_pct`` for the error against the Solver, or ``a / b`` of two of these), a
+published figure for each side, and a tolerance (``"2pp"`` absolute, ``"20%"`` relative).
+
+A published figure is a number (the simulated value must be within the tolerance of it), or
+``"tracks"`` / ``"deviated"`` (the value must be within / beyond the tolerance of zero: used for
+errors against the Solver), or ``"below X"`` / ``"above X"`` (clearly below / above X, by more than
+the tolerance), or absent. A metric may name its own scenario (a row with two conditions).
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .. import engine, scenario
+from ..errors import InputError
+
+ROOT = Path(__file__).resolve().parents[3]
+CATALOGUE = ROOT / "scenarios" / "replicate" / "catalogue.toml"
+
+PASS, MISS, NOT_MODELLED, OUT_OF_SCOPE = "pass", "miss", "not modelled yet", "out of scope"
+
+
+@dataclass
+class Tolerance:
+    value: float
+    relative: bool
+
+    @classmethod
+    def parse(cls, text: str, where: str) -> "Tolerance":
+        t = str(text).strip()
+        try:
+            if t.endswith("pp"):
+                return cls(float(t[:-2]), False)
+            if t.endswith("%"):
+                return cls(float(t[:-1]) / 100, True)
+        except ValueError:
+            pass
+        raise InputError(f"bad tolerance {text!r}", file=str(CATALOGUE), field=where,
+                         fix='write "2pp" (absolute) or "20%" (relative)')
+
+    def ok(self, simulated: float, published: float) -> bool:
+        bound = self.value * abs(published) if self.relative else self.value
+        return abs(simulated - published) <= bound + 1e-12
+
+    def __str__(self) -> str:
+        return f"{self.value * 100:g}%" if self.relative else f"{self.value:g}pp"
+
+
+@dataclass
+class Metric:
+    name: str
+    value: str
+    tolerance: Tolerance
+    published_base: float | str | None = None
+    published_compare: float | str | None = None
+    scenario: str | None = None
+    sweep: dict | None = None  # {"param": "srm.dspslice", "values": [...]}: a shape row
+
+
+@dataclass
+class Row:
+    id: str
+    seed: str
+    section: str
+    what: str
+    published: str
+    kind: str
+    status: str
+    reason: str = ""
+    scenario: str | None = None
+    base: str | None = None
+    compare: str | None = None
+    metrics: list[Metric] = field(default_factory=list)
+
+
+def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
+    try:
+        doc = tomllib.loads(path.read_text())
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise InputError(f"cannot read the catalogue: {e}", file=str(path)) from None
+    rows = []
+    for i, r in enumerate(doc.get("row", [])):
+        metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
+                          m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"))
+                   for m in r.get("metric", [])]
+        rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
+                        r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
+                        metrics))
+    return rows
+
+
+def _lookup(run: dict, path: str) -> float:
+    path = path.strip()
+    if path.startswith("|") and path.endswith("|") and " - " in path:
+        a, b = path[1:-1].rsplit(" - ", 1)
+        return abs(_lookup(run, a) - float(b))
+    if "/" in path:
+        a, b = path.split("/", 1)
+        den = _lookup(run, b)
+        return _lookup(run, a) / den if den else math.nan
+    cur: object = run
+    for part in path.split("."):
+        if isinstance(cur, list):
+            cur = next((x for x in cur if isinstance(x, dict) and x.get("userid") == part), None)
+        elif isinstance(cur, dict):
+            cur = cur.get(part)
+        if cur is None:
+            return math.nan
+    return float(cur)  # type: ignore[arg-type]
+
+
+def _judge(sim: float, published, tol: Tolerance) -> str | None:
+    if published is None:
+        return None
+    if math.isnan(sim):
+        return MISS
+    if published == "tracks":
+        return PASS if tol.ok(sim, 0.0) else MISS
+    if published == "deviated":
+        return MISS if tol.ok(sim, 0.0) else PASS
+    if isinstance(published, str) and published.split()[0] in ("below", "above"):
+        # "below 80": clearly below (by more than the tolerance); "above 80" likewise.
+        word, x = published.split()[0], float(published.split()[1])
+        if tol.ok(sim, x):
+            return MISS
+        return PASS if (sim < x) == (word == "below") else MISS
+    return PASS if tol.ok(sim, float(published)) else MISS
+
+
+def judge_shape(xs: list[float], ys: list[float], shape: str) -> str:
+    """Shape rules for sweep rows: "decreasing", "increasing", "flat above X" (what is saved
+    beyond X is under a fifth of what is saved up to X), "u-shaped" (worst at both ends)."""
+    if any(math.isnan(y) for y in ys) or len(ys) < 3:
+        return MISS
+    if shape in ("decreasing", "increasing"):
+        sign = -1 if shape == "decreasing" else 1
+        ok = all(sign * (b - a) >= -1e-9 * max(1.0, abs(a)) for a, b in zip(ys, ys[1:])) and sign * (ys[-1] - ys[0]) > 0
+        return PASS if ok else MISS
+    if shape.startswith("flat above"):
+        x0 = float(shape.split()[-1])
+        k = min(range(len(xs)), key=lambda i: abs(xs[i] - x0))
+        before, after = abs(ys[0] - ys[k]), abs(ys[k] - ys[-1])
+        return PASS if before > 0 and after < 0.2 * before else MISS
+    if shape == "u-shaped":
+        inner = min(ys[1:-1])
+        return PASS if ys[0] > inner and ys[-1] > inner else MISS
+    raise InputError(f"unknown shape {shape!r}", file=str(CATALOGUE),
+                     fix='use "decreasing", "increasing", "flat above X" or "u-shaped"')
+
+
+def run_level(sc: scenario.Scenario, level: str, seed: int | None = None, check: bool = False) -> dict:
+    """One run of a row's scenario; with ``check``, also its comparison against the Solver."""
+    s = sc.with_overrides(level=level, seed=seed)
+    summary = engine.simulate(s.engine_config())
+    if check:
+        from . import comparator
+
+        summary["check"] = comparator.compare(s, summary, "sim", level).to_json()
+    return summary
+
+
+def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None = None,
+              seed: int | None = None) -> list[dict]:
+    """Run every modelled row; returns one result per metric (or per row when not modelled)."""
+    out: list[dict] = []
+    todo = [r for r in rows if r.status == "modelled"]
+    done = 0
+    for r in rows:
+        base_info = {"id": r.id, "seed_report": r.seed, "section": r.section, "what": r.what, "kind": r.kind}
+        if r.status != "modelled":
+            out.append(base_info | {"metric": None, "published": r.published, "simulated": None,
+                                    "tolerance": None, "reason": r.reason,
+                                    "verdict": OUT_OF_SCOPE if r.status == "out-of-scope" else NOT_MODELLED})
+            continue
+        if progress:
+            progress(done, len(todo), r.id)
+        cache: dict[tuple[str, str], dict] = {}
+        need_check = any("check." in m.value for m in r.metrics)
+
+        def runs_of(name: str) -> dict[str, dict]:
+            sc = scenario.load(ROOT / "scenarios" / "replicate" / name)
+            out_runs = {}
+            for side, lv in (("base", r.base), ("compare", r.compare)):
+                if lv:
+                    if (name, lv) not in cache:
+                        cache[(name, lv)] = run_level(sc, lv, seed, need_check)
+                    out_runs[side] = cache[(name, lv)]
+            return out_runs
+
+        for m in r.metrics:
+            if m.sweep:
+                out.append(base_info | _sweep_metric(r, m, seed))
+                continue
+            runs = runs_of(m.scenario or str(r.scenario))
+            sim = {side: _lookup(run, m.value) for side, run in runs.items()}
+            verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
+                                    _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
+            out.append(base_info | {
+                "metric": m.name,
+                "base_level": r.base, "compare_level": r.compare,
+                "published": {"base": m.published_base, "compare": m.published_compare},
+                "simulated": {k: (None if math.isnan(v) else v) for k, v in sim.items()},
+                "tolerance": str(m.tolerance),
+                "verdict": MISS if MISS in verdicts else PASS,
+                "reason": "",
+            })
+        done += 1
+        if progress:
+            progress(done, len(todo), r.id)
+    return out
+
+
+def _sweep_metric(r: Row, m: Metric, seed: int | None) -> dict:
+    """A shape metric: the scenario run at each value of a parameter, at each side's level."""
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / str(m.scenario or r.scenario))
+    param, values = m.sweep["param"], [float(v) for v in m.sweep["values"]]
+    series: dict[str, list[float]] = {}
+    verdicts = []
+    for side, lv, published in (("base", r.base, m.published_base), ("compare", r.compare, m.published_compare)):
+        if not lv or published is None:
+            continue
+        ys = []
+        for v in values:
+            s = sc.with_overrides(level=lv, seed=seed)
+            s.params = dict(s.params) | {param: v}
+            ys.append(_lookup(engine.simulate(s.engine_config()), m.value))
+        series[side] = ys
+        verdicts.append(judge_shape(values, ys, str(published)))
+    fmt = lambda ys: " ".join(f"{y:.3g}" for y in ys)  # noqa: E731
+    return {
+        "metric": f"{m.name} at {param} = {' '.join(f'{v:g}' for v in values)}",
+        "base_level": r.base, "compare_level": r.compare,
+        "published": {"base": m.published_base, "compare": m.published_compare},
+        "simulated": {k: fmt(v) for k, v in series.items()},
+        "series": {"param": param, "values": values, **series},
+        "tolerance": "shape",
+        "verdict": MISS if MISS in verdicts else PASS,
+        "reason": "",
+    }
+
+
+def _one(args: tuple[Row, int | None]) -> list[dict]:
+    row, seed = args
+    return replicate([row], seed=seed)
+
+
+def replicate_parallel(rows: list[Row], jobs: int, progress: Callable[[int, int, str], None] | None = None,
+                       seed: int | None = None) -> list[dict]:
+    """`replicate` with modelled rows spread over ``jobs`` processes; same results, same order."""
+    if jobs <= 1:
+        return replicate(rows, progress=progress, seed=seed)
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    modelled = [r for r in rows if r.status == "modelled"]
+    results: dict[str, list[dict]] = {}
+    with cf.ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("spawn")) as pool:
+        futures = {pool.submit(_one, (r, seed)): r.id for r in modelled}
+        for k, f in enumerate(cf.as_completed(futures), 1):
+            results[futures[f]] = f.result()
+            if progress:
+                progress(k, len(modelled), futures[f])
+    out: list[dict] = []
+    for r in rows:
+        out.extend(results[r.id] if r.status == "modelled" else replicate([r]))
+    return out

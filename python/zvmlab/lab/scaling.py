@@ -1,0 +1,90 @@
+"""Scaling runs and the CAF expectation curve (seed 001's method).
+
+A scaling experiment runs one scenario at several processor counts, scaling the workload with
+the processors (each guest group's ``count`` in proportion, as the seeds' suites add clients
+and servers with cores), and compares ITR with the expectation formed by scaling the smallest
+run by the machine's MP CAF coefficients: ITR_expected(N) = ITR(N0) x N c(N) / (N0 c(N0)).
+
+CAF coefficients come from STSI on a real machine; the seeds give one point (z13, N = 4:
+0.890, row B11). The curve here assumes a geometric decline per doubling of N through that point,
+c(N) = c4 ** (log2 N / 2), the parameter `lab.caf_4way` in the parameter table.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+from .. import engine, scenario
+
+
+def caf(n: int, c4: float | None = None) -> float:
+    if c4 is None:
+        c4 = next(p["default"] for p in engine.params() if p["name"] == "lab.caf_4way")
+    return c4 ** (math.log2(n) / 2) if n > 1 else 1.0
+
+
+def scaled(sc: scenario.Scenario, cores: int, base_cores: int, scale_count: bool) -> scenario.Scenario:
+    guests = sc.guests
+    if scale_count:
+        guests = []
+        for g in sc.guests:
+            n = max(1, round(g.count * cores / base_cores))
+            if n > 1 and len(g.userid) + len(str(n - 1)) > 8:
+                from ..errors import InputError
+
+                raise InputError(f"at {cores} cores guest {g.userid} would need {n} userids of more than 8 characters",
+                                 file=sc.path, field="guest.userid", fix="shorten the userid prefix")
+            guests.append(replace(g, count=n))
+    return replace(sc, processors=cores, guests=guests)
+
+
+def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progress=None) -> dict:
+    base = sc.processors
+    rows = []
+    for k, n in enumerate(cores):
+        s = scaled(sc, n, base, scale_count)
+        r = engine.simulate(s.engine_config())
+        rows.append({"cores": n, "guests": len(s.userids()), "etr": r["etr"], "itr": r["itr"],
+                     "tv_ratio": r["tv_ratio"], "avg_processor_busy_pct": r["avg_processor_busy_pct"]})
+        if progress:
+            progress(k + 1, len(cores))
+    n0 = rows[0]["cores"]
+    itr0 = rows[0]["itr"]
+    for r in rows:
+        n = r["cores"]
+        r["caf"] = caf(n)
+        r["itr_caf_expected"] = itr0 * n * caf(n) / (n0 * caf(n0))
+        r["itr_linear"] = itr0 * n / n0
+        r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else math.nan
+    return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows}
+
+
+def plot(result: dict, path: str, title: str = "") -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = result["rows"]
+    xs = [r["cores"] for r in rows]
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    a1.plot(xs, [r["itr"] for r in rows], "o-", label=f"ITR ({result['level']})")
+    a1.plot(xs, [r["itr_caf_expected"] for r in rows], "s--", label="CAF expectation")
+    a1.plot(xs, [r["itr_linear"] for r in rows], ":", color="grey", label="linear")
+    a1.plot(xs, [r["etr"] for r in rows], "^-", alpha=0.6, label="ETR")
+    a1.set_xlabel("cores")
+    a1.set_ylabel("transactions / s")
+    a1.legend(fontsize=8)
+    a1.grid(alpha=0.3)
+    tv = [r["tv_ratio"] for r in rows]
+    a2.plot(xs, tv, "o-", color="tab:red")
+    a2.ticklabel_format(useOffset=False)
+    a2.set_ylim(1.0, max(1.1, max(tv) * 1.05))
+    a2.set_xlabel("cores")
+    a2.set_ylabel("T/V")
+    a2.grid(alpha=0.3)
+    fig.suptitle(title or result["scenario"], fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path)
+    plt.close(fig)

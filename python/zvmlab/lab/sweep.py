@@ -1,0 +1,268 @@
+"""Parameter sweeps: one scenario at every point of a grid of parameter values.
+
+``--param NAME=V1,V2,...`` (repeatable; the grid is their cross product) names a value of the
+scenario file:
+
+* ``processors``, ``smt``, ``level``, ``switches.NAME`` (in ``[system]``); ``seed``, ``duration``,
+  ``interval`` (in ``[run]``); or any key written as ``system.KEY``, ``run.KEY``, ``storage.KEY``;
+* a model parameter (``srm.dspslice``, ``cpu.clock_ghz``: ``zvmlab params`` lists them), also as
+  ``params.NAME``;
+* a guest's key: ``guest.USERID.KEY`` (``count``, ``vcpus``, ``share``, ``storage``, ``quickdsp``)
+  or its workload's: ``guest.USERID.workload.KEY`` (``demand``, ``tx_cpu``, ``think``, ``cpu``,
+  ``dist``); ``guest[0].count`` names the first ``[[guest]]``.
+
+A name the scenario does not have is an InputError before anything runs. Each point's scenario
+is the file with the values written in (``point_text``), validated like any scenario, so a
+value out of range names the point and the field. Runs go through the same executors and store
+as suites (collection ``sweep:FILE``): a sweep run twice reuses its finished runs.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import json
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from .. import engine, scenario
+from ..errors import InputError
+
+_ALIASES = {"processors": ("system", "processors"), "smt": ("system", "smt"), "level": ("system", "level"),
+            "seed": ("run", "seed"), "duration": ("run", "duration"), "interval": ("run", "interval")}
+_GUEST = re.compile(r"^guest(?:\.([^.\[\]]+)|\[(\d+)\])\.(workload\.)?([A-Za-z_]+)$")
+
+
+@dataclass
+class Param:
+    name: str
+    values: list[Any]
+    path: tuple  # where in the TOML document
+
+
+def parse_value(text: str) -> Any:
+    t = text.strip()
+    if re.fullmatch(r"[+-]?\d+", t):
+        return int(t)
+    if re.fullmatch(r"[+-]?(\d+\.\d*|\.\d+|\d+)([eE][+-]?\d+)?", t):
+        return float(t)
+    if t in ("true", "false"):
+        return t == "true"
+    if len(t) >= 2 and t[0] == t[-1] and t[0] in "\"'":
+        return t[1:-1]
+    return t
+
+
+def _accepted(doc: dict) -> list[str]:
+    names = list(_ALIASES)
+    for g in doc.get("guest", []) if isinstance(doc.get("guest"), list) else []:
+        if isinstance(g, dict) and isinstance(g.get("userid"), str):
+            names += [f"guest.{g['userid'].upper()}.{k}" for k in ("count", "vcpus", "share")]
+    return names + ["switches.NAME (zvmlab levels)", "a model parameter (zvmlab params)"]
+
+
+def _switch_names() -> list[str]:
+    lv = engine.levels()
+    return sorted({k for x in lv for k in x.get("switches", {})})
+
+
+def resolve(name: str, doc: dict, file: str) -> tuple:
+    """The document path of a sweep parameter, or an InputError if the scenario has no such thing."""
+    n = name.strip()
+
+    def unknown(why: str = "") -> InputError:
+        acc = _accepted(doc)
+        close = difflib.get_close_matches(
+            n, acc + [f"switches.{k}" for k in _switch_names()] + [p["name"] for p in engine.params()], n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return InputError(f"the scenario has no parameter {n!r}{why}", file=file, field="--param",
+                          fix=f"{hint}accepted: {', '.join(acc)}")
+
+    if n in _ALIASES:
+        return _ALIASES[n]
+    if n.startswith("switches."):
+        if n[9:] not in _switch_names():
+            raise unknown(" (not a mechanism switch: `zvmlab levels` lists them)")
+        return ("system", "switches", n[9:])
+    head, _, rest = n.partition(".")
+    if head in ("system", "run", "storage") and rest and "." not in rest:
+        allowed = {"system": scenario._SYSTEM_KEYS, "run": scenario._RUN_KEYS, "storage": scenario._STORAGE_KEYS}[head]
+        if rest not in allowed:
+            raise unknown()
+        if head == "storage" and "storage" not in doc:
+            raise unknown(" (the scenario has no [storage] table)")
+        return (head, rest)
+    model = {p["name"] for p in engine.params()}
+    pname = rest if head == "params" else n
+    if pname in model:
+        return ("params", pname)
+    m = _GUEST.match(n)
+    if m:
+        guests = doc.get("guest", [])
+        if m.group(2) is not None:
+            i = int(m.group(2))
+            if i >= len(guests):
+                raise unknown(f" (the scenario has {len(guests)} guest(s))")
+        else:
+            ids = [str(g.get("userid", "")).upper() for g in guests]
+            uid = m.group(1).upper()
+            if uid not in ids:
+                close = difflib.get_close_matches(uid, ids, n=1)
+                raise InputError(f"the scenario has no guest {uid!r}", file=file, field="--param",
+                                 fix=(f"did you mean {close[0]!r}? " if close else "") + f"guests: {', '.join(ids)}")
+            i = ids.index(uid)
+        key = m.group(4)
+        if m.group(3):
+            kind = guests[i].get("workload", {}).get("kind")
+            allowed = [k for k in scenario._WORKLOAD_KEYS.get(kind, {}) if k != "kind"]
+            if key not in allowed:
+                raise unknown(f" (a {kind} workload has {', '.join(allowed)})")
+            return ("guest", i, "workload", key)
+        if key not in scenario._GUEST_KEYS or key in ("userid", "workload", "refs"):
+            raise unknown(" (guest keys: count, vcpus, share, storage, quickdsp)")
+        return ("guest", i, key)
+    raise unknown()
+
+
+def parse_params(specs: list[str], doc: dict, file: str) -> list[Param]:
+    out: list[Param] = []
+    for s in specs:
+        if "=" not in s:
+            raise InputError(f"{s!r} is not NAME=VALUES", field="--param", fix="e.g. --param processors=4,8,16,32,64")
+        name, _, vals = s.partition("=")
+        values = [parse_value(v) for v in vals.split(",") if v.strip()]
+        if not values:
+            raise InputError(f"no values for {name.strip()!r}", field="--param", fix="e.g. --param processors=4,8,16")
+        if any(p.name == name.strip() for p in out):
+            raise InputError(f"{name.strip()!r} is given twice", field="--param", fix="give each parameter once")
+        out.append(Param(name.strip(), values, resolve(name, doc, file)))
+    if not out:
+        raise InputError("nothing to sweep", field="--param", fix="e.g. --param processors=4,8,16,32,64")
+    return out
+
+
+def _set(doc: dict, path: tuple, value: Any) -> None:
+    cur: Any = doc
+    if path[0] == "params":
+        params = scenario._flatten_params(doc.get("params", {}))
+        params[path[1]] = value
+        doc["params"] = params
+        return
+    for k in path[:-1]:
+        if isinstance(cur, list):
+            cur = cur[k]
+        else:
+            cur = cur.setdefault(k, {})
+    cur[path[-1]] = value
+
+
+# ------------------------------------------------------------------ a small TOML writer
+
+_BARE = re.compile(r"^[A-Za-z0-9_-]+$")
+
+
+def _key(k: str) -> str:
+    return k if _BARE.match(k) else json.dumps(k, ensure_ascii=False)
+
+
+def _val(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v != v:
+            return "nan"
+        if v in (float("inf"), float("-inf")):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_val(x)}" for k, x in v.items()) + " }" if v else "{}"
+    if isinstance(v, list):
+        return "[" + ", ".join(_val(x) for x in v) + "]"
+    raise TypeError(f"cannot write {type(v).__name__} in TOML")
+
+
+def dumps(doc: dict) -> str:
+    """TOML text of a scenario document (scalars, tables, arrays of tables; values inline)."""
+    lines: list[str] = []
+    tables = {k: v for k, v in doc.items() if isinstance(v, dict)}
+    arrays = {k: v for k, v in doc.items() if isinstance(v, list) and v and all(isinstance(x, dict) for x in v)}
+    for k, v in doc.items():
+        if k not in tables and k not in arrays:
+            lines.append(f"{_key(k)} = {_val(v)}")
+    for k, t in tables.items():
+        lines += ["", f"[{_key(k)}]"] + [f"{_key(a)} = {_val(b)}" for a, b in t.items()]
+    for k, arr in arrays.items():
+        for t in arr:
+            lines += ["", f"[[{_key(k)}]]"] + [f"{_key(a)} = {_val(b)}" for a, b in t.items()]
+    return "\n".join(lines).lstrip("\n") + "\n"
+
+
+def point_name(point: dict[str, Any]) -> str:
+    return ",".join(f"{k}={v}" for k, v in point.items())
+
+
+def points(params: list[Param]) -> list[dict[str, Any]]:
+    return [dict(zip([p.name for p in params], combo)) for combo in itertools.product(*(p.values for p in params))]
+
+
+def point_text(doc: dict, params: list[Param], point: dict[str, Any]) -> str:
+    import copy
+
+    d = copy.deepcopy(doc)
+    for p in params:
+        _set(d, p.path, point[p.name])
+    return dumps(d)
+
+
+def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None, seed: int | None = None):
+    """Resolve the parameters and build the run specs: returns (params, points, specs)."""
+    from .executor import make_spec
+
+    path = Path(file)
+    scenario.load(path)  # the file itself must be a valid scenario
+    doc = tomllib.loads(path.read_text())
+    params = parse_params(specs, doc, str(path))
+    if level and any(p.path == ("system", "level") for p in params):
+        raise InputError("--level and --param level=... both set the level", field="--level", fix="give one of them")
+    if repeat < 1:
+        raise InputError(f"{repeat} is not a number of runs", field="--repeat", fix="use 1 or more")
+    lv = scenario._check_level(level, file=None, line=None, where="--level") if level else None
+    pts = points(params)
+    out = []
+    for pt in pts:
+        text = point_text(doc, params, pt)
+        name = f"{path} [sweep {point_name(pt)}]"
+        sc = scenario.loads(text, name)
+        s0 = sc.seed if seed is None else seed
+        for k in range(repeat):
+            out.append(make_spec(text, name, lv or sc.level, s0 + k,
+                                 labels=((f"sweep:{path}", point_name(pt), {"point": pt}),), loaded=sc))
+    return params, pts, out
+
+
+def run(file: str, specs_in: list[str], executor, store, repeat: int = 1, level: str | None = None,
+        seed: int | None = None, progress: Callable[[int, int], None] | None = None) -> tuple[dict, tuple[int, int]]:
+    """Run a sweep; returns (result, (runs made, runs reused))."""
+    from . import suite as suite_mod
+
+    params, pts, specs = plan(file, specs_in, repeat, level, seed)
+    made = suite_mod.execute(specs, executor, store, progress)
+    metrics = store.metrics(s.key for s in specs)
+    rows = []
+    for i, pt in enumerate(pts):
+        ms = [metrics[s.key] for s in specs[i * repeat:(i + 1) * repeat]]
+        row: dict[str, Any] = {"point": pt, "level": specs[i * repeat].level, "seeds": [m["seed"] for m in ms]}
+        for m in ("etr", "itr", "tv_ratio", "busy_pct"):
+            vals = [x[m] for x in ms]
+            mean = sum(vals) / len(vals)
+            row[m] = mean
+            row[f"{m}_sd"] = (sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5 if len(vals) > 1 else None
+        rows.append(row)
+    return {"file": str(file), "params": {p.name: p.values for p in params}, "repeat": repeat, "points": rows}, made

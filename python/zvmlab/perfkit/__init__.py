@@ -1,0 +1,11 @@
+"""Performance Toolkit-style reports from monitor data (the simulator's or a real system's).
+
+``source.load(path)`` reads a run directory or a MONWRITE file; ``reports.REPORTS`` is the
+registry (FCX id -> builder); ``render`` shows reports as text, CSV, JSON or HTML, and two runs
+side by side (``render.compare``).
+"""
+
+from .reports import REPORTS, build, build_all, find
+from .source import Source, load
+
+__all__ = ["REPORTS", "build", "build_all", "find", "Source", "load"]

@@ -1,0 +1,362 @@
+"""Show reports: Perfkit-style text, CSV, JSON and HTML (with per-interval plots), for one run
+or two side by side (--vs: each cell of A, of B, and the change B - A)."""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+
+from .model import DATA, MEAN, TOTAL, Column, Plot, Report, Table
+
+MISSING = "..."
+
+
+# -- numbers, Perfkit style ------------------------------------------------------------------------
+
+def _decimals(kind: str) -> int:
+    return {"pct": 1, "ratio": 3, "num": 3, "rate": 2, "int": 0}.get(kind, 1)
+
+
+def num(v, kind: str, width: int, signed: bool = False) -> str:
+    """A value the way Perfkit prints it: '.7' not '0.7', fewer decimals or k/M when too wide."""
+    if v is None:
+        return MISSING
+    if kind == "text":
+        return str(v)
+    if isinstance(v, float) and not math.isfinite(v):
+        return MISSING
+    if (isinstance(v, int) and not isinstance(v, bool)) or (kind == "int" and float(v).is_integer()):
+        d = 0
+    else:
+        d = _decimals(kind) if kind != "int" else 1
+    for dd in range(d, -1, -1):
+        s = f"{v:+.{dd}f}" if signed else f"{v:.{dd}f}"
+        if float(s) == 0:  # no sign on a value that rounds to zero
+            s = s.lstrip("+-")
+        s = s.replace("0.", ".", 1) if s.lstrip("+-").startswith("0.") else s
+        if len(s) <= width:
+            return s
+    for div, suf in ((1e3, "k"), (1e6, "M"), (1e9, "G")):
+        s = f"{v / div:+.0f}{suf}" if signed else f"{v / div:.0f}{suf}"
+        if len(s) <= width:
+            return s
+    return s
+
+
+# -- text ------------------------------------------------------------------------------------------
+
+def _header(r: Report, width: int) -> list[str]:
+    mt = r.meta
+    secs = mt["seconds"]
+    hms = f"{int(secs) // 3600:02d}:{int(secs) % 3600 // 60:02d}:{int(secs) % 60:02d}"
+    system = mt["system"] or "?"
+    lines = [f"1{r.fcx:<8}Run {mt['to']:<23}{r.name}",
+             f" {'':<31}{r.title}",
+             f" From {mt['from']}",
+             f" To   {mt['to']}{'':<16}{'CPU ' + str(mt['processors']) + '-way':>14}  {mt['level']}",
+             f" For {secs:>6.0f} Secs {hms}{'':<8}\"This is a performance report for SYSTEM {system}\"",
+             " " + "_" * max(20, width - 1), ""]
+    if "vs" in mt:
+        b = mt["vs"]
+        lines[4:4] = [f" Vs   {b['from']} - {b['to']}{'':<3}{'CPU ' + str(b['processors']) + '-way':>14}  "
+                      f"{b['level']}  ({b['seconds']:.0f} Secs, SYSTEM {b['system'] or '?'})"]
+    return lines
+
+
+def _cells(t: Table, row: dict) -> list[str]:
+    return [num(row.get(c.key), c.kind, c.width) for c in t.columns]
+
+
+def _group_line(cols: list[Column], widths: list[int]) -> str | None:
+    """<--- Group ---> labels over consecutive columns of the same group."""
+    if not any(c.group for c in cols):
+        return None
+    out, i = [], 0
+    while i < len(cols):
+        g = cols[i].group
+        j = i
+        while j + 1 < len(cols) and cols[j + 1].group == g and g:
+            j += 1
+        span = sum(widths[i:j + 1]) + (j - i)
+        if g:
+            label = f" {g} "
+            inner = span - 2
+            if inner >= len(label) + 2:
+                left = (inner - len(label)) // 2
+                out.append("<" + "-" * left + label + "-" * (inner - len(label) - left) + ">")
+            else:
+                out.append(g[:span].center(span))
+        else:
+            out.append(" " * span)
+        i = j + 1
+    return " ".join(out).rstrip()
+
+
+def _table_text(t: Table) -> list[str]:
+    cols = t.columns
+    body = [_cells(t, row) for row in t.rows]
+    widths = [max([c.width, len(c.head[0]), len(c.head[1]) + (1 if c.extension else 0)] +
+                  [len(b[i]) for b in body]) for i, c in enumerate(cols)]
+
+    def line(cells: list[str]) -> str:
+        parts = []
+        for c, w, s in zip(cols, widths, cells):
+            parts.append(s.ljust(w) if c.kind == "text" else s.rjust(w))
+        return " ".join(parts).rstrip()
+
+    out = []
+    g = _group_line(cols, widths)
+    if g:
+        out.append(g)
+    if any(c.head[0] for c in cols):
+        out.append(line([c.head[0] for c in cols]))
+    out.append(line([c.head[1] + ("*" if c.extension else "") for c in cols]))
+    prev_time = None
+    for row, cells in zip(t.rows, body):
+        # by-time tables: the end time only on the first row of each interval, as Perfkit does
+        if cols[0].key == "time" and row["_kind"] == DATA:
+            if row.get("time") == prev_time:
+                cells = [""] + cells[1:]
+            prev_time = row.get("time")
+        if row["_kind"] != DATA and out and prev_time is not None and not out[-1] == "":
+            out.append("")
+            prev_time = None
+        out.append(line(cells))
+    return out
+
+
+def text(reports: list[Report]) -> str:
+    out = []
+    for r in reports:
+        tables = [_table_text(t) for t in r.tables]
+        width = max([len(x) for tl in tables for x in tl] + [60])
+        out += _header(r, width)
+        for tl in tables:
+            out += tl + [""]
+        out += [f" Note: {n}" for n in r.notes]
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+# -- CSV and JSON ----------------------------------------------------------------------------------
+
+def _colname(c: Column) -> str:
+    name = c.key
+    return f"{name}_{c.unit}" if c.unit else name
+
+
+def csv_text(r: Report) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    for i, t in enumerate(r.tables):
+        if i:
+            buf.write("\n")
+        w.writerow(["row"] + [_colname(c) for c in t.columns])
+        for row in t.rows:
+            w.writerow([row["_kind"] if row["_kind"] != DATA else ""] +
+                       ["" if row.get(c.key) is None else _csvval(row.get(c.key)) for c in t.columns])
+    return buf.getvalue()
+
+
+def _csvval(v):
+    return repr(v) if isinstance(v, float) else v
+
+
+def as_dict(r: Report) -> dict:
+    return {
+        "fcx": r.fcx, "name": r.name, "title": r.title, "meta": r.meta, "notes": r.notes,
+        "tables": {t.name: {"columns": [{"key": c.key, "head": " ".join(x for x in c.head if x).strip(),
+                                         "group": c.group, "kind": c.kind, "unit": c.unit,
+                                         "zvmlab_extension": c.extension} for c in t.columns],
+                            "rows": [{("row" if k == "_kind" else k): v for k, v in row.items()} for row in t.rows]}
+                   for t in r.tables},
+    }
+
+
+def json_text(reports: list[Report], describe: dict | None = None) -> str:
+    obj = {"reports": {r.fcx: as_dict(r) for r in reports}}
+    if describe is not None:
+        obj["monitor_data"] = describe
+    return json.dumps(obj, sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+# -- side by side (--vs) ---------------------------------------------------------------------------
+
+def compare(a: Report, b: Report, label_a: str, label_b: str) -> Report:
+    """One report whose numeric cells are A, B and B - A (rows matched by their key)."""
+    out = Report(a.fcx, a.name, a.title + f"  ({label_a} vs {label_b})", dict(a.meta), notes=list(a.notes))
+    out.meta["vs"] = b.meta
+    for ta in a.tables:
+        tb = next((t for t in b.tables if t.name == ta.name), None)
+        cols: list[Column] = []
+        for c in ta.columns:
+            if c.key in ta.key or not c.numeric:
+                cols.append(c)
+                continue
+            label = " ".join(x for x in c.head if x)
+            for suffix, head in (("", "A"), ("_b", "B"), ("_delta", "B-A")):
+                cols.append(Column(c.key + suffix, ("", head), c.kind, c.width, group=label, unit=c.unit,
+                                   extension=c.extension))
+        t = Table(ta.name, cols, key=ta.key)
+        brows = _index(tb) if tb else {}
+        for key, ra in _index(ta).items():
+            rb = brows.get(key, {})
+            row = dict(ra)
+            for c in ta.columns:
+                if c.key in ta.key or not c.numeric:
+                    continue
+                va, vb = ra.get(c.key), rb.get(c.key)
+                row[c.key + "_b"] = vb
+                row[c.key + "_delta"] = vb - va if isinstance(va, (int, float)) and isinstance(vb, (int, float)) \
+                    else None
+            t.rows.append(row)
+        out.tables.append(t)
+    for pa in a.plots:
+        pb = next((p for p in b.plots if p.title == pa.title), None)
+        series = {f"{k} ({label_a})": v for k, v in pa.series.items()}
+        if pb:
+            series.update({f"{k} ({label_b})": v for k, v in pb.series.items()})
+        out.plots.append(Plot(pa.title, pa.ylabel, pa.x if not pb or len(pa.x) >= len(pb.x) else pb.x, series,
+                              kind="line" if pa.kind == "stack" else pa.kind, categories=pa.categories,
+                              xlabel=pa.xlabel))
+    out.notes.insert(0, f"A = {label_a}, B = {label_b}; B-A = the change (percentage points for percentages). "
+                        f"Rows are matched by interval number and key.")
+    return out
+
+
+def _index(t: Table) -> dict:
+    """Rows by (kind, occurrence of the key): by-time rows match by interval number, not clock time."""
+    out, seen = {}, {}
+    for row in t.rows:
+        k = tuple(row.get(c) for c in t.key if c != "time")
+        n = seen.get((row["_kind"], k), 0)
+        seen[(row["_kind"], k)] = n + 1
+        out[(row["_kind"], k, n)] = row
+    return out
+
+
+# -- HTML ------------------------------------------------------------------------------------------
+
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;max-width:1200px;color:#1d2733;
+ background:#fff;padding:0 1rem}
+h1{font-size:1.5rem;margin-bottom:.2rem} h2{font-size:1.2rem;margin-top:2.5rem;border-bottom:2px solid #1f77b4;
+ padding-bottom:.3rem} .fcx{color:#1f77b4;font-family:monospace;margin-right:.5rem}
+.meta{color:#52606d;font-size:.9rem} nav a{margin-right:1rem}
+.plots{display:flex;flex-wrap:wrap;gap:1rem} .plot{flex:0 1 560px;border:1px solid #e4e7eb;border-radius:6px;
+ padding:.3rem} .plot svg{width:100%;height:auto}
+table{border-collapse:collapse;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.82rem;margin:1rem 0}
+th,td{padding:.15rem .5rem;text-align:right;border-bottom:1px solid #eef1f4} th{background:#f5f7fa;
+ vertical-align:bottom} td.t,th.t{text-align:left} tr.sum td{font-weight:600;background:#fafbfc}
+th.g{text-align:center;border-bottom:2px solid #c9d3dd} .up{color:#b54708} .down{color:#175cd3}
+.notes{color:#52606d;font-size:.85rem}
+"""
+
+
+def _svg(p: Plot, dashed_suffix: str | None = None) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context({"svg.hashsalt": "zvmlab", "svg.fonttype": "none", "font.size": 9}):
+        fig, ax = plt.subplots(figsize=(6.4, 3.0))
+        labels = list(p.series)
+        vals = [[float("nan") if v is None else v for v in p.series[k]] for k in labels]
+        n = min([len(p.x)] + [len(v) for v in vals]) if vals else 0
+        x = p.x[:n]
+        if p.kind == "stack" and vals:
+            ax.stackplot(x, *[v[:n] for v in vals], labels=labels, alpha=.85)
+        elif p.kind == "bar" and vals:
+            w = 0.8 / len(vals)
+            for i, (k, v) in enumerate(zip(labels, vals)):
+                ax.bar([xx + (i - (len(vals) - 1) / 2) * w for xx in x], v[:n], w, label=k,
+                       hatch="//" if dashed_suffix and k.endswith(dashed_suffix) else None)
+            ax.set_xticks(x, (p.categories or [])[:n] or None)
+        else:
+            for k, v in zip(labels, vals):
+                style = "--" if dashed_suffix and k.endswith(dashed_suffix) else "-"
+                ax.plot(x, v[:n], style, marker="o", markersize=3, label=k, drawstyle="default")
+        ax.set_title(p.title)
+        ax.set_ylabel(p.ylabel)
+        ax.set_xlabel(p.xlabel)
+        ax.grid(True, alpha=.3)
+        ax.set_ylim(bottom=0)
+        if len(labels) > 1:
+            ax.legend(fontsize=7, ncol=2 if len(labels) > 6 else 1, loc="best")
+        fig.tight_layout()
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None})
+        plt.close(fig)
+    s = buf.getvalue()
+    return s[s.find("<svg"):]
+
+
+def _html_table(t: Table) -> str:
+    cols = t.columns
+    h = ["<table>"]
+    if any(c.group for c in cols):
+        h.append("<tr>")
+        i = 0
+        while i < len(cols):
+            g, j = cols[i].group, i
+            while j + 1 < len(cols) and cols[j + 1].group == g and g:
+                j += 1
+            h.append(f'<th class="g" colspan="{j - i + 1}">{html.escape(g or "")}</th>')
+            i = j + 1
+        h.append("</tr>")
+    h.append("<tr>" + "".join(
+        f'<th class="{"t" if c.kind == "text" else ""}" title="{html.escape(c.unit)}">'
+        f'{html.escape(" ".join(x for x in c.head if x))}{"*" if c.extension else ""}</th>'
+        for c in cols) + "</tr>")
+    for row in t.rows:
+        cls = "" if row["_kind"] == DATA else ' class="sum"'
+        cells = []
+        for c in cols:
+            v = row.get(c.key)
+            s = num(v, c.kind, max(c.width, 9), signed=c.key.endswith("_delta"))
+            k = "t" if c.kind == "text" else ""
+            if c.key.endswith("_delta") and isinstance(v, (int, float)) and v:
+                k = "up" if v > 0 else "down"
+            cells.append(f'<td class="{k}">{html.escape(s)}</td>')
+        h.append(f"<tr{cls}>" + "".join(cells) + "</tr>")
+    h.append("</table>")
+    return "\n".join(h)
+
+
+def html_text(reports: list[Report], title: str, describe: dict | None = None,
+              dashed_suffix: str | None = None) -> str:
+    m = reports[0].meta if reports else {}
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+             f"<title>{html.escape(title)}</title><style>{_CSS}</style></head><body>",
+             f"<h1>{html.escape(title)}</h1>",
+             f'<p class="meta">From {m.get("from", "")} to {m.get("to", "")} ({m.get("seconds", 0):.0f} s, '
+             f'{m.get("intervals", 0)} intervals), system {html.escape(str(m.get("system", "")))}, '
+             f'{m.get("processors", 0)} processors, level {html.escape(str(m.get("level", "")))}; '
+             f'data from {html.escape(str(m.get("source", "")))}</p>',
+             "<nav>" + "".join(f'<a href="#{r.fcx}">{r.fcx} {r.name}</a>' for r in reports) + "</nav>"]
+    for r in reports:
+        parts.append(f'<section id="{r.fcx}"><h2><span class="fcx">{r.fcx}</span>{r.name} &mdash; '
+                     f'{html.escape(r.title)}</h2>')
+        if r.plots:
+            parts.append('<div class="plots">' + "".join(
+                f'<div class="plot">{_svg(p, dashed_suffix)}</div>' for p in r.plots) + "</div>")
+        for t in r.tables:
+            parts.append(_html_table(t))
+        if r.notes:
+            parts.append('<p class="notes">' + "<br>".join(html.escape(n) for n in r.notes) + "</p>")
+        parts.append("</section>")
+    if describe:
+        probs = describe.get("problems", [])
+        parts.append(f'<p class="notes">Monitor data: {describe.get("records", 0)} records in '
+                     f'{describe.get("control_records", 0)} MONWRITE blocks; {len(probs)} problems'
+                     + ("".join(f"<br>offset {p['offset']}: {html.escape(p['message'])}" for p in probs[:20]))
+                     + "</p>")
+    parts.append("</body></html>")
+    return "\n".join(parts) + "\n"
+
+
+__all__ = ["text", "csv_text", "json_text", "html_text", "compare", "num", "MEAN", "TOTAL"]

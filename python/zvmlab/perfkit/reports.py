@@ -1,0 +1,294 @@
+"""The report registry and the reports for which there is monitor data.
+
+A report is registered with its Perfkit id and name; it builds a ``Report`` from per-interval
+``Measurements``. Later issues add FCX113 UPAGE, FCX108 DEVICE, FCX265 LOCKLOG ... by writing a
+builder here (or in a module of their own) decorated with ``@report``.
+
+Figures follow the run summary's definitions, so a report agrees with summary.json:
+percentages of one processor (100 = one processor busy for the interval), T/V = total CPU time /
+virtual CPU time, ETR = transactions per second (from the workload's APPLDATA records).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from ..errors import InputError
+from ..monitor.derive import Measurements, tod_datetime
+from .model import DATA, MEAN, TOTAL, Column, Plot, Report, Table
+
+CPU_TYPES = {0: "CP", 1: "ICF", 2: "IFL", 3: "ZIIP", 4: "ZAAP"}
+
+
+@dataclass(frozen=True)
+class Spec:
+    fcx: str
+    name: str
+    title: str
+    build: Callable[[Measurements], Report]
+    summary: str
+
+
+REPORTS: dict[str, Spec] = {}
+
+
+def report(fcx: str, name: str, title: str, summary: str):
+    def deco(fn: Callable[[Measurements, Report], None]):
+        def build(m: Measurements) -> Report:
+            r = Report(fcx, name, title, meta(m))
+            fn(m, r)
+            return r
+        REPORTS[fcx] = Spec(fcx, name, title, build, summary)
+        return fn
+    return deco
+
+
+def find(ident: str) -> Spec:
+    """A report by id ('FCX144', '144') or name ('PROCLOG'), any case."""
+    s = ident.strip().upper()
+    for spec in REPORTS.values():
+        if s in (spec.fcx, spec.fcx[3:], spec.name):
+            return spec
+    known = ", ".join(f"{s.fcx} {s.name}" for s in REPORTS.values())
+    raise InputError(f"unknown report '{ident}'", field="--fcx", fix=f"known: {known}")
+
+
+def meta(m: Measurements) -> dict:
+    start = tod_datetime(m.start_tod)
+    end = tod_datetime(m.intervals[-1].end_tod) if m.intervals else start
+    secs = m.duration_ns / 1e9
+    return {
+        "from": start.strftime("%Y/%m/%d %H:%M:%S"),
+        "to": end.strftime("%Y/%m/%d %H:%M:%S"),
+        "seconds": secs,
+        "system": m.system.get("systemid") or "",
+        "level": m.level or m.system.get("level") or "",
+        "origin": m.origin or "unknown",
+        "source": m.source,
+        "intervals": len(m.intervals),
+        "processors": len(m.cpus),
+    }
+
+
+def end_time(m: Measurements, k: int) -> str:
+    return tod_datetime(m.intervals[k].end_tod).strftime("%H:%M:%S")
+
+
+def xs(m: Measurements) -> list[float]:
+    return [iv.end_ns / 1e9 for iv in m.intervals]
+
+
+def pct(ns, ln) -> float | None:
+    return None if ns is None else 100.0 * ns / ln
+
+
+def ssum(vals) -> int | None:
+    """Sum, or None if any value is missing."""
+    vals = list(vals)
+    return None if any(v is None for v in vals) else sum(vals)
+
+
+def interval_virt(m: Measurements, k: int) -> int | None:
+    return ssum(m.virt_ns[u][k] for u in m.users) if m.users else None
+
+
+def interval_tx(m: Measurements, k: int) -> int | None:
+    return ssum(m.tx[u][k] for u in m.users) if m.has_appl else None
+
+
+TIME_COL = Column("time", ("Interval", "End Time"), "text", 8)
+
+
+# -- FCX144 PROCLOG ------------------------------------------------------------------------------
+
+@report("FCX144", "PROCLOG", "Processor Activity, by Time",
+        "per processor and interval: percent busy (total, user, system, emulation)")
+def proclog(m: Measurements, r: Report) -> None:
+    cols = [TIME_COL,
+            Column("cpu", ("C", "P"), "text", 3),
+            Column("type", ("", "Type"), "text", 4),
+            Column("total", ("", "Total"), "pct", 6, "Percent Busy"),
+            Column("user", ("", "User"), "pct", 6, "Percent Busy"),
+            Column("syst", ("", "Syst"), "pct", 6, "Percent Busy"),
+            Column("emul", ("", "Emul"), "pct", 6, "Percent Busy"),
+            Column("wait", ("Pct", "Wait"), "pct", 6)]
+    t = Table("processors", cols, key=("time", "cpu"))
+    for k, iv in enumerate(m.intervals):
+        ln = float(iv.len_ns)
+        for c in m.cpus:
+            t.add(DATA, time=end_time(m, k), cpu=f"{c:X}", type=CPU_TYPES.get(m.cpu_type.get(c, 0), "?"),
+                  total=pct(m.busy_ns[c][k], ln), user=pct(m.user_ns[c][k], ln), syst=pct(m.sys_ns[c][k], ln),
+                  emul=pct(m.emul_ns[c][k], ln), wait=pct(m.wait_ns[c][k], ln))
+    dur = float(max(1, m.duration_ns))
+    p = len(m.cpus) or 1
+    for c in m.cpus:
+        emul = ssum(m.emul_ns[c])
+        t.add(MEAN, time=MEAN, cpu=f"{c:X}", type=CPU_TYPES.get(m.cpu_type.get(c, 0), "?"),
+              total=pct(ssum(m.busy_ns[c]), dur), user=pct(ssum(m.user_ns[c]), dur),
+              syst=pct(ssum(m.sys_ns[c]), dur), emul=pct(emul, dur), wait=pct(ssum(m.wait_ns[c]), dur))
+    # all processors: the average per processor; emulation from the users' virtual time
+    tot = lambda s: ssum(ssum(s[c]) for c in m.cpus)  # noqa: E731
+    virt = ssum(ssum(m.virt_ns[u]) for u in m.users) if m.users else None
+    emul_all = tot(m.emul_ns)
+    if emul_all is None:
+        emul_all = virt
+    t.add(MEAN, time=MEAN, cpu=".", type="CP", total=pct(tot(m.busy_ns), dur * p), user=pct(tot(m.user_ns), dur * p),
+          syst=pct(tot(m.sys_ns), dur * p), emul=pct(emul_all, dur * p), wait=pct(tot(m.wait_ns), dur * p))
+    r.tables.append(t)
+    x = xs(m)
+    r.plots.append(Plot("Processor busy by interval", "% busy", x,
+                        {f"CPU {c:X}": [pct(v, iv.len_ns) for v, iv in zip(m.busy_ns[c], m.intervals)]
+                         for c in m.cpus}))
+    r.plots.append(Plot("System time by interval", "% busy", x,
+                        {f"CPU {c:X}": [pct(v, iv.len_ns) for v, iv in zip(m.sys_ns[c], m.intervals)]
+                         for c in m.cpus}))
+    if any(v is None for c in m.cpus for v in m.emul_ns[c]):
+        r.notes.append("Emul per processor: '...' = not in the data (the simulator does not account guest time "
+                       "per processor); the '.' row's Emul is the users' virtual time (MRUSEACT).")
+
+
+# -- FCX100 CPU ----------------------------------------------------------------------------------
+
+@report("FCX100", "CPU", "CPU Load and Transactions",
+        "whole period: load per processor, system totals, T/V, transaction rate")
+def cpu(m: Measurements, r: Report) -> None:
+    dur = float(max(1, m.duration_ns))
+    cols = [Column("proc", ("", "PROC"), "text", 4),
+            Column("type", ("", "TYPE"), "text", 4),
+            Column("cpu", ("", "%CPU"), "pct", 6, "CPU Load"),
+            Column("cp", ("", "%CP"), "pct", 6, "CPU Load"),
+            Column("emu", ("", "%EMU"), "pct", 6, "CPU Load"),
+            Column("wt", ("", "%WT"), "pct", 6, "CPU Load"),
+            Column("sys", ("", "%SYS"), "pct", 6, "CPU Load")]
+    t = Table("processors", cols, key=("proc",))
+    for c in m.cpus:
+        busy, emul = ssum(m.busy_ns[c]), ssum(m.emul_ns[c])
+        t.add(DATA, proc=f"P{c:02X}", type=CPU_TYPES.get(m.cpu_type.get(c, 0), "?"), cpu=pct(busy, dur),
+              cp=pct(None if busy is None or emul is None else busy - emul, dur), emu=pct(emul, dur),
+              wt=pct(ssum(m.wait_ns[c]), dur), sys=pct(ssum(m.sys_ns[c]), dur))
+    p = len(m.cpus) or 1
+    busy = ssum(ssum(m.busy_ns[c]) for c in m.cpus)
+    virt = ssum(ssum(m.virt_ns[u]) for u in m.users) if m.users else None
+    t.add(TOTAL, proc="Avg", type="", cpu=pct(busy, dur * p),
+          cp=pct(None if busy is None or virt is None else busy - virt, dur * p), emu=pct(virt, dur * p),
+          wt=pct(ssum(ssum(m.wait_ns[c]) for c in m.cpus), dur * p),
+          sys=pct(ssum(ssum(m.sys_ns[c]) for c in m.cpus), dur * p))
+    r.tables.append(t)
+    tot = m.totals()
+    s = Table("system", [Column("what", ("", "Measurement"), "text", 34), Column("value", ("", "Value"), "num", 12),
+                         Column("unit", ("", "Unit"), "text", 24)], key=("what",))
+    s.add(DATA, what="Processors", value=len(m.cpus), unit="")
+    s.add(DATA, what="Total CPU busy", value=tot["avg_processor_busy_pct"] * p, unit="% of one processor")
+    s.add(DATA, what="Average processor busy", value=tot["avg_processor_busy_pct"], unit="%")
+    s.add(DATA, what="System (nonchargeable CP) time", value=tot["system_pct"], unit="% of one processor")
+    s.add(DATA, what="T/V ratio", value=tot["tv_ratio"], unit="total / virtual")
+    s.add(DATA, what="Users with samples", value=len(m.users), unit="")
+    if tot["etr"] is not None:
+        s.add(DATA, what="Transactions (APPLDATA) *", value=tot["transactions"], unit="")
+        s.add(DATA, what="ETR *", value=tot["etr"], unit="transactions/s")
+        s.add(DATA, what="ITR *", value=tot["itr"], unit="ETR / busy fraction")
+    r.tables.append(s)
+    procs = [row for row in t.rows if row["_kind"] == DATA]
+    r.plots.append(Plot("Load per processor (whole period)", "% busy", [float(i) for i in range(len(procs))],
+                        {"%CPU": [row["cpu"] for row in procs], "%SYS": [row["sys"] for row in procs],
+                         "%WT": [row["wt"] for row in procs]},
+                        kind="bar", categories=[row["proc"] for row in procs], xlabel="processor"))
+    r.notes.append("* = zvmlab addition: transactions come from the workload's APPLDATA (D10R2) records.")
+
+
+# -- FCX225 SYSSUMLG -----------------------------------------------------------------------------
+
+@report("FCX225", "SYSSUMLG", "System Performance Summary by Time",
+        "per interval: processor busy, T/V, users, transaction rate")
+def syssumlg(m: Measurements, r: Report) -> None:
+    cols = [TIME_COL,
+            Column("busy", ("Pct", "Busy"), "pct", 6, "CPU"),
+            Column("tv", ("T/V", "Ratio"), "ratio", 6, "CPU"),
+            Column("logged", ("", "Logged"), "int", 6, "Users"),
+            Column("active", ("", "Active"), "int", 6, "Users"),
+            Column("etr", ("ETR", "Tx/s"), "rate", 9, "APPLDATA", extension=True),
+            Column("itr", ("ITR", "Tx/s"), "rate", 9, "APPLDATA", extension=True)]
+    if not m.has_appl:
+        cols = cols[:5]
+    t = Table("intervals", cols, key=("time",))
+    p = len(m.cpus) or 1
+    for k, iv in enumerate(m.intervals):
+        ln = float(iv.len_ns)
+        busy = ssum(m.busy_ns[c][k] for c in m.cpus)
+        virt = interval_virt(m, k)
+        tx = interval_tx(m, k)
+        frac = None if busy is None else busy / (ln * p)
+        etr = None if tx is None else tx / (ln / 1e9)
+        t.add(DATA, time=end_time(m, k), busy=None if frac is None else 100.0 * frac,
+              tv=busy / virt if busy is not None and virt else None, logged=len(m.users),
+              active=sum(1 for u in m.users if m.total_ns[u][k]),
+              etr=etr, itr=etr / frac if etr is not None and frac else None)
+    tot = m.totals()
+    n = len(m.intervals) or 1
+    t.add(MEAN, time=MEAN, busy=tot["avg_processor_busy_pct"], tv=tot["tv_ratio"], logged=len(m.users),
+          active=sum(row["active"] for row in t.rows) / n, etr=tot["etr"], itr=tot["itr"])
+    r.tables.append(t)
+    x = xs(m)
+    rows = [row for row in t.rows if row["_kind"] == DATA]
+    r.plots.append(Plot("Processor busy (average of the processors)", "% busy", x, {"Pct Busy": [row["busy"] for row in rows]}))
+    if m.has_appl:
+        r.plots.append(Plot("Transaction rate (APPLDATA)", "transactions/s", x, {"ETR": [row["etr"] for row in rows]}))
+    r.plots.append(Plot("T/V ratio", "total / virtual", x, {"T/V": [row["tv"] for row in rows]}))
+    r.notes.append("Pct Busy: average of the processors. * = zvmlab addition: ETR/ITR from the workload's "
+                   "APPLDATA (D10R2) records; ITR = ETR / busy fraction.")
+
+
+# -- FCX112 USER ---------------------------------------------------------------------------------
+
+@report("FCX112", "USER", "General User Resource Utilization",
+        "per user, whole period: CPU load (total, virtual, T/V), transaction rate")
+def user(m: Measurements, r: Report) -> None:
+    cols = [Column("userid", ("", "Userid"), "text", 8),
+            Column("vcpus", ("Virt", "CPUs"), "int", 4),
+            Column("cpu", ("", "%CPU"), "pct", 6, "CPU Load"),
+            Column("tcpu", ("", "TCPU"), "num", 8, "CPU Load", unit="s"),
+            Column("vcpu", ("", "VCPU"), "num", 8, "CPU Load", unit="s"),
+            Column("ratio", ("", "Ratio"), "ratio", 6, "CPU Load"),
+            Column("cp", ("", "%CP"), "pct", 6, "CPU Load"),
+            Column("tx", ("Trans", "/s"), "rate", 9, "APPLDATA", extension=True)]
+    if not m.has_appl:
+        cols = cols[:7]
+    t = Table("users", cols, key=("userid",))
+    dur = max(1, m.duration_ns) / 1e9
+    for u in sorted(m.users):
+        s = m.user_totals(u)
+        t.add(DATA, userid=u, vcpus=m.vcpus.get(u), cpu=s["cpu_pct"], tcpu=s["total_s"], vcpu=s["virtual_s"],
+              ratio=s["tv_ratio"], cp=s["cp_pct"],
+              tx=None if s["transactions"] is None else s["transactions"] / dur)
+    data = [row for row in t.rows]
+    if data:
+        n = len(data)
+        tsum = sum(row["tcpu"] for row in data)
+        vsum = sum(row["vcpu"] for row in data)
+
+        def agg(key, f):
+            vals = [row[key] for row in data if row[key] is not None]
+            return f(vals) if vals else None
+
+        mean = lambda vals: sum(vals) / n  # noqa: E731
+        t.add(MEAN, userid=MEAN, vcpus=agg("vcpus", mean), cpu=agg("cpu", mean), tcpu=tsum / n, vcpu=vsum / n,
+              ratio=tsum / vsum if vsum else None, cp=agg("cp", mean), tx=agg("tx", mean))
+        t.add(TOTAL, userid=TOTAL, vcpus=agg("vcpus", sum), cpu=agg("cpu", sum), tcpu=tsum, vcpu=vsum,
+              ratio=tsum / vsum if vsum else None, cp=agg("cp", sum), tx=agg("tx", sum))
+    r.tables.append(t)
+    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"]))[:12]
+    r.plots.append(Plot("CPU by user and interval" + (" (12 busiest)" if len(m.users) > 12 else ""),
+                        "% of one processor", xs(m),
+                        {u: [pct(v, iv.len_ns) for v, iv in zip(m.total_ns[u], m.intervals)] for u in top},
+                        kind="stack"))
+    r.notes.append("%CPU, %CP: percent of one processor over the period (100 = one processor); TCPU/VCPU: total "
+                   "and virtual CPU seconds; Ratio = TCPU/VCPU. * = zvmlab addition (APPLDATA).")
+
+
+def build(ident: str, m: Measurements) -> Report:
+    return find(ident).build(m)
+
+
+def build_all(m: Measurements) -> list[Report]:
+    return [spec.build(m) for spec in REPORTS.values()]

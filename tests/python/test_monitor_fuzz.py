@@ -1,0 +1,172 @@
+"""Fuzzing the monitor reader: random bytes, truncations and bit flips of real output never make
+it raise; every problem it reports points inside the file. The corpus under
+tests/python/corpus/monitor/ keeps small inputs of each kind (replayed on every run).
+
+Regenerate the corpus (after a change of the writer's format):
+    ZVMLAB_REGEN_CORPUS=1 .venv/bin/python -m pytest -q tests/python/test_monitor_fuzz.py
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import struct
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from zvmlab import engine
+from zvmlab.monitor import measure, read
+from zvmlab.perfkit import build_all, render
+
+CORPUS = Path(__file__).parent / "corpus" / "monitor"
+MS = 1_000_000
+
+
+@functools.cache
+def sample() -> bytes:
+    """A small valid file: 2 processors, 3 users, 4 intervals (with APPLDATA)."""
+    cfg = {"level": "zvm-6.4", "processors": 2, "smt": "off", "duration_ns": 4_000_000_000,
+           "interval_ns": 1_000_000_000, "seed": 7, "params": {}, "switches": {}, "actions": [],
+           "guests": [{"userid": u, "vcpus": 1, "count": 1, "quickdsp": False,
+                       "share": {"min": {"kind": "relative", "value": 100.0}, "limit": "none"},
+                       "workload": {"kind": "transactional", "think_ns": 20 * MS, "cpu_ns": 3 * MS, "dist": "exp"}}
+                      for u in ("LINUX01", "LINUX02", "CMS1")]}
+    return engine.simulate(cfg, monitor=True)[1]
+
+
+def check(data: bytes) -> None:
+    """The reader's contract on any input."""
+    d = read(data)
+    for p in d.problems:
+        assert 0 <= p.offset <= len(data), p
+        assert p.message
+    json.dumps(d.describe())  # the description is JSON-ready
+    m = measure(d)
+    for iv in m.intervals:
+        assert iv.len_ns >= 1
+    m.totals()
+    for u in m.users:
+        m.user_totals(u)
+    # the reports on whatever could be read: no crash, JSON without NaN
+    reports = build_all(m)
+    render.text(reports)
+    render.json_text(reports, describe=d.describe())
+    for r in reports:
+        render.csv_text(r)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=20000))
+def test_random_bytes(data):
+    check(data)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.binary(max_size=4096), st.integers(0, 3))
+def test_random_blocks_behind_a_valid_control_record(block, n):
+    """Garbage where frames should be: the record walker meets it."""
+    block = block.ljust(4096, b"\x14")
+    cr = bytearray(4096)
+    cr[40:52] = bytes([0xE2, 0x80, 0, 0]) + struct.pack(">II", 0x100000 + 8 * n, 0x100000 + 4096 * n + 4000)
+    check(bytes(cr) + block * (n + 1))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_truncations(data):
+    b = sample()
+    cut = data.draw(st.integers(0, len(b)))
+    check(b[:cut])
+    d = read(b[:cut])
+    if cut % 4096:
+        assert d.problems  # a cut inside a block is always reported
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_bit_flips(data):
+    b = bytearray(sample())
+    for _ in range(data.draw(st.integers(1, 8))):
+        i = data.draw(st.integers(0, len(b) - 1))
+        b[i] ^= 1 << data.draw(st.integers(0, 7))
+    check(bytes(b))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_byte_overwrites_in_headers(data):
+    """Overwrite bytes inside record headers (lengths, zeros, domains) with chosen values."""
+    b = bytearray(sample())
+    for _ in range(data.draw(st.integers(1, 4))):
+        frame = 4096 * data.draw(st.integers(0, len(b) // 4096 - 1))
+        off = frame + data.draw(st.sampled_from([0, 1, 2, 4, 6, 7, 20, 21, 40, 41, 44, 48, 51]))
+        b[off] = data.draw(st.sampled_from([0, 1, 0x13, 0x14, 0x7F, 0xE2, 0xC5, 0xFF]))
+    check(bytes(b))
+
+
+def corpus_cases() -> dict[str, bytes]:
+    """Named inputs of each kind of damage (the corpus)."""
+    good = sample()
+    cases = {"valid.mon": good}
+    cases["truncated-mid-frame.mon"] = good[:4096 * 5 + 1234]
+    cases["truncated-at-block.mon"] = good[:4096 * 3]
+    b = bytearray(good)
+    struct.pack_into(">H", b, 4096 * 3 + 108, 4000)  # second record of the first interval
+    cases["length-past-frame.mon"] = bytes(b)
+    b = bytearray(good)
+    struct.pack_into(">H", b, 4096 * 3, 7)
+    cases["length-too-short.mon"] = bytes(b)
+    b = bytearray(good)
+    b[4096 * 3 + 4] = 42  # domain 42: unknown record
+    cases["unknown-domain.mon"] = bytes(b)
+    b = bytearray(good)
+    b[4096 * 2 + 40] = 0x00  # a control record with no entries
+    cases["empty-control-record.mon"] = bytes(b)
+    b = bytearray(good)
+    struct.pack_into(">II", b, 4096 * 2 + 44, 0x2000000, 0x1000000)  # start after end
+    cases["control-start-after-end.mon"] = bytes(b)
+    cases["not-monitor-data.mon"] = b"[system]\nlevel = 'zvm-6.4'\n" * 200
+    cases["empty.mon"] = b""
+    return cases
+
+
+def test_corpus_replays():
+    if os.environ.get("ZVMLAB_REGEN_CORPUS"):
+        CORPUS.mkdir(parents=True, exist_ok=True)
+        for name, b in corpus_cases().items():
+            (CORPUS / name).write_bytes(b)
+    files = sorted(CORPUS.glob("*.mon"))
+    assert len(files) >= 10, "corpus missing; regenerate it (see the module docstring)"
+    for f in files:
+        check(f.read_bytes())
+
+
+@pytest.mark.parametrize("name, expect", [
+    ("valid.mon", None),
+    ("truncated-mid-frame.mon", "not a multiple of 4096"),
+    ("truncated-at-block.mon", "truncated file"),
+    ("length-past-frame.mon", "runs past its 4096-byte frame"),
+    ("length-too-short.mon", "shorter than the 20-byte header"),
+    ("empty-control-record.mon", "expected a MONWRITE control record"),
+    ("control-start-after-end.mon", "expected a MONWRITE control record"),
+    ("not-monitor-data.mon", "not monitor data"),
+    ("empty.mon", "empty file"),
+])
+def test_corpus_problems_are_named(name, expect):
+    d = read((CORPUS / name).read_bytes())
+    if expect is None:
+        assert d.problems == []
+    else:
+        assert any(expect in p.message for p in d.problems), [str(p) for p in d.problems]
+
+
+def test_unknown_domain_is_skipped_not_fatal():
+    d = read((CORPUS / "unknown-domain.mon").read_bytes())
+    assert d.problems == []
+    assert d.describe()["skipped"] == {"D42R2 D42R2": 1}
+    m = measure(d)
+    assert len(m.intervals) == 4 and m.busy_ns[0][0] is None  # processor 0's first sample is gone

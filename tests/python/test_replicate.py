@@ -1,0 +1,84 @@
+"""The replicate machinery: catalogue, tolerances, verdicts, value lookup."""
+
+import math
+
+import pytest
+
+from zvmlab.errors import InputError
+from zvmlab.lab import replicate as rep
+
+EXPERIMENT_IDS = None
+
+
+def test_catalogue_covers_every_experiment_row():
+    text = (rep.ROOT.parent / "shared" / "EXPERIMENTS.md")
+    rows = rep.load_catalogue()
+    ids = [r.id for r in rows]
+    assert len(ids) == len(set(ids))
+    if text.exists():
+        import re
+        published = set(re.findall(r"^\| ([A-F]\d+) \|", text.read_text(), re.M))
+        assert published <= set(ids), sorted(published - set(ids))
+    for r in rows:
+        assert r.status in ("modelled", "not-modelled", "out-of-scope")
+        if r.status == "modelled":
+            assert r.scenario and r.metrics and (r.base or r.compare)
+            assert (rep.ROOT / "scenarios" / "replicate" / r.scenario).exists()
+        else:
+            assert r.reason
+
+
+def test_tolerance():
+    t = rep.Tolerance.parse("2pp", "x")
+    assert t.ok(26.9, 25) and not t.ok(27.1, 25)
+    r = rep.Tolerance.parse("20%", "x")
+    assert r.ok(119, 100) and not r.ok(121, 100) and r.ok(-119, -100)
+    with pytest.raises(InputError):
+        rep.Tolerance.parse("two", "x")
+
+
+def test_judge():
+    t = rep.Tolerance.parse("2pp", "x")
+    assert rep._judge(1.0, "tracks", t) == rep.PASS
+    assert rep._judge(5.0, "tracks", t) == rep.MISS
+    assert rep._judge(5.0, "deviated", t) == rep.PASS
+    assert rep._judge(1.0, "deviated", t) == rep.MISS
+    assert rep._judge(24.0, 25.0, t) == rep.PASS
+    assert rep._judge(math.nan, 25.0, t) == rep.MISS
+    assert rep._judge(3.0, None, t) is None
+
+
+def test_lookup():
+    run = {"etr": 10.0, "users": [{"userid": "A", "cpu_pct": 30.0}, {"userid": "B", "cpu_pct": 60.0}],
+           "check": {"max_abs_error_pct": 0.5}}
+    assert rep._lookup(run, "etr") == 10.0
+    assert rep._lookup(run, "users.B.cpu_pct") == 60.0
+    assert rep._lookup(run, "users.B.cpu_pct / users.A.cpu_pct") == 2.0
+    assert rep._lookup(run, "check.max_abs_error_pct") == 0.5
+    assert math.isnan(rep._lookup(run, "users.C.cpu_pct"))
+
+
+def test_not_modelled_rows_are_reported_not_run():
+    rows = [r for r in rep.load_catalogue() if r.status != "modelled"][:3]
+    out = rep.replicate(rows)
+    assert [o["verdict"] for o in out] == [rep.NOT_MODELLED if r.status == "not-modelled" else rep.OUT_OF_SCOPE
+                                           for r in rows]
+    for o in out:
+        assert {"id", "metric", "published", "simulated", "tolerance", "verdict"} <= o.keys()
+
+
+def test_judge_shape():
+    xs = [1, 2, 4, 8, 16, 32]
+    assert rep.judge_shape(xs, [8, 4, 2, 1, 0.9, 0.85], "decreasing") == rep.PASS
+    assert rep.judge_shape(xs, [8, 4, 5, 1, 0.9, 0.85], "decreasing") == rep.MISS
+    assert rep.judge_shape(xs, [1, 1, 1, 1, 1, 1], "decreasing") == rep.MISS
+    assert rep.judge_shape(xs, [8, 4, 2, 1, 0.9, 0.85], "flat above 8") == rep.PASS
+    assert rep.judge_shape(xs, [8, 7, 6, 5, 3, 1], "flat above 8") == rep.MISS
+    assert rep.judge_shape(xs, [5, 2, 1, 1, 2, 4], "u-shaped") == rep.PASS
+    assert rep.judge_shape(xs, [5, 4, 3, 2, 1, 0.5], "u-shaped") == rep.MISS
+    assert rep._lookup({"users": [{"userid": "A", "cpu_pct": 70.0}]}, "|users.A.cpu_pct - 80|") == 10.0
+
+
+def test_parallel_equals_sequential():
+    rows = [r for r in rep.load_catalogue() if r.id in ("A1", "A3", "B1")]
+    assert rep.replicate_parallel(rows, 2) == rep.replicate(rows)

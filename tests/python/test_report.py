@@ -1,0 +1,183 @@
+"""zvmlab report: reports agree with the run's summary.json (same CPU %, same ETR, same T/V),
+on A1 (four CPU-bound users, unequal shares) and on the D6 paging thrasher; the command's
+options and its bad input."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+A1 = ROOT / "scenarios" / "replicate" / "a1.toml"
+D6 = ROOT / "scenarios" / "replicate" / "d6-eckd.toml"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    from conftest import zvmlab
+    base = tmp_path_factory.mktemp("runs")
+    out = {}
+    for name, path, extra in (("a1", A1, ["--duration", "5m"]), ("d6", D6, []),
+                              ("a1-53", A1, ["--duration", "5m", "--level", "zvm-5.3", "--seed", "2"])):
+        d = base / name
+        p = zvmlab("run", path, "--out", d, *extra)
+        assert p.returncode == 0, p.stderr
+        out[name] = d
+    return out
+
+
+def report_json(run_cli, *args) -> dict:
+    p = run_cli("report", *args, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)["reports"]
+
+
+def rows(rep: dict, table: str, kind: str = "data") -> list[dict]:
+    return [r for r in rep["tables"][table]["rows"] if r["row"] == kind]
+
+
+@pytest.mark.parametrize("name", ["a1", "d6"])
+def test_reports_agree_with_the_run_summary(runs, run_cli, name):
+    d = runs[name]
+    s = json.loads((d / "summary.json").read_text())
+    reps = report_json(run_cli, d)
+    p, users = s["processors"], [u["userid"] for u in s["users"]]
+    # FCX225 SYSSUMLG: busy, ETR, T/V per interval and for the run
+    sl = reps["FCX225"]
+    iv = rows(sl, "intervals")
+    assert len(iv) == len(s["intervals"])
+    for r, si in zip(iv, s["intervals"]):
+        assert r["busy"] == pytest.approx(sum(x["busy_pct"] for x in si["processors"]) / p, rel=1e-12)
+        assert r["etr"] == si["etr"]
+    mean = rows(sl, "intervals", ">>Mean>>")[0]
+    assert mean["busy"] == s["avg_processor_busy_pct"]
+    assert mean["etr"] == s["etr"] and mean["itr"] == s["itr"] and mean["tv"] == s["tv_ratio"]
+    # FCX144 PROCLOG: each processor in each interval
+    pl = rows(reps["FCX144"], "processors")
+    assert len(pl) == p * len(s["intervals"])
+    for k, si in enumerate(s["intervals"]):
+        for c, ps in enumerate(si["processors"]):
+            r = pl[k * p + c]
+            assert r["cpu"] == f"{c:X}"
+            assert r["total"] == ps["busy_pct"] and r["syst"] == ps["system_pct"]
+    for c, ps in enumerate(s["processor_detail"]):
+        m = rows(reps["FCX144"], "processors", ">>Mean>>")[c]
+        assert m["total"] == pytest.approx(ps["busy_pct"], rel=1e-12)
+    # FCX112 USER: per user
+    ur = {r["userid"]: r for r in rows(reps["FCX112"], "users")}
+    assert sorted(ur) == sorted(users)
+    for u in s["users"]:
+        r = ur[u["userid"]]
+        assert r["cpu"] == u["cpu_pct"] and r["cp"] == u["cp_pct"]
+        assert r["tx"] == pytest.approx(u["transactions"] / s["duration_s"], rel=1e-12)
+    system = rows(reps["FCX112"], "users", ">System<")[0]
+    assert system["cpu"] == pytest.approx(sum(u["cpu_pct"] for u in s["users"]), rel=1e-12)
+    # FCX100 CPU: the run's figures
+    fig = {r["what"]: r["value"] for r in rows(reps["FCX100"], "system")}
+    assert fig["Average processor busy"] == s["avg_processor_busy_pct"]
+    assert fig["T/V ratio"] == s["tv_ratio"] and fig["ETR *"] == s["etr"] and fig["ITR *"] == s["itr"]
+    assert fig["System (nonchargeable CP) time"] == s["system_pct"]
+
+
+def test_text_report_shows_the_same_rounded_figures(runs, run_cli):
+    d = runs["a1"]
+    s = json.loads((d / "summary.json").read_text())
+    out = run_cli("report", d, "--fcx", "SYSSUMLG").stdout
+    mean = [ln for ln in out.splitlines() if ln.startswith(">>Mean>>")][0].split()
+    assert mean[1] == f"{s['avg_processor_busy_pct']:.1f}".lstrip("0")
+    assert mean[-2] == f"{s['etr']:.2f}"
+    out = run_cli("report", d, "--fcx", "112").stdout
+    for u in s["users"]:
+        line = next(ln for ln in out.splitlines() if ln.startswith(u["userid"] + " "))
+        assert line.split()[2] == f"{u['cpu_pct']:.1f}"
+
+
+def test_report_on_the_monitor_file_itself_and_by_name(runs, run_cli):
+    a = run_cli("report", runs["a1"], "--fcx", "proclog")
+    b = run_cli("report", runs["a1"] / "monitor.mon", "--fcx", "144")
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout
+    assert a.stdout.startswith("1FCX144") and ">>Mean>>" in a.stdout
+
+
+def test_deterministic_output(runs, run_cli):
+    for fmt in ("text", "json", "html"):
+        a = run_cli("report", runs["a1"], "--format", fmt).stdout
+        assert a == run_cli("report", runs["a1"], "--format", fmt).stdout
+
+
+def test_csv_one_report(runs, run_cli):
+    p = run_cli("report", runs["a1"], "--fcx", "FCX225", "--format", "csv")
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[0] == "row,time,busy,tv,logged,active,etr,itr"
+    assert len(lines) == 1 + 5 + 1 and lines[-1].startswith(">>Mean>>,")
+
+
+def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
+    out = tmp_path / "r.html"
+    p = run_cli("report", runs["a1"], "--format", "html", "--out", out)
+    assert p.returncode == 0, p.stderr and p.stdout == ""
+    h = out.read_text()
+    assert h.startswith("<!DOCTYPE html>") and h.rstrip().endswith("</html>")
+    assert h.count("<svg") == 2 + 1 + 3 + 1  # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1
+    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112"):
+        assert f'id="{fcx}"' in h
+    assert h.count("<table>") == 5
+    assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
+
+
+def test_vs_shows_a_b_and_the_change(runs, run_cli):
+    a, b = runs["a1"], runs["a1-53"]
+    reps = report_json(run_cli, a, "--vs", b)
+    sa = json.loads((a / "summary.json").read_text())
+    sb = json.loads((b / "summary.json").read_text())
+    mean = rows(reps["FCX225"], "intervals", ">>Mean>>")[0]
+    assert mean["busy"] == sa["avg_processor_busy_pct"] and mean["busy_b"] == sb["avg_processor_busy_pct"]
+    assert mean["etr_delta"] == pytest.approx(sb["etr"] - sa["etr"], abs=1e-9)
+    ub = {u["userid"]: u for u in sb["users"]}
+    for r in rows(reps["FCX112"], "users"):
+        assert r["cpu_b"] == ub[r["userid"]]["cpu_pct"]
+    text = run_cli("report", a, "--vs", b, "--fcx", "USER").stdout
+    assert "B-A" in text and " Vs " in text and "ZVM-5.3" in text
+
+
+@pytest.mark.parametrize("args, expect", [
+    (["nonexistent-dir"], "no such file or directory"),
+    (["{run}", "--fcx", "FCX999"], "unknown report 'FCX999'"),
+    (["{run}", "--format", "csv"], "CSV holds one report"),
+    (["{scenario}"], "not monitor data"),
+    (["{empty}"], "no monitor.mon in this directory"),
+    (["{run}", "--vs", "nonexistent"], "no such file or directory"),
+    (["{truncated}"], "no complete monitor interval"),
+])
+def test_bad_input_one_message_exit_2(runs, run_cli, tmp_path, args, expect):
+    (tmp_path / "empty").mkdir()
+    mon = (runs["a1"] / "monitor.mon").read_bytes()
+    (tmp_path / "t.mon").write_bytes(mon[:4096 * 3])
+    subst = {"{run}": runs["a1"], "{scenario}": A1, "{empty}": tmp_path / "empty", "{truncated}": tmp_path / "t.mon"}
+    p = run_cli("report", *[subst.get(a, a) for a in args])
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert expect in p.stderr
+    assert "Traceback" not in p.stderr and p.stdout == ""
+    assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_damaged_data_warns_and_reports_what_it_read(runs, run_cli, tmp_path):
+    mon = bytearray((runs["a1"] / "monitor.mon").read_bytes())
+    mon[4096 * 5] = 0x7F  # first record of the second interval (block 5): length runs past its frame
+    f = tmp_path / "damaged.mon"
+    f.write_bytes(bytes(mon))
+    p = run_cli("report", f, "--fcx", "225")
+    assert p.returncode == 0
+    assert "warning" in p.stderr and "offset 20480" in p.stderr
+    assert ">>Mean>>" in p.stdout
+
+
+def test_run_dir_has_monitor_data(runs):
+    mon = (runs["a1"] / "monitor.mon").read_bytes()
+    assert len(mon) % 4096 == 0 and len(mon) == 4096 * 2 * 6

@@ -1,0 +1,82 @@
+"""Golden files: every report's text, CSV and JSON layout (and --vs) from two fixed monitor files.
+
+The inputs (tests/python/golden/a.mon, b.mon) are committed monitor data, so these tests check
+the report layouts, not the engine: a scheduler change does not touch them.
+
+Regenerate the expected outputs after an intended layout change:
+    ZVMLAB_REGEN_GOLDEN=1 .venv/bin/python -m pytest -q tests/python/test_report_golden.py
+and the inputs too (after a change of the monitor writer):
+    ZVMLAB_REGEN_GOLDEN=inputs .venv/bin/python -m pytest -q tests/python/test_report_golden.py
+then review `git diff tests/python/golden/`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from zvmlab import engine
+from zvmlab.perfkit import REPORTS, load, render
+
+GOLDEN = Path(__file__).parent / "golden"
+REGEN = os.environ.get("ZVMLAB_REGEN_GOLDEN", "")
+MS = 1_000_000
+
+
+def _guest(userid, workload, share=100.0, vcpus=1):
+    return {"userid": userid, "vcpus": vcpus, "count": 1, "quickdsp": False,
+            "share": {"min": {"kind": "relative", "value": share}, "limit": "none"}, "workload": workload}
+
+
+def _inputs() -> dict[str, dict]:
+    guests = [_guest("LINUX01", {"kind": "cpu-bound", "dist": "exp"}, 100.0, 2),
+              _guest("LINUX02", {"kind": "cpu-bound", "dist": "exp", "demand": 0.3}, 200.0),
+              _guest("CMS1", {"kind": "transactional", "think_ns": 40 * MS, "cpu_ns": 4 * MS, "dist": "exp"})]
+    base = {"processors": 3, "smt": "off", "duration_ns": 300 * 10**9, "interval_ns": 60 * 10**9, "params": {},
+            "switches": {}, "guests": guests, "actions": []}
+    return {"a.mon": {**base, "level": "zvm-6.4", "seed": 1}, "b.mon": {**base, "level": "zvm-5.3", "seed": 2}}
+
+
+@pytest.fixture(scope="module")
+def sources():
+    if REGEN == "inputs":
+        for name, cfg in _inputs().items():
+            (GOLDEN / name).write_bytes(engine.simulate(cfg, monitor=True)[1])
+    cwd = os.getcwd()
+    os.chdir(GOLDEN)  # relative paths: the JSON names its source the same on every machine
+    try:
+        yield load("a.mon"), load("b.mon")
+    finally:
+        os.chdir(cwd)
+
+
+def check(name: str, got: str) -> None:
+    f = GOLDEN / name
+    if REGEN:
+        f.write_text(got)
+    assert f.exists(), f"{f} missing: regenerate (see the module docstring)"
+    assert got == f.read_text(), f"{name} differs from the golden file; if intended, regenerate and review"
+
+
+@pytest.mark.parametrize("fcx", list(REPORTS))
+def test_report_layouts(sources, fcx):
+    a, _ = sources
+    r = REPORTS[fcx].build(a.m)
+    stem = f"{fcx}-{REPORTS[fcx].name}"
+    check(f"{stem}.txt", render.text([r]))
+    check(f"{stem}.csv", render.csv_text(r))
+    check(f"{stem}.json", render.json_text([r]))
+
+
+@pytest.mark.parametrize("fcx", list(REPORTS))
+def test_vs_layouts(sources, fcx):
+    a, b = sources
+    r = render.compare(REPORTS[fcx].build(a.m), REPORTS[fcx].build(b.m), "a", "b")
+    check(f"{fcx}-{REPORTS[fcx].name}-vs.txt", render.text([r]))
+
+
+def test_golden_inputs_are_read_cleanly(sources):
+    for s in sources:
+        assert s.data.problems == [] and len(s.m.intervals) == 5 and len(s.m.cpus) == 3

@@ -1,0 +1,32 @@
+"""zvmlab scaling: the workload scales with cores; the CAF curve passes through the seed's point."""
+
+import pytest
+
+from conftest import ROOT, run_json, zvmlab
+from zvmlab.lab.scaling import caf
+
+WEB = ROOT / "scenarios" / "scaling-web.toml"
+
+
+def test_caf_curve_through_the_published_point():
+    assert caf(1) == 1.0
+    assert caf(4) == pytest.approx(0.890)
+    assert caf(64) < caf(32) < caf(16) < caf(4) < caf(2) < 1.0
+
+
+def test_scaling_json_and_plot(tmp_path):
+    r = run_json("scaling", WEB, "--cores", "1,2,4", "--duration", "10s", "--json", "--plot", tmp_path / "s.png")
+    rows = r["rows"]
+    assert [x["cores"] for x in rows] == [1, 2, 4]
+    assert [x["guests"] for x in rows] == [8, 16, 32]
+    assert rows[0]["itr_caf_expected"] == pytest.approx(rows[0]["itr"])
+    assert rows[2]["itr_caf_expected"] == pytest.approx(rows[0]["itr"] * 4 * 0.890)
+    assert rows[2]["etr"] > 3 * rows[0]["etr"]
+    assert (tmp_path / "s.png").stat().st_size > 5000
+
+
+def test_scaling_bad_cores():
+    p = zvmlab("scaling", WEB, "--cores", "1,two")
+    assert p.returncode == 2 and "--cores" in p.stderr
+    p = zvmlab("scaling", WEB, "--cores", "0,65")
+    assert p.returncode == 2 and "--cores" in p.stderr

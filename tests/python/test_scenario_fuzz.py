@@ -1,0 +1,152 @@
+"""Fuzzing the scenario loader: whatever the text, the loader returns a Scenario or raises
+InputError naming the file; and whatever it accepts, the engine accepts too."""
+
+import json
+
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
+
+from zvmlab import _engine
+from zvmlab.errors import InputError
+from zvmlab.scenario import Share, ShareValue, loads, parse_duration, parse_share
+
+GOOD = """[system]
+level = "zvm-6.4"
+processors = 2
+smt = "off"
+[run]
+duration = "1m"
+interval = "10s"
+seed = 3
+[[guest]]
+userid = "USER0"
+share = "RELATIVE 100 ABSOLUTE 30% LIMITSOFT"
+workload = { kind = "cpu-bound" }
+[[guest]]
+userid = "USER1"
+vcpus = 2
+count = 3
+share = "ABSOLUTE 20% LIMITHARD"
+workload = { kind = "transactional", think = "10ms", cpu = "2ms" }
+[[action]]
+at = "30s"
+command = "SET SHARE USER0 RELATIVE 300"
+"""
+
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def check(text):
+    try:
+        sc = loads(text, "fuzz.toml")
+    except InputError as e:
+        assert e.file == "fuzz.toml"
+        assert str(e).startswith("fuzz.toml")
+        return None
+    # Whatever the front accepts, the engine must accept (and not panic).
+    _engine.Simulation(json.dumps(sc.engine_config()))
+    return sc
+
+
+def test_good_scenario_loads():
+    sc = check(GOOD)
+    assert sc is not None
+    assert sc.userids() == ["USER0", "USER10", "USER11", "USER12"]
+    assert sc.actions[0].at_ns == 30_000_000_000
+
+
+@FUZZ
+@given(st.text(max_size=400))
+@example("[system]\nprocessors = 1e999")
+@example("[[guest]]\nuserid = 1")
+@example("guest = 5")
+@example("[params]\n\"srm.dspslice\" = -1")
+def test_arbitrary_text(text):
+    check(text)
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_scenario(data):
+    """Delete, duplicate or replace a slice of a good scenario."""
+    text = GOOD
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(text)))
+        j = data.draw(st.integers(i, min(len(text), i + 20)))
+        op = data.draw(st.sampled_from(["delete", "dup", "replace"]))
+        if op == "delete":
+            text = text[:i] + text[j:]
+        elif op == "dup":
+            text = text[:j] + text[i:j] + text[j:]
+        else:
+            text = text[:i] + data.draw(st.text(alphabet='0123456789-.%"=[]{}, abcRELATIVEABSOLUTELIMIT\n',
+                                                 max_size=10)) + text[j:]
+    check(text)
+
+
+values = st.one_of(st.integers(-5, 200), st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=8),
+                   st.booleans(), st.just("10s"), st.just("0ms"), st.lists(st.integers(), max_size=2))
+
+
+@FUZZ
+@given(st.sampled_from(["processors", "smt", "level", "duration", "interval", "seed", "vcpus", "count", "share",
+                        "userid", "demand", "at"]), values)
+def test_field_values(key, value):
+    """Put arbitrary values into each field (rendered as TOML)."""
+    def toml(v):
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, float):
+            return {float("inf"): "inf", float("-inf"): "-inf"}.get(v, "nan" if v != v else repr(v))
+        if isinstance(v, str):
+            return json.dumps(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(map(toml, v)) + "]"
+        return str(v)
+
+    lines = GOOD.splitlines()
+    out = []
+    for ln in lines:
+        if ln.split("=")[0].strip() == key:
+            ln = f"{key} = {toml(value)}"
+        elif key == "demand" and "cpu-bound" in ln:
+            ln = f'workload = {{ kind = "cpu-bound", demand = {toml(value)} }}'
+        out.append(ln)
+    check("\n".join(out) + "\n")
+
+
+share_values = st.one_of(
+    st.builds(ShareValue, st.just("relative"), st.integers(1, 10000).map(float)),
+    st.builds(ShareValue, st.just("absolute"), st.integers(1, 1000).map(lambda x: x / 10)),
+)
+
+
+@FUZZ
+@given(share_values, st.one_of(st.none(), share_values), st.sampled_from(["none", "soft", "hard"]))
+def test_share_text_round_trip(mn, mx, limit):
+    if mx is not None and mx.kind == mn.kind and mx.value < mn.value:
+        mn, mx = mx, mn
+    if limit == "none":
+        mx = None
+    elif mx is None:
+        mx = mn
+    share = Share(mn, mx, limit)
+    assert parse_share(str(share)) == share
+
+
+@FUZZ
+@given(st.text(max_size=30))
+def test_share_parser_total(text):
+    try:
+        parse_share(text)
+    except InputError as e:
+        assert "SET SHARE" in str(e)
+
+
+@given(st.integers(0, 10**6), st.sampled_from(["ns", "us", "ms", "s", "m", "h"]))
+def test_duration_units(n, unit):
+    scale = {"ns": 1, "us": 10**3, "ms": 10**6, "s": 10**9, "m": 60 * 10**9, "h": 3600 * 10**9}[unit]
+    if n == 0:
+        assert parse_duration(f"{n}{unit}", allow_zero=True) == 0
+    else:
+        assert parse_duration(f"{n}{unit}") == n * scale

@@ -1,0 +1,76 @@
+"""Scenario keys for storage and paging (issue 5): parsing, engine form, located errors."""
+
+import pytest
+
+from zvmlab.errors import InputError
+from zvmlab.scenario import loads
+
+BASE = """
+[system]
+level = "zvm-6.3"
+processors = 2
+[run]
+duration = "5s"
+{storage}
+[[guest]]
+userid = "THR"
+{guest}
+workload = {{ kind = "cpu-bound", tx_cpu = "50us", dist = "fixed" }}
+"""
+
+GOOD_ST = '[storage]\nreal = "16M"\nprefill = true\npaging_volumes = [{ type = "eckd", size = "1G", count = 2 }]'
+GOOD_G = 'storage = "64M"\nrefs = { pattern = "uniform", range = "48M" }'
+
+
+def test_storage_keys_reach_the_engine():
+    s = loads(BASE.format(storage=GOOD_ST, guest=GOOD_G))
+    c = s.engine_config()
+    assert c["storage"] == {"frames": 4096, "prefill": True,
+                            "paging_volumes": [{"type": "eckd", "slots": 262144, "count": 2}]}
+    assert c["guests"][0]["storage_pages"] == 16384
+    assert c["guests"][0]["refs"] == {"pattern": "uniform", "range_pages": 12288}
+    # A scenario without storage sends exactly what it sent before.
+    plain = loads(BASE.format(storage="", guest="")).engine_config()
+    assert "storage" not in plain and "refs" not in plain["guests"][0]
+
+
+def test_thrasher_runs_and_reports_devices():
+    from zvmlab import engine
+
+    s = loads(BASE.format(storage=GOOD_ST, guest=GOOD_G))
+    out = engine.simulate(s.engine_config())
+    assert out["storage"]["fault_rate"] == pytest.approx(1 - 4096 / 12288, rel=0.05)
+    assert len(out["devices"]) == 2
+
+
+@pytest.mark.parametrize("storage,guest,field", [
+    (GOOD_ST, 'storage = "64M"\nrefs = { pattern = "uniform", range = "65M" }', "guest[0].refs.range"),
+    (GOOD_ST, 'storage = "2T"', "guest[0].storage"),
+    (GOOD_ST, 'storage = "lots"', "guest[0].storage"),
+    (GOOD_ST, 'refs = { pattern = "uniform", range = "48M" }', "guest[0].refs"),
+    (GOOD_ST, 'storage = "64M"\nrefs = { pattern = "zipf", range = "48M" }', "guest[0].refs"),
+    (GOOD_ST, 'storage = "64M"\nrefs = { pattern = "strided", range = "48M" }', "guest[0].refs.stride"),
+    ("", GOOD_G, "storage"),
+    ('[storage]\nreal = "16M"', GOOD_G, "storage.paging_volumes"),
+    ('[storage]\nreal = "16M"\npaging_volumes = [{ type = "xiv", size = "1G" }]', GOOD_G,
+     "storage.paging_volumes[0].type"),
+    ('[storage]\nreel = "16M"', GOOD_G, "storage.reel"),
+    ('[storage]\nprefill = true', GOOD_G, "storage.real"),
+])
+def test_bad_storage_input_is_located(storage, guest, field):
+    with pytest.raises(InputError) as e:
+        loads(BASE.format(storage=storage, guest=guest))
+    assert e.value.field == field
+
+
+def test_hotset_refs():
+    s = loads(BASE.format(storage=GOOD_ST, guest='storage = "64M"\nrefs = { pattern = "hotset", range = "48M", '
+                                               'hot = "8M", hot_fraction = 0.9 }'))
+    assert s.engine_config()["guests"][0]["refs"] == {"pattern": "hotset", "range_pages": 12288,
+                                                      "hot_pages": 2048, "hot_fraction": 0.9}
+    for bad, field in [('hot = "48M", hot_fraction = 0.9', "guest[0].refs.hot"),
+                       ('hot = "8M", hot_fraction = 1.5', "guest[0].refs.hot_fraction"),
+                       ('hot = "8M"', "guest[0].refs.hot_fraction")]:
+        with pytest.raises(InputError) as e:
+            loads(BASE.format(storage=GOOD_ST, guest=f'storage = "64M"\nrefs = {{ pattern = "hotset", range = "48M", {bad} }}'))
+        assert e.value.field == field
