@@ -75,7 +75,8 @@ impl Sim {
     pub(crate) fn dispatch_next(&mut self, l: u32) {
         self.charge(l, self.now);
         let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed)
-            + std::mem::take(&mut self.sched.sys_pending);
+            + std::mem::take(&mut self.sched.sys_pending)
+            + self.locks.dispatch(l, self.now);
         match self.pick(l) {
             Some(v) => {
                 self.on_dispatch(v, l);
@@ -171,6 +172,7 @@ impl Sim {
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = NONE;
         lp.sys_owed += self.cost_slice_end;
+        self.locks.slice_end(l);
         self.end_run(v);
         self.vcpus[v as usize].tx_slices += 1;
         self.slice_end_requeue(v);

@@ -93,6 +93,41 @@ pub enum DispatchPath {
     SpecialtyEngines,
 }
 
+/// The scheduler lock's shared/exclusive manager (seed 000, VM65988; crate::locks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedLock {
+    /// No shared mode: every acquire of the scheduler lock is exclusive (what-if).
+    Exclusive,
+    /// Old manager: shared and exclusive acquirers all write the lock's one cache line.
+    #[default]
+    SingleLine,
+    /// VM65988 (6.4): only exclusive acquirers write the line; shared ones only read it.
+    ExclOnlyWrites,
+}
+
+/// Where a lock word lives (seed 001, VM65696 moved the scheduler lock to its own lines).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum LockLine {
+    /// The lock word shares its cache line with the data it protects.
+    Shared,
+    /// The lock word has a cache line of its own.
+    #[default]
+    Own,
+}
+
+/// Frame-manager zones (seed 000, 6.4 2 TB support): RSA2GLCK split by zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameZones {
+    /// One > 2 GB available list and one lock.
+    #[default]
+    One,
+    /// `storage.frame_zones` zones, each with its lock; a processor uses its home zone.
+    Zoned,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -107,6 +142,12 @@ pub struct Switches {
     pub dispatch_path: DispatchPath,
     #[serde(default)]
     pub reorder: Reorder,
+    #[serde(default)]
+    pub sched_lock: SchedLock,
+    #[serde(default)]
+    pub lock_line: LockLine,
+    #[serde(default)]
+    pub frame_zones: FrameZones,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -125,6 +166,9 @@ pub fn levels() -> Vec<Level> {
         edev_paging: EdevPaging::FbaEmulation,
         dispatch_path: DispatchPath::PreSpecialty,
         reorder: Reorder::On,
+        sched_lock: SchedLock::SingleLine,
+        lock_line: LockLine::Shared,
+        frame_zones: FrameZones::One,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -138,6 +182,9 @@ pub fn levels() -> Vec<Level> {
         edev_paging: EdevPaging::FbaEmulation,
         dispatch_path: DispatchPath::PreSpecialty,
         reorder: Reorder::On,
+        sched_lock: SchedLock::SingleLine,
+        lock_line: LockLine::Shared,
+        frame_zones: FrameZones::One,
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,
@@ -148,12 +195,19 @@ pub fn levels() -> Vec<Level> {
     let zvm63 = Switches {
         agelist: AgeList::On,
         reorder: Reorder::Off,
+        // VM65696 (6.3 z13 exploitation service): the scheduler lock on its own cache lines.
+        lock_line: LockLine::Own,
         ..zvm53.clone()
     };
     let zvm64 = Switches {
         sched: Sched::EntitlementExcess,
         dv: DvSelect::LookAside,
+        frame_zones: FrameZones::Zoned,
         ..zvm63.clone()
+    };
+    let zvm64_vm65988 = Switches {
+        sched_lock: SchedLock::ExclOnlyWrites,
+        ..zvm64.clone()
     };
     vec![
         Level {
@@ -195,6 +249,11 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.4",
             title: "z/VM 6.4 GA (scheduler repair, VM65288)",
             switches: zvm64,
+        },
+        Level {
+            name: "zvm-6.4-vm65988",
+            title: "z/VM 6.4 with VM65988 (shared/exclusive lock manager: only exclusive acquirers write the lock's line)",
+            switches: zvm64_vm65988,
         },
     ]
 }

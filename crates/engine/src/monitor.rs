@@ -29,12 +29,15 @@ pub struct IntervalRec {
     pub lpus: Vec<LpuDelta>,
     /// Paging devices: counters of this interval (empty without a storage model).
     pub devices: Vec<crate::io::DevStats>,
+    /// Spin locks: counters of this interval.
+    pub locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
 }
 
 pub struct Monitor {
     prev_users: Vec<Acct>,
     prev_lpus: Vec<(u64, u64)>,
     prev_devs: Vec<crate::io::DevStats>,
+    prev_locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
     last: Time,
     pub intervals: Vec<IntervalRec>,
 }
@@ -45,6 +48,7 @@ impl Monitor {
             prev_users: vec![Acct::default(); users],
             prev_lpus: vec![(0, 0); lpus],
             prev_devs: Vec::new(),
+            prev_locks: Default::default(),
             last: 0,
             intervals: Vec::new(),
         }
@@ -91,12 +95,15 @@ impl Sim {
                 *p = d.stats.clone();
             }
         }
+        let locks = std::array::from_fn(|i| self.locks.counters[i].since(&self.mon.prev_locks[i]));
+        self.mon.prev_locks = self.locks.counters;
         self.mon.intervals.push(IntervalRec {
             start: self.mon.last,
             end: self.now,
             users,
             lpus,
             devices,
+            locks,
         });
         self.mon.last = self.now;
         if self.now < self.end {
@@ -168,6 +175,7 @@ impl Sim {
                     system_ns: isys,
                     transactions: itx,
                     etr: itx as f64 / (len / 1e9),
+                    locks: crate::locks::Locks::summary(&iv.locks, len),
                     devices: match &self.paging {
                         Some(pg) => pg
                             .devs
@@ -215,6 +223,7 @@ impl Sim {
             intervals,
             storage: self.storage_summary(),
             devices: self.device_summaries(),
+            locks: crate::locks::Locks::summary(&self.locks.counters, dur),
         }
     }
 }
@@ -261,6 +270,8 @@ pub struct IntervalSummary {
     /// Paging devices in this interval (absent without a storage model).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<crate::io::DeviceInterval>,
+    /// Spin locks in this interval (FCX265 LOCKLOG per interval).
+    pub locks: BTreeMap<String, crate::locks::LockSummary>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -290,4 +301,6 @@ pub struct Summary {
     pub storage: Option<crate::paging::StorageSummary>,
     /// Per-device figures (FCX108-style): paging volumes now, minidisk volumes later.
     pub devices: Vec<crate::io::DeviceSummary>,
+    /// Spin locks over the run, by lock name (FCX265 LOCKLOG columns).
+    pub locks: BTreeMap<String, crate::locks::LockSummary>,
 }

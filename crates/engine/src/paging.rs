@@ -231,7 +231,13 @@ impl Sim {
             self.start_pagewait_run(l, v, 0);
             return true;
         }
+        let steals = pg.st.steals;
         let found = pg.st.reference(u as u32, page);
+        if matches!(found, Found::OnDasd | Found::FirstTouch) {
+            // Frames taken from (and stolen frames returned to) the available list.
+            let frames = 1 + pg.st.steals - steals;
+            self.lpus[l as usize].sys_owed += self.locks.frames(l, self.now, frames);
+        }
         self.flush_writes(false);
         let pg = self.paging.as_mut().unwrap();
         // Pre-6.3 reorder: a faulting guest due for it has all its resident frames walked first.
@@ -317,6 +323,7 @@ impl Sim {
             pg.st.pending_writes.drain(..n);
             pg.st.pages_written += n as u64;
             sys += (pg.cost_steal + pg.cost_io[d]) * n as Time;
+            sys += self.locks.slots(now, n as Time);
             let r = IoReq {
                 pages: n as u32,
                 read: false,

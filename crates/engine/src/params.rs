@@ -96,6 +96,21 @@ params! {
     burst_default: "workload.burst_default" = 2.0, "ms",
         "assumed: mean CPU burst of a partially busy cpu-bound user (demand < 1): short against the 5 ms slice, long against dispatch cost";
     // --- processors, PR/SM, SMT, spin locks (issue 4): add entries below this line ---
+    // spin locks (crate::locks)
+    lock_line_cycles: "lock.line_cycles" = 150.0, "cycles per cache-line transfer",
+        "assumed: one transfer of a lock word's line between processors of one drawer (on-chip L3 ~50 cycles, other chip via L4 a few hundred); each processor spinning on the line adds one more (invalidation), cp-model §5.2";
+    lock_hold_dispatch: "lock.hold_dispatch" = 300.0, "instructions",
+        "assumed: part of path.dispatch that reads the dispatch list under the scheduler lock (SRMSLOCK, shared where the manager allows), cp-model §4.7 [A]";
+    lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions",
+        "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
+    lock_hold_atod: "lock.hold_atod" = 1000.0, "instructions",
+        "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a virtual CPU becomes runnable and its priority is computed from it, cp-model §4.4/§5.1 [A]";
+    lock_hold_slot: "lock.hold_slot" = 400.0, "instructions per page",
+        "assumed: paging slot allocation per page written, under HCPPGDAL (CP-owned volume list), cp-model §5.1/§7.1 [A]";
+    lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame",
+        "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
+    lock_frame_zones: "storage.frame_zones" = 8.0, "zones",
+        "assumed: frame-manager zones of the 6.4 2 TB support (seed 000 gives no count); RSA2GLCK is split with them";
     // --- end of processors ---
     // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
     path_fault: "storage.path_fault" = 4000.0, "instructions",

@@ -572,6 +572,7 @@ impl Sim {
 
     /// A dormant virtual CPU starts a transaction.
     pub(crate) fn vcpu_runnable(&mut self, v: u32) {
+        self.sched.sys_pending += self.locks.atod_update(self.now);
         let u = self.vcpus[v as usize].user as usize;
         {
             let vc = &mut self.vcpus[v as usize];
@@ -708,6 +709,7 @@ impl Sim {
         s.tidle = false;
         self.sched.nq[s.class as usize] += 1;
         self.sched.sys_pending += self.sched.cost_dlist;
+        self.locks.pending_updates += 1;
         self.sched.stats.dlist_adds += 1;
         for k in 0..self.users[u].vcpus.len() {
             let v = self.users[u].vcpus[k];
@@ -721,6 +723,7 @@ impl Sim {
         let s = &mut self.users[u].sch;
         self.sched.nq[s.class as usize] -= 1;
         self.sched.sys_pending += self.sched.cost_dlist;
+        self.locks.pending_updates += 1;
     }
 
     /// The scheduler's periodic pass: drop expired test-idle users, admit from the eligible

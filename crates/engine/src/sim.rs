@@ -223,6 +223,8 @@ pub struct Sim {
     pub(crate) paging: Option<Box<crate::paging::Paging>>,
     /// Entity number of the first paging device (after the virtual CPUs).
     pub(crate) first_dev: u32,
+    /// CP's spin locks (crate::locks).
+    pub(crate) locks: crate::locks::Locks,
 }
 
 impl Sim {
@@ -351,6 +353,7 @@ impl Sim {
             })
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
+        let locks = crate::locks::Locks::new(&params, &level.switches, p);
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -371,6 +374,7 @@ impl Sim {
             mon,
             paging,
             first_dev,
+            locks,
             cfg,
         };
         sim.normalize_shares();

@@ -1,0 +1,436 @@
+//! CP's formal spin locks as mutual-exclusion resources (cp-model §4.7, §5).
+//!
+//! A lock is taken by a CP path on a logical processor at the instant the path starts. The
+//! requester spins (nonchargeable CP time on its processor) until the lock is free in the mode
+//! it asks for, then holds it for the part of the path that runs under the lock (the hold is a
+//! path length already charged by the calling path; only the spin and the cache-line traffic
+//! are added to the processor's time).
+//!
+//! Mechanism (exact for FIFO service, and cheap): events are processed in time order, so
+//! requests arrive in nondecreasing simulated time. Each lock keeps the instant its exclusive
+//! holder and queue free it (`excl_free`) and the latest end of its shared holds (`shared_free`):
+//! - exclusive request at `t` starts at `max(t, excl_free, shared_free)`;
+//! - shared request at `t` starts at `max(t, excl_free)` and may overlap other shared holds;
+//! - spin = start - t; a request that spins is a collision (Perfkit FCX265 LOCKLOG).
+//!
+//! Cache lines (the mechanisms behind VM65696 and VM65988, seed 000/001):
+//! - every write of the lock word costs one cache-line transfer (`lock.line_cycles`) plus one per
+//!   processor spinning on the line at that instant (each spinner holds a copy that the write
+//!   has to invalidate), so handoffs get slower as contention grows (a non-scalable spin lock);
+//! - exclusive acquires always write the lock word; with the old shared/exclusive manager
+//!   (`sched_lock = single-line`) shared acquires write it too, so they are serialized on the
+//!   line for one write each, and pay one more write to release; with VM65988
+//!   (`excl-only-writes`) shared acquires only read it; `exclusive` makes every acquire of the
+//!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
+//! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
+//!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
+//!   stretched by one transfer per spinner.
+//! Frame-manager zones (6.4 2 TB support, `frame_zones = zoned`): the > 2 GB available list and
+//! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
+
+use crate::level::{FrameZones, LockLine, SchedLock, Switches};
+use crate::params::Params;
+use crate::queue::Time;
+use crate::sim::path_ns;
+use serde::Serialize;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap};
+
+/// The locks the model takes. The first four are formal locks CP's monitor reports (D0 R23
+/// MRSYTLCK); the last two are per-object serialization with no path taking them yet (guest
+/// PTE locking, seed 001 C2; the NDMBK free list of guest LANs and VSWITCHes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LockId {
+    /// The scheduler lock (shared/exclusive).
+    Srmslock = 0,
+    /// Serializes updates of the adjusted TOD (SRMATOD).
+    Srmatdlk = 1,
+    /// The CP-owned volume list: paging slot allocation.
+    Hcppgdal = 2,
+    /// The > 2 GB available frame list (one per frame-manager zone when zoned).
+    Rsa2glck = 3,
+    GuestPte = 4,
+    Ndmbk = 5,
+}
+
+pub const N_LOCKS: usize = 6;
+pub const NAMES: [&str; N_LOCKS] = ["SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Excl,
+    Shared,
+}
+
+/// One lock instance (a zone of a zoned lock is an instance).
+#[derive(Clone, Debug, Default)]
+struct Inst {
+    excl_free: Time,
+    shared_free: Time,
+    /// Single-line manager: the lock word's line is busy with a shared acquirer's write.
+    line_free: Time,
+    /// Start instants of requests still spinning (processors spinning on the line).
+    spinning: BinaryHeap<Reverse<Time>>,
+}
+
+/// Cumulative counters of one lock (all its zones).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct LockCounters {
+    pub acquires_excl: u64,
+    pub acquires_shared: u64,
+    pub colls_excl: u64,
+    pub colls_shared: u64,
+    pub spin_excl_ns: u64,
+    pub spin_shared_ns: u64,
+    /// Cache-line transfer time added to paths (writes of the lock word, stretched holds).
+    pub line_ns: u64,
+}
+
+impl LockCounters {
+    pub fn since(&self, p: &LockCounters) -> LockCounters {
+        LockCounters {
+            acquires_excl: self.acquires_excl - p.acquires_excl,
+            acquires_shared: self.acquires_shared - p.acquires_shared,
+            colls_excl: self.colls_excl - p.colls_excl,
+            colls_shared: self.colls_shared - p.colls_shared,
+            spin_excl_ns: self.spin_excl_ns - p.spin_excl_ns,
+            spin_shared_ns: self.spin_shared_ns - p.spin_shared_ns,
+            line_ns: self.line_ns - p.line_ns,
+        }
+    }
+    pub fn acquires(&self) -> u64 {
+        self.acquires_excl + self.acquires_shared
+    }
+}
+
+/// Result of one request: the processor spins `spin` ns and spends `line` ns more on cache-line
+/// transfers (both nonchargeable); `start` is when it holds the lock.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Grant {
+    pub start: Time,
+    pub spin: Time,
+    pub line: Time,
+    /// End of the hold (start + hold + any stretch).
+    pub end: Time,
+}
+
+impl Grant {
+    /// Time the requesting processor spends beyond the path's own cost.
+    pub fn extra(&self) -> Time {
+        self.spin + self.line
+    }
+}
+
+pub struct Locks {
+    inst: Vec<Inst>,
+    pub counters: [LockCounters; N_LOCKS],
+    /// First instance of RSA2GLCK zones beyond the first, and the number of zones.
+    zones: usize,
+    pub sched_lock: SchedLock,
+    pub own_line: bool,
+    line_ns: f64,
+    /// Hold times (ns) of the paths that take locks.
+    pub hold_dispatch: Time,
+    pub hold_requeue: Time,
+    pub hold_dlist: Time,
+    pub hold_atod: Time,
+    pub hold_slot: Time,
+    pub hold_frame: Time,
+    /// Scheduler-list updates (D-list add/drop) done since the last dispatch: the next
+    /// processor that dispatches runs them under the scheduler lock held exclusive.
+    pub pending_updates: u32,
+    /// Processors whose next dispatch follows a slice-end requeue (exclusive).
+    requeue: Vec<bool>,
+}
+
+impl Locks {
+    pub fn new(p: &Params, sw: &Switches, processors: u32) -> Locks {
+        let zones = match sw.frame_zones {
+            FrameZones::One => 1,
+            FrameZones::Zoned => (p.lock_frame_zones.round() as usize).max(1),
+        };
+        Locks {
+            inst: vec![Inst::default(); N_LOCKS + zones - 1],
+            counters: [LockCounters::default(); N_LOCKS],
+            zones,
+            sched_lock: sw.sched_lock,
+            own_line: sw.lock_line == LockLine::Own,
+            line_ns: p.lock_line_cycles / p.clock_ghz,
+            hold_dispatch: path_ns(p, p.lock_hold_dispatch, 0.0),
+            hold_requeue: path_ns(p, p.lock_hold_requeue, 0.0),
+            hold_dlist: path_ns(p, p.path_dlist, 0.0),
+            hold_atod: path_ns(p, p.lock_hold_atod, 0.0),
+            hold_slot: path_ns(p, p.lock_hold_slot, 0.0),
+            hold_frame: path_ns(p, p.lock_hold_frame, 0.0),
+            pending_updates: 0,
+            requeue: vec![false; processors as usize],
+        }
+    }
+
+    /// The instance of `id` a processor uses (its home zone for a zoned lock).
+    #[inline]
+    fn instance(&self, id: LockId, cpu: u32) -> usize {
+        if id == LockId::Rsa2glck && self.zones > 1 {
+            let z = cpu as usize % self.zones;
+            if z == 0 {
+                id as usize
+            } else {
+                N_LOCKS + z - 1
+            }
+        } else {
+            id as usize
+        }
+    }
+
+    /// Request lock `id` in `mode` at `t` from processor `cpu` for a hold of `hold` ns.
+    /// Requests must come in nondecreasing `t`.
+    pub fn acquire(&mut self, id: LockId, mode: Mode, t: Time, cpu: u32, hold: Time) -> Grant {
+        let mode = if id == LockId::Srmslock && self.sched_lock == SchedLock::Exclusive {
+            Mode::Excl
+        } else {
+            mode
+        };
+        let line_ns = self.line_ns;
+        let own_line = self.own_line;
+        let single_line = self.sched_lock == SchedLock::SingleLine;
+        let k = self.instance(id, cpu);
+        let lk = &mut self.inst[k];
+        while let Some(&Reverse(s)) = lk.spinning.peek() {
+            if s <= t {
+                lk.spinning.pop();
+            } else {
+                break;
+            }
+        }
+        let n = lk.spinning.len() as f64;
+        // One write of the lock word: a transfer plus one invalidation per spinner.
+        let write = (line_ns * (1.0 + n)).round() as Time;
+        let (start, line, end) = match mode {
+            Mode::Excl => {
+                let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
+                let stretch = if own_line {
+                    0
+                } else {
+                    (line_ns * n).round() as Time
+                };
+                // Acquire and release both write the line.
+                let line = 2 * write + stretch;
+                let e = s + hold + line;
+                lk.excl_free = e;
+                (s, line, e)
+            }
+            Mode::Shared if single_line => {
+                let s0 = t.max(lk.excl_free).max(lk.line_free);
+                lk.line_free = s0 + write;
+                let s = s0 + write;
+                let e = s + hold;
+                lk.shared_free = lk.shared_free.max(e);
+                (s0, 2 * write, e)
+            }
+            Mode::Shared => {
+                let s = t.max(lk.excl_free);
+                let e = s + hold;
+                lk.shared_free = lk.shared_free.max(e);
+                (s, 0, e)
+            }
+        };
+        let spin = start - t;
+        if spin > 0 {
+            lk.spinning.push(Reverse(start));
+        }
+        let c = &mut self.counters[id as usize];
+        match mode {
+            Mode::Excl => {
+                c.acquires_excl += 1;
+                if spin > 0 {
+                    c.colls_excl += 1;
+                    c.spin_excl_ns += spin;
+                }
+            }
+            Mode::Shared => {
+                c.acquires_shared += 1;
+                if spin > 0 {
+                    c.colls_shared += 1;
+                    c.spin_shared_ns += spin;
+                }
+            }
+        }
+        c.line_ns += line;
+        Grant {
+            start,
+            spin,
+            line,
+            end,
+        }
+    }
+
+    /// The dispatcher on `cpu` at `t`: looks at the dispatch list under the scheduler lock,
+    /// shared when it only reads it, exclusive when it also runs list updates (its own
+    /// slice-end requeue, D-list adds and drops queued since). Returns the extra time.
+    pub fn dispatch(&mut self, cpu: u32, t: Time) -> Time {
+        let requeue = std::mem::take(&mut self.requeue[cpu as usize]);
+        let n = std::mem::take(&mut self.pending_updates) as Time;
+        let (mode, hold) = if requeue || n > 0 {
+            (
+                Mode::Excl,
+                self.hold_dispatch + requeue as Time * self.hold_requeue + n * self.hold_dlist,
+            )
+        } else {
+            (Mode::Shared, self.hold_dispatch)
+        };
+        self.acquire(LockId::Srmslock, mode, t, cpu, hold).extra()
+    }
+
+    /// A slice end on `cpu`: its requeue runs under the scheduler lock at its next dispatch.
+    pub fn slice_end(&mut self, cpu: u32) {
+        self.requeue[cpu as usize] = true;
+    }
+
+    /// A virtual CPU becomes runnable at `t`: its priority comes from the adjusted TOD, updated
+    /// under SRMATDLK. No processor is known here; the extra time is run by the next processor
+    /// that dispatches (like the scheduler's other pending work).
+    pub fn atod_update(&mut self, t: Time) -> Time {
+        let h = self.hold_atod;
+        self.acquire(LockId::Srmatdlk, Mode::Excl, t, 0, h).extra()
+    }
+
+    /// A block page-out of `pages` pages at `t`: slots allocated under HCPPGDAL.
+    pub fn slots(&mut self, t: Time, pages: Time) -> Time {
+        let h = self.hold_slot * pages;
+        self.acquire(LockId::Hcppgdal, Mode::Excl, t, 0, h).extra()
+    }
+
+    /// Processor `cpu` takes (and returns) `frames` frames on the available list at `t`.
+    pub fn frames(&mut self, cpu: u32, t: Time, frames: u64) -> Time {
+        let h = self.hold_frame * frames;
+        self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h).extra()
+    }
+
+    /// Per-lock summary over `dur_ns` (FCX265-like figures).
+    pub fn summary(c: &[LockCounters], dur_ns: f64) -> BTreeMap<String, LockSummary> {
+        let s = dur_ns.max(1.0) / 1e9;
+        c.iter()
+            .enumerate()
+            .filter(|(i, c)| *i < 4 || c.acquires() > 0)
+            .map(|(i, c)| (NAMES[i].to_string(), LockSummary::new(c, s)))
+            .collect()
+    }
+}
+
+/// One lock over a run or an interval: Perfkit FCX265 LOCKLOG's columns (combined, with the
+/// exclusive and shared parts).
+#[derive(Clone, Debug, Serialize)]
+pub struct LockSummary {
+    pub acquires: u64,
+    pub acquires_per_s: f64,
+    pub collisions: u64,
+    pub colls_per_s: f64,
+    /// Mean spin per collision, microseconds.
+    pub avg_spin_us: f64,
+    /// Spin time / elapsed time, percent of one processor.
+    pub spin_pct_busy: f64,
+    pub colls_excl_per_s: f64,
+    pub colls_shared_per_s: f64,
+    pub spin_pct_busy_excl: f64,
+    pub spin_pct_busy_shared: f64,
+    /// Cache-line transfer time on the lock word, percent of one processor.
+    pub line_pct_busy: f64,
+}
+
+impl LockSummary {
+    pub fn new(c: &LockCounters, secs: f64) -> LockSummary {
+        let coll = c.colls_excl + c.colls_shared;
+        let spin = c.spin_excl_ns + c.spin_shared_ns;
+        let pct = |ns: u64| 100.0 * ns as f64 / 1e9 / secs;
+        LockSummary {
+            acquires: c.acquires(),
+            acquires_per_s: c.acquires() as f64 / secs,
+            collisions: coll,
+            colls_per_s: coll as f64 / secs,
+            avg_spin_us: if coll > 0 {
+                spin as f64 / 1e3 / coll as f64
+            } else {
+                0.0
+            },
+            spin_pct_busy: pct(spin),
+            colls_excl_per_s: c.colls_excl as f64 / secs,
+            colls_shared_per_s: c.colls_shared as f64 / secs,
+            spin_pct_busy_excl: pct(c.spin_excl_ns),
+            spin_pct_busy_shared: pct(c.spin_shared_ns),
+            line_pct_busy: pct(c.line_ns),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::level;
+
+    fn locks(level: &str, line_cycles: f64) -> Locks {
+        let mut p = Params::default();
+        p.lock_line_cycles = line_cycles;
+        Locks::new(&p, &level::find(level).unwrap().switches, 4)
+    }
+
+    #[test]
+    fn exclusive_holds_queue_fifo() {
+        let mut l = locks("zvm-6.4", 0.0);
+        let a = l.acquire(LockId::Hcppgdal, Mode::Excl, 0, 0, 100);
+        let b = l.acquire(LockId::Hcppgdal, Mode::Excl, 10, 1, 100);
+        let c = l.acquire(LockId::Hcppgdal, Mode::Excl, 20, 2, 100);
+        assert_eq!((a.start, a.spin), (0, 0));
+        assert_eq!((b.start, b.spin), (100, 90));
+        assert_eq!((c.start, c.spin), (200, 180));
+        let s = l.counters[LockId::Hcppgdal as usize];
+        assert_eq!((s.acquires_excl, s.colls_excl, s.spin_excl_ns), (3, 2, 270));
+    }
+
+    #[test]
+    fn shared_holds_overlap_exclusive_waits_for_them() {
+        let mut l = locks("zvm-6.4-vm65988", 0.0);
+        let a = l.acquire(LockId::Srmslock, Mode::Shared, 0, 0, 100);
+        let b = l.acquire(LockId::Srmslock, Mode::Shared, 10, 1, 100);
+        assert_eq!((a.spin, b.spin), (0, 0));
+        let x = l.acquire(LockId::Srmslock, Mode::Excl, 20, 2, 50);
+        assert_eq!(x.start, 110);
+        let c = l.acquire(LockId::Srmslock, Mode::Shared, 30, 3, 10);
+        assert_eq!(c.start, 160, "a shared request waits for the queued exclusive one");
+    }
+
+    #[test]
+    fn single_line_serializes_shared_acquires_on_the_line() {
+        let mut old = locks("zvm-6.4", 100.0);
+        let mut new = locks("zvm-6.4-vm65988", 100.0);
+        let (mut spin_old, mut spin_new) = (0, 0);
+        for k in 0..8u64 {
+            spin_old += old.acquire(LockId::Srmslock, Mode::Shared, k, k as u32 % 4, 1000).extra();
+            spin_new += new.acquire(LockId::Srmslock, Mode::Shared, k, k as u32 % 4, 1000).extra();
+        }
+        assert_eq!(spin_new, 0);
+        assert!(spin_old > 8 * 2 * 19, "old manager: {spin_old}");
+    }
+
+    #[test]
+    fn exclusive_manager_makes_shared_requests_exclusive() {
+        let mut l = locks("zvm-6.4", 0.0);
+        l.sched_lock = SchedLock::Exclusive;
+        l.acquire(LockId::Srmslock, Mode::Shared, 0, 0, 100);
+        let b = l.acquire(LockId::Srmslock, Mode::Shared, 0, 1, 100);
+        assert_eq!(b.spin, 100);
+    }
+
+    #[test]
+    fn zones_split_rsa2glck() {
+        let mut p = Params::default();
+        p.lock_line_cycles = 0.0;
+        p.lock_frame_zones = 4.0;
+        let mut sw = level::find("zvm-6.4").unwrap().switches;
+        sw.frame_zones = FrameZones::Zoned;
+        let mut l = Locks::new(&p, &sw, 8);
+        let a = l.acquire(LockId::Rsa2glck, Mode::Excl, 0, 0, 100);
+        let b = l.acquire(LockId::Rsa2glck, Mode::Excl, 0, 1, 100);
+        let c = l.acquire(LockId::Rsa2glck, Mode::Excl, 0, 4, 100);
+        assert_eq!((a.spin, b.spin, c.spin), (0, 0, 100));
+    }
+}
