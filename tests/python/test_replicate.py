@@ -82,3 +82,14 @@ def test_judge_shape():
 def test_parallel_equals_sequential():
     rows = [r for r in rep.load_catalogue() if r.id in ("A1", "A3", "B1")]
     assert rep.replicate_parallel(rows, 2) == rep.replicate(rows)
+
+
+def test_ratio_metric_is_compare_over_base(monkeypatch):
+    runs = {"lo": {"etr": 10.0}, "hi": {"etr": 25.0}}
+    monkeypatch.setattr(rep, "run_level", lambda sc, level, seed=None, check=False: runs[level])
+    monkeypatch.setattr(rep.scenario, "load", lambda path: None)
+    row = rep.Row("X1", "000", "", "what", "published", "P", "modelled", scenario="x.toml", base="lo",
+                  compare="hi", metrics=[rep.Metric("ETRR", "etr", rep.Tolerance.parse("10%", "x"),
+                                                    published_compare=2.4, ratio=True)])
+    (out,) = rep.replicate([row])
+    assert out["simulated"] == {"compare": 2.5} and out["verdict"] == rep.PASS

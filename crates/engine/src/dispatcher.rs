@@ -74,10 +74,11 @@ impl Sim {
     #[inline]
     pub(crate) fn dispatch_next(&mut self, l: u32) {
         self.charge(l, self.now);
+        let next = self.pick(l);
         let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed)
             + std::mem::take(&mut self.sched.sys_pending)
-            + self.locks.dispatch(l, self.now);
-        match self.pick(l) {
+            + self.locks.dispatch(l, self.now, next.is_some());
+        match next {
             Some(v) => {
                 self.on_dispatch(v, l);
                 self.start_run(l, v, sys, self.cost_dispatch)

@@ -133,14 +133,18 @@ pub struct Locks {
     pub hold_dispatch: Time,
     pub hold_requeue: Time,
     pub hold_dlist: Time,
+    pub hold_ready: Time,
     pub hold_atod: Time,
     pub hold_slot: Time,
     pub hold_frame: Time,
-    /// Scheduler-list updates (D-list add/drop) done since the last dispatch: the next
-    /// processor that dispatches runs them under the scheduler lock held exclusive.
-    pub pending_updates: u32,
+    /// Hold time of the scheduler-list updates (D-list add/drop, a test-idle user readied)
+    /// done since the last dispatch: the next processor that dispatches runs them under the
+    /// scheduler lock held exclusive.
+    pending_hold: Time,
     /// Processors whose next dispatch follows a slice-end requeue (exclusive).
     requeue: Vec<bool>,
+    /// Processors whose last look at the dispatch list found nothing.
+    looked_idle: Vec<bool>,
 }
 
 impl Locks {
@@ -159,11 +163,13 @@ impl Locks {
             hold_dispatch: path_ns(p, p.lock_hold_dispatch, 0.0),
             hold_requeue: path_ns(p, p.lock_hold_requeue, 0.0),
             hold_dlist: path_ns(p, p.path_dlist, 0.0),
+            hold_ready: path_ns(p, p.lock_hold_ready, 0.0),
             hold_atod: path_ns(p, p.lock_hold_atod, 0.0),
             hold_slot: path_ns(p, p.lock_hold_slot, 0.0),
             hold_frame: path_ns(p, p.lock_hold_frame, 0.0),
-            pending_updates: 0,
+            pending_hold: 0,
             requeue: vec![false; processors as usize],
+            looked_idle: vec![false; processors as usize],
         }
     }
 
@@ -267,13 +273,20 @@ impl Locks {
     /// The dispatcher on `cpu` at `t`: looks at the dispatch list under the scheduler lock,
     /// shared when it only reads it, exclusive when it also runs list updates (its own
     /// slice-end requeue, D-list adds and drops queued since). Returns the extra time.
-    pub fn dispatch(&mut self, cpu: u32, t: Time) -> Time {
-        let requeue = std::mem::take(&mut self.requeue[cpu as usize]);
-        let n = std::mem::take(&mut self.pending_updates) as Time;
-        let (mode, hold) = if requeue || n > 0 {
+    /// A processor that found no work looks again only after it ran something or was woken
+    /// (it waits; it does not poll the lock).
+    pub fn dispatch(&mut self, cpu: u32, t: Time, found: bool) -> Time {
+        let c = cpu as usize;
+        let requeue = std::mem::take(&mut self.requeue[c]);
+        let looked = std::mem::replace(&mut self.looked_idle[c], !found);
+        if !found && looked && !requeue && self.pending_hold == 0 {
+            return 0;
+        }
+        let updates = std::mem::take(&mut self.pending_hold);
+        let (mode, hold) = if requeue || updates > 0 {
             (
                 Mode::Excl,
-                self.hold_dispatch + requeue as Time * self.hold_requeue + n * self.hold_dlist,
+                self.hold_dispatch + requeue as Time * self.hold_requeue + updates,
             )
         } else {
             (Mode::Shared, self.hold_dispatch)
@@ -281,14 +294,26 @@ impl Locks {
         self.acquire(LockId::Srmslock, mode, t, cpu, hold).extra()
     }
 
+    /// A D-list add or drop (path.dlist_add_drop under the scheduler lock).
+    pub fn dlist_update(&mut self) {
+        self.pending_hold += self.hold_dlist;
+    }
+
+    /// A test-idle user readied for a new transaction (its class and list counts change).
+    pub fn ready_update(&mut self) {
+        self.pending_hold += self.hold_ready;
+    }
+
     /// A slice end on `cpu`: its requeue runs under the scheduler lock at its next dispatch.
     pub fn slice_end(&mut self, cpu: u32) {
         self.requeue[cpu as usize] = true;
     }
 
-    /// A virtual CPU becomes runnable at `t`: its priority comes from the adjusted TOD, updated
-    /// under SRMATDLK. No processor is known here; the extra time is run by the next processor
-    /// that dispatches (like the scheduler's other pending work).
+    /// A page-in completes at `t` and readies its virtual CPU, whose priority comes from the
+    /// adjusted TOD, updated under SRMATDLK (cp-model §4.4, §5.1 [A]: which paths take SRMATDLK
+    /// is not public; the page-in completion is assumed because C1's workload is paging-bound).
+    /// No processor is known here; the extra time is run by the next processor that dispatches
+    /// (like the scheduler's other pending work).
     pub fn atod_update(&mut self, t: Time) -> Time {
         let h = self.hold_atod;
         self.acquire(LockId::Srmatdlk, Mode::Excl, t, 0, h).extra()

@@ -150,10 +150,19 @@ impl Paging {
             slots,
         );
         if sc.prefill {
-            for (u, r) in refs.iter().enumerate() {
-                if let Some(r) = r {
-                    st.prefill(u as u32, r.range());
+            // Interleaved in chunks, so that every guest ends up with its share of the frames.
+            const CHUNK: u64 = 256;
+            let mut lo = 0;
+            while refs.iter().flatten().any(|r| r.range() > lo) {
+                for (u, r) in refs.iter().enumerate() {
+                    if let Some(r) = r {
+                        let hi = (lo + CHUNK).min(r.range());
+                        if hi > lo {
+                            st.prefill_pages(u as u32, lo, hi);
+                        }
+                    }
                 }
+                lo += CHUNK;
             }
         }
         Some(Paging {
@@ -381,6 +390,7 @@ impl Sim {
                 pg.waits += 1;
                 let others = pg.inflight.remove(&r.tag).unwrap_or_default();
                 for v in std::iter::once(r.waiter).chain(others) {
+                    self.sched.sys_pending += self.locks.atod_update(now);
                     self.vcpus[v as usize].pagewait = false;
                     self.vcpus[v as usize].state = VState::Dormant;
                     self.vcpu_runnable(v);

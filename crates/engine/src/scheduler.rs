@@ -572,7 +572,6 @@ impl Sim {
 
     /// A dormant virtual CPU starts a transaction.
     pub(crate) fn vcpu_runnable(&mut self, v: u32) {
-        self.sched.sys_pending += self.locks.atod_update(self.now);
         let u = self.vcpus[v as usize].user as usize;
         {
             let vc = &mut self.vcpus[v as usize];
@@ -599,8 +598,10 @@ impl Sim {
             UList::Dispatch => {
                 let s = &mut self.users[u].sch;
                 if s.tidle {
-                    // A new transaction of a test-idle user: back to Q1, no drop and re-add.
+                    // A new transaction of a test-idle user: back to Q1, no drop and re-add
+                    // (a dispatch-list update, under the scheduler lock held exclusive).
                     s.tidle = false;
+                    self.locks.ready_update();
                     let c = if s.quickdsp { 0 } else { 1 };
                     self.sched.nq[s.class as usize] -= 1;
                     s.class = c;
@@ -709,7 +710,7 @@ impl Sim {
         s.tidle = false;
         self.sched.nq[s.class as usize] += 1;
         self.sched.sys_pending += self.sched.cost_dlist;
-        self.locks.pending_updates += 1;
+        self.locks.dlist_update();
         self.sched.stats.dlist_adds += 1;
         for k in 0..self.users[u].vcpus.len() {
             let v = self.users[u].vcpus[k];
@@ -723,7 +724,7 @@ impl Sim {
         let s = &mut self.users[u].sch;
         self.sched.nq[s.class as usize] -= 1;
         self.sched.sys_pending += self.sched.cost_dlist;
-        self.locks.pending_updates += 1;
+        self.locks.dlist_update();
     }
 
     /// The scheduler's periodic pass: drop expired test-idle users, admit from the eligible

@@ -221,7 +221,13 @@ impl RealStorage {
     /// Steady state after a long warm-up: pages [0, range) of `user` touched, resident while
     /// free frames last, the rest on DASD (slots used).
     pub fn prefill(&mut self, user: u32, range: u64) {
-        for p in 0..range {
+        self.prefill_pages(user, 0, range);
+    }
+
+    /// `prefill` of pages [lo, hi) only (several guests are prefilled interleaved, so that
+    /// each holds frames in proportion to its range, as after a long warm-up).
+    pub fn prefill_pages(&mut self, user: u32, lo: u64, hi: u64) {
+        for p in lo..hi {
             if self.free > 0 {
                 self.tables[user as usize].set(p, VALID);
                 self.in_use.push_back(self.gid(user, p));
@@ -232,7 +238,7 @@ impl RealStorage {
                 self.tables[user as usize].set(p, ON_DASD);
             }
         }
-        self.first_touches += range;
+        self.first_touches += hi - lo;
         self.slots_used = self.first_touches - self.resident;
     }
 

@@ -5,7 +5,9 @@ its published figures (as data), its status (modelled, not modelled yet with the
 brings it, out of scope with the reason) and, for modelled rows, a scenario run at a base and a
 comparison level plus metrics. A metric names a value of the run (``etr``, ``users.USER0.cpu_pct``,
 ``check.max_abs_error_pct`` for the error against the Solver, or ``a / b`` of two of these), a
-published figure for each side, and a tolerance (``"2pp"`` absolute, ``"20%"`` relative).
+published figure for each side, and a tolerance (``"2pp"`` absolute, ``"20%"`` relative). A metric
+with ``ratio = true`` is the comparison run's value over the base run's (ETRR, ITRR), judged
+against ``published_compare``.
 
 A published figure is a number (the simulated value must be within the tolerance of it), or
 ``"tracks"`` / ``"deviated"`` (the value must be within / beyond the tolerance of zero: used for
@@ -65,6 +67,7 @@ class Metric:
     published_compare: float | str | None = None
     scenario: str | None = None
     sweep: dict | None = None  # {"param": "srm.dspslice", "values": [...]}: a shape row
+    ratio: bool = False  # compare / base of the value (ETRR, ITRR)
 
 
 @dataclass
@@ -91,7 +94,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     rows = []
     for i, r in enumerate(doc.get("row", [])):
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
-                          m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"))
+                          m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"), bool(m.get("ratio", False)))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -203,6 +206,9 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
                 continue
             runs = runs_of(m.scenario or str(r.scenario))
             sim = {side: _lookup(run, m.value) for side, run in runs.items()}
+            if m.ratio:
+                b, c = sim.get("base", math.nan), sim.get("compare", math.nan)
+                sim = {"compare": c / b if b else math.nan}
             verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
                                     _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
             out.append(base_info | {
