@@ -150,8 +150,9 @@ proptest! {
         for l in &sim.lpus {
             prop_assert!(l.busy_ns <= sim.now);
         }
-        let spin_pct: f64 = s.locks.values().map(|l| l.spin_pct_busy + l.line_pct_busy).sum();
-        prop_assert!(spin_pct <= s.system_pct + 1e-6, "spin {} > system {}", spin_pct, s.system_pct);
+        // Spin and line time are inside system time (run, or owed and not yet run at the end).
+        let lock_ns: u64 = sim.lock_counters().iter().map(|c| c.spin_excl_ns + c.spin_shared_ns + c.line_ns).sum();
+        prop_assert!(lock_ns <= sys + sim.sys_outstanding(), "lock {} > system {} + owed {}", lock_ns, sys, sim.sys_outstanding());
     }
 }
 
@@ -162,9 +163,18 @@ proptest! {
 fn vm65988_cuts_scheduler_lock_spin() {
     let run = |level: &str| {
         let mut cfg = busy_config(level, 16, 3);
+        cfg.guests[0].count = 200;
+        cfg.guests[0].workload = Workload::Transactional {
+            think_ns: 10_000,
+            cpu_ns: 2_000,
+            dist: Dist::Exp,
+        };
         cfg.params.insert("lock.hold_dispatch".to_string(), 300.0);
         cfg.params.insert("lock.hold_requeue".to_string(), 500.0);
         cfg.params.insert("lock.line_cycles".to_string(), 150.0);
+        // Only the read path takes the lock (readying a user holds it for no time), so the
+        // difference is the shared acquirers' writes of the line.
+        cfg.params.insert("lock.hold_ready".to_string(), 0.0);
         zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap()
     };
     let (a, b) = (run("zvm-6.4"), run("zvm-6.4-vm65988"));
@@ -174,5 +184,5 @@ fn vm65988_cuts_scheduler_lock_spin() {
         v["locks"]["SRMSLOCK"]["spin_pct_busy"].as_f64().unwrap()
     };
     eprintln!("SRMSLOCK spin %busy: 6.4 GA {} VM65988 {}", spin(&a), spin(&b));
-    assert!(spin(&a) > 2.0 * spin(&b));
+    assert!(spin(&a) > 1.0 && spin(&a) > 2.0 * spin(&b));
 }
