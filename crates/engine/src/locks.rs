@@ -14,12 +14,14 @@
 //! - spin = start - t; a request that spins is a collision (Perfkit FCX265 LOCKLOG).
 //!
 //! Cache lines (the mechanisms behind VM65696 and VM65988, seed 000/001):
-//! - every write of the lock word costs one cache-line transfer (`lock.line_cycles`) plus one per
-//!   processor spinning on the line at that instant (each spinner holds a copy that the write
-//!   has to invalidate), so handoffs get slower as contention grows (a non-scalable spin lock);
+//! - a write of the lock word costs one cache-line transfer (`lock.line_cycles`) unless the
+//!   writing processor wrote it last, plus one per processor spinning on the line at that
+//!   instant (each spinner holds a copy that the write has to invalidate), so handoffs get
+//!   slower as contention grows (a non-scalable spin lock); the release write pays only the
+//!   invalidations (paths with no known processor always pay the transfer);
 //! - exclusive acquires always write the lock word; with the old shared/exclusive manager
 //!   (`sched_lock = single-line`) shared acquires write it too, so they are serialized on the
-//!   line for one write each, and pay one more write to release; with VM65988
+//!   line for one write each, and write it again to release; with VM65988
 //!   (`excl-only-writes`) shared acquires only read it; `exclusive` makes every acquire of the
 //!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
@@ -31,7 +33,7 @@
 use crate::level::{FrameZones, LockLine, SchedLock, Switches};
 use crate::params::Params;
 use crate::queue::Time;
-use crate::sim::path_ns;
+use crate::sim::{path_ns, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -71,6 +73,8 @@ struct Inst {
     line_free: Time,
     /// Start instants of requests still spinning (processors spinning on the line).
     spinning: BinaryHeap<Reverse<Time>>,
+    /// The processor that last wrote the lock word (its line is in that processor's cache).
+    last_writer: u32,
 }
 
 /// Cumulative counters of one lock (all its zones).
@@ -154,7 +158,13 @@ impl Locks {
             FrameZones::Zoned => (p.lock_frame_zones.round() as usize).max(1),
         };
         Locks {
-            inst: vec![Inst::default(); N_LOCKS + zones - 1],
+            inst: vec![
+                Inst {
+                    last_writer: NONE,
+                    ..Inst::default()
+                };
+                N_LOCKS + zones - 1
+            ],
             counters: [LockCounters::default(); N_LOCKS],
             zones,
             sched_lock: sw.sched_lock,
@@ -209,8 +219,11 @@ impl Locks {
             }
         }
         let n = lk.spinning.len() as f64;
-        // One write of the lock word: a transfer plus one invalidation per spinner.
-        let write = (line_ns * (1.0 + n)).round() as Time;
+        // Writing the lock word: a transfer unless this processor wrote it last, plus one
+        // invalidation per spinner (they hold copies); the release write pays the latter only.
+        let xfer = if lk.last_writer == cpu { 0.0 } else { 1.0 };
+        let write = (line_ns * (xfer + n)).round() as Time;
+        let release = (line_ns * n).round() as Time;
         let (start, line, end) = match mode {
             Mode::Excl => {
                 let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
@@ -219,10 +232,10 @@ impl Locks {
                 } else {
                     (line_ns * n).round() as Time
                 };
-                // Acquire and release both write the line.
-                let line = 2 * write + stretch;
+                let line = write + release + stretch;
                 let e = s + hold + line;
                 lk.excl_free = e;
+                lk.last_writer = cpu;
                 (s, line, e)
             }
             Mode::Shared if single_line => {
@@ -231,7 +244,8 @@ impl Locks {
                 let s = s0 + write;
                 let e = s + hold;
                 lk.shared_free = lk.shared_free.max(e);
-                (s0, 2 * write, e)
+                lk.last_writer = cpu;
+                (s0, write + release, e)
             }
             Mode::Shared => {
                 let s = t.max(lk.excl_free);
@@ -316,13 +330,13 @@ impl Locks {
     /// (like the scheduler's other pending work).
     pub fn atod_update(&mut self, t: Time) -> Time {
         let h = self.hold_atod;
-        self.acquire(LockId::Srmatdlk, Mode::Excl, t, 0, h).extra()
+        self.acquire(LockId::Srmatdlk, Mode::Excl, t, NONE, h).extra()
     }
 
     /// A block page-out of `pages` pages at `t`: slots allocated under HCPPGDAL.
     pub fn slots(&mut self, t: Time, pages: Time) -> Time {
         let h = self.hold_slot * pages;
-        self.acquire(LockId::Hcppgdal, Mode::Excl, t, 0, h).extra()
+        self.acquire(LockId::Hcppgdal, Mode::Excl, t, NONE, h).extra()
     }
 
     /// Processor `cpu` takes (and returns) `frames` frames on the available list at `t`.

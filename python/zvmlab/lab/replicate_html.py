@@ -69,7 +69,7 @@ def write(results: list[dict], out_dir: str | Path) -> Path:
         pub, sim = r["published"], r["simulated"]
         rows_html.append(
             f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['metric'])}</td>"
-            f"<td class=l>{r['base_level']} → {r['compare_level']}</td>"
+            f"<td class=l>{' → '.join(x for x in (r['base_level'], r['compare_level']) if x)}</td>"
             f"<td>{_fmt(pub.get('base'))}</td><td>{_fmt(pub.get('compare'))}</td>"
             f"<td>{_fmt(sim.get('base'))}</td><td>{_fmt(sim.get('compare'))}</td>"
             f"<td>{r['tolerance']}</td><td class='l {cls}'>{v}</td></tr>")
