@@ -102,7 +102,18 @@ impl LockCounters {
             line_ns: self.line_ns - p.line_ns,
         }
     }
-    pub fn acquires(&self) -> u64 {
+    pub fn plus(&self, d: &LockCounters) -> LockCounters {
+        LockCounters {
+            acquires_excl: self.acquires_excl + d.acquires_excl,
+            acquires_shared: self.acquires_shared + d.acquires_shared,
+            colls_excl: self.colls_excl + d.colls_excl,
+            colls_shared: self.colls_shared + d.colls_shared,
+            spin_excl_ns: self.spin_excl_ns + d.spin_excl_ns,
+            spin_shared_ns: self.spin_shared_ns + d.spin_shared_ns,
+            line_ns: self.line_ns + d.line_ns,
+        }
+    }
+        pub fn acquires(&self) -> u64 {
         self.acquires_excl + self.acquires_shared
     }
 }

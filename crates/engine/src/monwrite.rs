@@ -34,6 +34,8 @@
 //!   virtual CPU.
 //! - D10R2 MRAPLSDT (per user, every interval): application data, as a workload driver would
 //!   report through DIAGNOSE X'DC': cumulative transactions completed (gives ETR).
+//! - D0R23 MRSYTLCK (per formal spin lock, every interval): cumulative acquires, collisions and
+//!   spin time, exclusive and shared (zvmlab placement: IBM's offsets are not transcribed).
 //! - D1R11 MRMTREND and D1R13 MRMTREOF (control).
 //!
 //! Later issues add records by adding a layout to [`LAYOUTS`] and a producer in [`interval_records`]
@@ -181,6 +183,23 @@ pub const APLSDT: Layout = Layout {
     ],
 };
 
+pub const SYTLCK: Layout = Layout {
+    domain: 0,
+    record: 23,
+    name: "MRSYTLCK",
+    title: "Formal Spin Lock Data",
+    len: 76,
+    fields: &[
+        f("SYTLCK_LOCKNAME", 20, 8, Char, "zvmlab"),
+        f("SYTLCK_ACQEXCL", 28, 8, Uint, "zvmlab"),
+        f("SYTLCK_ACQSHR", 36, 8, Uint, "zvmlab"),
+        f("SYTLCK_COLLEXCL", 44, 8, Uint, "zvmlab"),
+        f("SYTLCK_COLLSHR", 52, 8, Uint, "zvmlab"),
+        f("SYTLCK_SPINEXCL", 60, 8, Tod, "zvmlab"),
+        f("SYTLCK_SPINSHR", 68, 8, Tod, "zvmlab"),
+    ],
+};
+
 pub const MTREND: Layout = Layout {
     domain: 1,
     record: 11,
@@ -200,7 +219,7 @@ pub const MTREOF: Layout = Layout {
 };
 
 /// Every record zvmlab writes.
-pub const LAYOUTS: &[Layout] = &[MTRSYS, SYTPRP, USEACT, APLSDT, MTREND, MTREOF];
+pub const LAYOUTS: &[Layout] = &[MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, MTREND, MTREOF];
 
 /// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
 pub const APPL_PRODID: &str = "ZVMLAB  WORKLOAD";
@@ -349,6 +368,7 @@ struct Cum {
     virt: Vec<u64>,
     total: Vec<u64>,
     tx: Vec<u64>,
+    locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
 }
 
 fn config_records(sim: &Sim) -> Vec<Vec<u8>> {
@@ -418,6 +438,25 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
             ],
         ));
     }
+    for (i, l) in c.locks.iter().enumerate() {
+        // The formal locks always; the others once something took them.
+        if i >= 4 && l.acquires() == 0 {
+            continue;
+        }
+        out.push(build(
+            &SYTLCK,
+            tod,
+            &[
+                ("SYTLCK_LOCKNAME", Val::S(crate::locks::NAMES[i])),
+                ("SYTLCK_ACQEXCL", Val::U(l.acquires_excl)),
+                ("SYTLCK_ACQSHR", Val::U(l.acquires_shared)),
+                ("SYTLCK_COLLEXCL", Val::U(l.colls_excl)),
+                ("SYTLCK_COLLSHR", Val::U(l.colls_shared)),
+                ("SYTLCK_SPINEXCL", Val::U(ns_to_tod_units(l.spin_excl_ns))),
+                ("SYTLCK_SPINSHR", Val::U(ns_to_tod_units(l.spin_shared_ns))),
+            ],
+        ));
+    }
     out
 }
 
@@ -437,6 +476,7 @@ pub fn write(sim: &Sim) -> Vec<u8> {
         virt: vec![0; nu],
         total: vec![0; nu],
         tx: vec![0; nu],
+        locks: Default::default(),
     };
     for iv in &sim.mon.intervals {
         for (i, d) in iv.lpus.iter().enumerate().take(nl) {
@@ -448,6 +488,9 @@ pub fn write(sim: &Sim) -> Vec<u8> {
             c.virt[k] += d.virt_ns;
             c.total[k] += d.virt_ns + d.cp_ns;
             c.tx[k] += d.tx_done;
+        }
+        for (a, d) in c.locks.iter_mut().zip(&iv.locks) {
+            *a = a.plus(d);
         }
         let (frames, e) = pack(
             &interval_records(sim, &c, iv.end),

@@ -67,6 +67,8 @@ class Measurements:
     vcpus: dict[str, int] = field(default_factory=dict)
     has_appl: bool = False
     tx: dict[str, list] = field(default_factory=dict)
+    # formal spin locks (MRSYTLCK): lock name -> counter -> one value per interval
+    locks: dict[str, dict[str, list]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
@@ -117,6 +119,12 @@ class Measurements:
         }
 
 
+# MRSYTLCK counters: (key in Measurements.locks, record field, kind)
+_LOCK_COLS = (("acq_x", "SYTLCK_ACQEXCL", "uint"), ("acq_s", "SYTLCK_ACQSHR", "uint"),
+              ("coll_x", "SYTLCK_COLLEXCL", "uint"), ("coll_s", "SYTLCK_COLLSHR", "uint"),
+              ("spin_x", "SYTLCK_SPINEXCL", "tod"), ("spin_s", "SYTLCK_SPINSHR", "tod"))
+
+
 def _deltas(prev: dict, cur: dict, m: Measurements, kind: str, where: dict) -> dict:
     out = {}
     for k, v in cur.items():
@@ -157,7 +165,7 @@ def measure(data: MonitorData) -> Measurements:
         return m
 
     # Per sample group, the cumulative values by key (and where each record was).
-    kinds = ("util", "sys", "wait", "prb", "ttime", "vtime", "tx", "where")
+    kinds = ("util", "sys", "wait", "prb", "ttime", "vtime", "tx", "where") + tuple(k for k, _, _ in _LOCK_COLS)
     per_group = {g: {k: {} for k in kinds} for g in sample_groups}
     for r in data.rows("MRSYTPRP"):
         g = r["group"]
@@ -195,6 +203,15 @@ def measure(data: MonitorData) -> Measurements:
             continue
         per_group[g]["tx"][u] = r["ADATA_TXDONE"]
         m.has_appl = True
+    lock_names: list[str] = []
+    for r in data.rows("MRSYTLCK"):
+        g, name = r["group"], r.get("SYTLCK_LOCKNAME")
+        if g not in per_group or not name:
+            continue
+        for key, col, _ in _LOCK_COLS:
+            per_group[g][key][name] = r.get(col)
+        if name not in lock_names:
+            lock_names.append(name)
     m.cpus.sort()
 
     # Baseline: zeros at the end of the configuration set if monitoring started at IPL.
@@ -213,6 +230,8 @@ def measure(data: MonitorData) -> Measurements:
         m.total_ns[u], m.virt_ns[u] = [], []
         if m.has_appl:
             m.tx[u] = []
+    for name in lock_names:
+        m.locks[name] = {key: [] for key, _, _ in _LOCK_COLS}
     for g in todo:
         cur, tod = per_group[g], groups[g]["tod"]
         if tod < prev_tod:
@@ -240,6 +259,10 @@ def measure(data: MonitorData) -> Measurements:
             m.virt_ns[u].append(dv.get(u))
             if m.has_appl:
                 m.tx[u].append(dx.get(u))
+        for key, _, kind in _LOCK_COLS:
+            d = _deltas(prev[key], cur[key], m, kind, w)
+            for name in lock_names:
+                m.locks[name][key].append(d.get(name))
         # keep earlier values for keys missing in this sample
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod

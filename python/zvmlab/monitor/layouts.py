@@ -108,6 +108,15 @@ BASE: tuple[Record, ...] = (
         _f("ADATA_TXDONE", 52, 8, "uint", "zvmlab"),
         _f("ADATA_TXSTART", 60, 8, "uint", "zvmlab"),
     )),
+    Record(0, 23, "MRSYTLCK", "Formal Spin Lock Data", (
+        _f("SYTLCK_LOCKNAME", 20, 8, "char", "zvmlab"),
+        _f("SYTLCK_ACQEXCL", 28, 8, "uint", "zvmlab"),
+        _f("SYTLCK_ACQSHR", 36, 8, "uint", "zvmlab"),
+        _f("SYTLCK_COLLEXCL", 44, 8, "uint", "zvmlab"),
+        _f("SYTLCK_COLLSHR", 52, 8, "uint", "zvmlab"),
+        _f("SYTLCK_SPINEXCL", 60, 8, "tod", "zvmlab"),
+        _f("SYTLCK_SPINSHR", 68, 8, "tod", "zvmlab"),
+    )),
     Record(1, 11, "MRMTREND", "Interval End", ()),
     Record(1, 13, "MRMTREOF", "End of Frame", ()),
 )

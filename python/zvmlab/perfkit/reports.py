@@ -286,6 +286,49 @@ def user(m: Measurements, r: Report) -> None:
                    "and virtual CPU seconds; Ratio = TCPU/VCPU. * = zvmlab addition (APPLDATA).")
 
 
+# -- FCX265 LOCKLOG ------------------------------------------------------------------------------
+
+@report("FCX265", "LOCKLOG", "Spin Lock Log",
+        "per formal spin lock and interval: collisions/s, average spin per collision, spin %busy "
+        "(combined, exclusive, shared)")
+def locklog(m: Measurements, r: Report) -> None:
+    cols = [TIME_COL, Column("lock", ("", "LockName"), "text", 8)]
+    for g, sfx in (("Combined", ""), ("Exclusive", "_x"), ("Shared", "_s")):
+        cols += [Column("colls" + sfx, ("Colls", "/sec"), "rate", 9, g),
+                 Column("avg" + sfx, ("Avg", "Spin us"), "num", 8, g),
+                 Column("busy" + sfx, ("Spin", "%Busy"), "pct", 7, g)]
+    t = Table("locks", cols, key=("time", "lock"))
+
+    def row(coll_x, coll_s, spin_x, spin_s, secs) -> dict:
+        out = {}
+        for sfx, c, sp in (("", None if coll_x is None or coll_s is None else coll_x + coll_s,
+                            None if spin_x is None or spin_s is None else spin_x + spin_s),
+                           ("_x", coll_x, spin_x), ("_s", coll_s, spin_s)):
+            out["colls" + sfx] = None if c is None else c / secs
+            out["avg" + sfx] = None if c is None or sp is None else (sp / 1e3 / c if c else 0.0)
+            out["busy" + sfx] = None if sp is None else 100.0 * sp / 1e9 / secs
+        return out
+
+    for k, iv in enumerate(m.intervals):
+        secs = iv.len_ns / 1e9
+        for name, d in m.locks.items():
+            t.add(DATA, time=end_time(m, k), lock=name,
+                  **row(d["coll_x"][k], d["coll_s"][k], d["spin_x"][k], d["spin_s"][k], secs))
+    secs = max(1, m.duration_ns) / 1e9
+    for name, d in m.locks.items():
+        t.add(MEAN, time=MEAN, lock=name, **row(ssum(d["coll_x"]), ssum(d["coll_s"]), ssum(d["spin_x"]),
+                                                ssum(d["spin_s"]), secs))
+    r.tables.append(t)
+    x = xs(m)
+    r.plots.append(Plot("Spin %busy by lock", "% of one processor", x,
+                        {name: [row_["busy"] for row_ in t.rows if row_["_kind"] == DATA and row_["lock"] == name]
+                         for name in m.locks}))
+    if not m.locks:
+        r.notes.append("No formal spin lock records (D0 R23 MRSYTLCK) in the data.")
+    r.notes.append("Spin %Busy: spin time / interval, percent of one processor. Avg Spin: microseconds per "
+                   "collision (a request that had to spin).")
+
+
 def build(ident: str, m: Measurements) -> Report:
     return find(ident).build(m)
 
