@@ -215,6 +215,7 @@ impl Sim {
             intervals,
             storage: self.storage_summary(),
             devices: self.device_summaries(),
+            vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
         }
     }
 }
@@ -290,4 +291,7 @@ pub struct Summary {
     pub storage: Option<crate::paging::StorageSummary>,
     /// Per-device figures (FCX108-style): paging volumes now, minidisk volumes later.
     pub devices: Vec<crate::io::DeviceSummary>,
+    /// Virtual networking between client and server guests; absent without such workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vnet: Option<crate::vnet::VnetSummary>,
 }
