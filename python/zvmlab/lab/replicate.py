@@ -133,6 +133,12 @@ def configure(sc: scenario.Scenario, at: dict | None) -> scenario.Scenario:
                    guests=guests)
 
 
+def levels_label(r: dict) -> str:
+    """'base → compare' of a result, or the one level of a row measured at one level."""
+    b, c = r.get("base_level"), r.get("compare_level")
+    return f"{b} → {c}" if b and c else str(b or c or "")
+
+
 def _lookup(run: dict, path: str) -> float:
     path = path.strip()
     if path.startswith("|") and path.endswith("|") and " - " in path:
