@@ -214,7 +214,7 @@ impl Dasd {
                         connect_per_page: 0.0,
                     },
                     0,
-                    Rng::stream(seed, 900_000 + i as u64),
+                    Rng::stream(seed, 950_000 + i as u64),
                 )
             })
             .collect();
