@@ -90,6 +90,6 @@ def test_ratio_metric_is_compare_over_base(monkeypatch):
     monkeypatch.setattr(rep.scenario, "load", lambda path: None)
     row = rep.Row("X1", "000", "", "what", "published", "P", "modelled", scenario="x.toml", base="lo",
                   compare="hi", metrics=[rep.Metric("ETRR", "etr", rep.Tolerance.parse("10%", "x"),
-                                                    published_compare=2.4, ratio=True)])
+                                                    published_ratio=2.4)])
     (out,) = rep.replicate([row])
-    assert out["simulated"] == {"compare": 2.5} and out["verdict"] == rep.PASS
+    assert out["simulated"]["compare"] == 2.5 and out["verdict"] == rep.PASS

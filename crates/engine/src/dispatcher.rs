@@ -121,11 +121,25 @@ impl Sim {
             return;
         }
         if self.vcpus[v as usize].pagewait {
+            if self.dasd.is_some() && self.enter_io_wait(l, v) {
+                return;
+            }
             self.enter_page_wait(l, v);
             return;
         }
+        let u = self.vcpus[v as usize].user as usize;
+        if self.vcpus[v as usize].remaining == 0 {
+            // Guest DASD I/O: the next I/O starts, or the transaction ends.
+            if self.dasd.is_some() && self.dasd_burst_done(l, v) {
+                return;
+            }
+            if self.vnet.is_some() && self.users[u].program.role().is_some() {
+                // A request or reply is ready to send through the virtual network.
+                self.vnet_burst_done(l, v);
+                return;
+            }
+        }
         let vc = &mut self.vcpus[v as usize];
-        let u = vc.user as usize;
         if vc.remaining == 0 {
             // The burst is complete: one transaction done.
             self.users[u].acct.tx_done += 1;
@@ -166,7 +180,7 @@ impl Sim {
 
     /// Minor time slice used up: new dispatch priority (or the limit list, or the eligible
     /// list when the elapsed time slice is over); the slice end is system time.
-    fn slice_end(&mut self, l: u32, v: u32) {
+    pub(crate) fn slice_end(&mut self, l: u32, v: u32) {
         if std::mem::take(&mut self.lpus[l as usize].bg) {
             self.sched.bg_running -= 1;
         }

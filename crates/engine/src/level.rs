@@ -128,6 +128,25 @@ pub enum FrameZones {
     Zoned,
 }
 
+/// CP's SCSI container (the layer that drives EDEV LUNs): the z/VM 5.2 code, or the 5.3 code
+/// tuned for shorter paths on common requests (seed 004).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScsiContainer {
+    Untuned,
+    #[default]
+    Tuned,
+}
+
+/// SCSI write-same for writes of one repeated block to an EDEV (CMS FORMAT), z/VM 5.3+.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteSame {
+    Off,
+    #[default]
+    On,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -148,6 +167,10 @@ pub struct Switches {
     pub lock_line: LockLine,
     #[serde(default)]
     pub frame_zones: FrameZones,
+    #[serde(default)]
+    pub scsi_container: ScsiContainer,
+    #[serde(default)]
+    pub write_same: WriteSame,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -169,6 +192,8 @@ pub fn levels() -> Vec<Level> {
         sched_lock: SchedLock::SingleLine,
         lock_line: LockLine::Shared,
         frame_zones: FrameZones::One,
+        scsi_container: ScsiContainer::Untuned,
+        write_same: WriteSame::Off,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -185,10 +210,14 @@ pub fn levels() -> Vec<Level> {
         sched_lock: SchedLock::SingleLine,
         lock_line: LockLine::Shared,
         frame_zones: FrameZones::One,
+        scsi_container: ScsiContainer::Untuned,
+        write_same: WriteSame::Off,
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,
         dispatch_path: DispatchPath::SpecialtyEngines,
+        scsi_container: ScsiContainer::Tuned,
+        write_same: WriteSame::On,
         ..zvm52.clone()
     };
     let zvm62 = zvm53.clone();
@@ -227,7 +256,7 @@ pub fn levels() -> Vec<Level> {
         },
         Level {
             name: "zvm-5.3",
-            title: "z/VM 5.3 (EDEV paging bypasses FBA emulation; specialty-engine dispatcher)",
+            title: "z/VM 5.3 (EDEV paging bypasses FBA emulation; SCSI container tuning; write-same; specialty-engine dispatcher)",
             switches: zvm53,
         },
         Level {

@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod dasd;
 pub mod dispatcher;
 pub mod io;
 pub mod level;
@@ -20,6 +21,7 @@ pub mod rng;
 pub mod scheduler;
 pub mod sim;
 pub mod storage;
+pub mod vnet;
 pub mod workload;
 
 pub use config::Config;

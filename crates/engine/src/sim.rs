@@ -20,6 +20,21 @@ pub(crate) const ENT_COMMANDS: u32 = 1;
 pub(crate) const ENT_SCHED: u32 = 2;
 pub(crate) const ENT_FIRST_LPU: u32 = 3;
 
+/// The user numbers of the guests of group `userid` (users are numbered in guest order).
+fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
+    let mut n = 0u32;
+    let mut out = Vec::new();
+    for g in &cfg.guests {
+        for _ in 0..g.count {
+            if g.userid == userid {
+                out.push(n);
+            }
+            n += 1;
+        }
+    }
+    out
+}
+
 /// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
 pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
     ((instructions * p.cpi_cp + cycles) / p.clock_ghz).round() as Time
@@ -225,6 +240,12 @@ pub struct Sim {
     pub(crate) first_dev: u32,
     /// CP's spin locks (crate::locks).
     pub(crate) locks: crate::locks::Locks,
+    /// Virtual networking between client and server guests (None: no such workload).
+    pub(crate) vnet: Option<Box<crate::vnet::Vnet>>,
+    /// Guest DASD I/O to minidisk volumes (None: no such workload), and the entity number of
+    /// its first volume (after the paging devices).
+    pub(crate) dasd: Option<Box<crate::dasd::Dasd>>,
+    pub(crate) first_mdev: u32,
 }
 
 impl Sim {
@@ -258,10 +279,15 @@ impl Sim {
                     g.userid.clone()
                 };
                 let uid = users.len() as u32;
+                let servers = match &g.workload {
+                    crate::config::Workload::Client { servers, .. } => server_users(&cfg, servers),
+                    _ => Vec::new(),
+                };
                 let program = Program::new(
                     &g.workload,
                     params.tx_cpu_default * ms,
                     params.burst_default * ms,
+                    servers,
                 );
                 let mut ids = Vec::new();
                 for _ in 0..g.vcpus {
@@ -339,7 +365,11 @@ impl Sim {
                 .map(Box::new);
         let first_dev = first_vcpu + vcpus.len() as u32;
         let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
-        let n_ent = first_vcpu as usize + vcpus.len() + n_dev;
+        let dasd = crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed)?
+            .map(Box::new);
+        let first_mdev = first_dev + n_dev as u32;
+        let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
         }
@@ -354,6 +384,13 @@ impl Sim {
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
         let locks = crate::locks::Locks::new(&params, &level.switches, p);
+        let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {
+            Box::new(crate::vnet::Vnet::new(
+                vcpus.len(),
+                users.len(),
+                path_ns(&params, params.path_vnet_msg, 0.0),
+            ))
+        });
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -375,8 +412,12 @@ impl Sim {
             paging,
             first_dev,
             locks,
+            vnet,
+            dasd,
+            first_mdev,
             cfg,
         };
+        sim.dasd_init();
         sim.normalize_shares();
         sim.refresh_entitlement(0);
         sim.q
@@ -388,6 +429,12 @@ impl Sim {
         }
         for v in 0..sim.vcpus.len() as u32 {
             let u = sim.vcpus[v as usize].user as usize;
+            if sim.users[u].program.waits_for_messages() {
+                if let Some(n) = sim.vnet.as_mut() {
+                    n.waiting[v as usize] = true;
+                }
+                continue;
+            }
             let first = sim.users[u]
                 .program
                 .first_wake(&mut sim.vcpus[v as usize].rng);
@@ -431,7 +478,11 @@ impl Sim {
     fn fire(&mut self, e: u32) {
         if e >= self.first_vcpu {
             if e >= self.first_dev {
-                self.device_event(e - self.first_dev);
+                if e >= self.first_mdev {
+                    self.mdisk_event(e - self.first_mdev);
+                } else {
+                    self.device_event(e - self.first_dev);
+                }
                 return;
             }
             self.vcpu_wake(e - self.first_vcpu);
