@@ -124,10 +124,10 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
     assert p.returncode == 0, p.stderr and p.stdout == ""
     h = out.read_text()
     assert h.startswith("<!DOCTYPE html>") and h.rstrip().endswith("</html>")
-    assert h.count("<svg") == 2 + 1 + 3 + 1  # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1
-    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112"):
+    assert h.count("<svg") == 2 + 1 + 3 + 1 + 1  # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, LOCKLOG 1
+    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX265"):
         assert f'id="{fcx}"' in h
-    assert h.count("<table>") == 5
+    assert h.count("<table>") == 6
     assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
 
 
