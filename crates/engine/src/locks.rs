@@ -73,7 +73,8 @@ struct Inst {
     line_free: Time,
     /// Start instants of requests still spinning (processors spinning on the line).
     spinning: BinaryHeap<Reverse<Time>>,
-    /// The processor that last wrote the lock word (its line is in that processor's cache).
+    /// The processor that last wrote the lock word (its line is in that processor's cache);
+    /// 0 before the first write, and NONE stands for a path with no known processor.
     last_writer: u32,
 }
 
@@ -169,13 +170,7 @@ impl Locks {
             FrameZones::Zoned => (p.lock_frame_zones.round() as usize).max(1),
         };
         Locks {
-            inst: vec![
-                Inst {
-                    last_writer: NONE,
-                    ..Inst::default()
-                };
-                N_LOCKS + zones - 1
-            ],
+            inst: vec![Inst::default(); N_LOCKS + zones - 1],
             counters: [LockCounters::default(); N_LOCKS],
             zones,
             sched_lock: sw.sched_lock,
@@ -232,7 +227,11 @@ impl Locks {
         let n = lk.spinning.len() as f64;
         // Writing the lock word: a transfer unless this processor wrote it last, plus one
         // invalidation per spinner (they hold copies); the release write pays the latter only.
-        let xfer = if lk.last_writer == cpu { 0.0 } else { 1.0 };
+        let xfer = if cpu != NONE && lk.last_writer == cpu {
+            0.0
+        } else {
+            1.0
+        };
         let write = (line_ns * (xfer + n)).round() as Time;
         let release = (line_ns * n).round() as Time;
         let (start, line, end) = match mode {
