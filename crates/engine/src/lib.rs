@@ -14,6 +14,7 @@ pub mod monitor;
 pub mod monwrite;
 pub mod paging;
 pub mod params;
+pub mod prsm;
 pub mod queue;
 pub mod rng;
 pub mod scheduler;
