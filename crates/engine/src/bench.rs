@@ -70,6 +70,7 @@ pub fn reference_config(
         }],
         actions: vec![],
         storage: None,
+        cpc: None,
     }
 }
 

@@ -10,6 +10,7 @@ pub mod config;
 pub mod dispatcher;
 pub mod io;
 pub mod level;
+pub mod lpar;
 pub mod monitor;
 pub mod monwrite;
 pub mod paging;

@@ -215,6 +215,7 @@ impl Sim {
             intervals,
             storage: self.storage_summary(),
             devices: self.device_summaries(),
+            lpar: self.lpar_summary(),
         }
     }
 }
@@ -290,4 +291,7 @@ pub struct Summary {
     pub storage: Option<crate::paging::StorageSummary>,
     /// Per-device figures (FCX108-style): paging volumes now, minidisk volumes later.
     pub devices: Vec<crate::io::DeviceSummary>,
+    /// PR/SM and parking (issue 4); absent without a [cpc].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lpar: Option<crate::lpar::LparSummary>,
 }

@@ -198,6 +198,12 @@ pub struct Lpu {
     pub sys_ns: u64,
     /// Running a LIMITSOFT user in the background (preempted when anyone else wants it).
     pub bg: bool,
+    /// PR/SM (with a [cpc]): wall time left suspended (not powered) at the head of the run,
+    /// and the total suspended; parked by z/VM; in an enabled wait (waking it is a dispatch).
+    pub susp_left: Time,
+    pub susp_ns: u64,
+    pub parked: bool,
+    pub waiting: bool,
 }
 
 pub struct Sim {
@@ -223,6 +229,8 @@ pub struct Sim {
     pub(crate) paging: Option<Box<crate::paging::Paging>>,
     /// Entity number of the first paging device (after the virtual CPUs).
     pub(crate) first_dev: u32,
+    /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
+    pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
 }
 
 impl Sim {
@@ -351,6 +359,10 @@ impl Sim {
             })
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
+        let lpar = match &cfg.cpc {
+            Some(c) => Some(Box::new(crate::lpar::LparState::new(c, p, &params)?)),
+            None => None,
+        };
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -371,8 +383,12 @@ impl Sim {
             mon,
             paging,
             first_dev,
+            lpar,
             cfg,
         };
+        if let Some(n) = sim.lpar.as_ref().map(|s| s.unparked) {
+            sim.apply_parking(n);
+        }
         sim.normalize_shares();
         sim.refresh_entitlement(0);
         sim.q
@@ -437,6 +453,7 @@ impl Sim {
             self.monitor_sample();
         } else if e == ENT_SCHED {
             self.sched_tick();
+            self.prsm_tick();
         } else {
             self.command_due();
         }

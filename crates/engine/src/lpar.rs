@@ -1,0 +1,356 @@
+//! The simulated LPAR under PR/SM, and z/VM's vertical-mode parking (the engine side of
+//! `prsm`). Present only when the scenario has a `[cpc]`; without one nothing here runs.
+//!
+//! Mechanism (cp-model §1.4, §3.3, fluid form of PR/SM's time slicing [A]):
+//! - Every `hd.t_park` z/VM measures its logical processors' utilization, projects the capacity
+//!   PR/SM will power (entitlement plus the counted share of the pool's unused capacity, from
+//!   the partner LPARs' demand: Global Performance Data) and applies SET SRM UNPARKING to
+//!   decide how many logical cores stay unparked (Vh first, then Vm, then Vl). Parked
+//!   processors take no work.
+//! - The pool's capacity is shared by PR/SM: entitlement first, excess by weight
+//!   (`prsm::pool_capacity`), then inside the LPAR over its unparked cores
+//!   (`prsm::availability`). A logical processor powered a share `a` of the time it wants to run
+//!   waits `w (1/a - 1)` suspended (FCX304 %Susp) for every `w` of work it runs.
+//! - PR/SM dispatches: one each time a waiting logical processor is woken, plus one per
+//!   dispatch interval of suspended-and-resumed running; each costs `prsm.c_lpdisp` of PR/SM
+//!   time (FCX302 %LPmgt). Partner LPARs' dispatches come from their steady demand.
+//! - Waking a processor that waits costs z/VM `prsm.path_wake` of system time.
+
+use crate::config::CpcCfg;
+use crate::params::Params;
+use crate::prsm::{self, CpcPol, CpcSpec, Ent, ExcessUse, Polarization, Unparking};
+use crate::queue::Time;
+use crate::sim::{Sim, NONE};
+use serde::Serialize;
+
+pub struct LparState {
+    pub spec: CpcSpec,
+    pub pol: CpcPol,
+    ents: Vec<Ent>,
+    model: Option<Unparking>,
+    excess_factor: f64,
+    headroom: f64,
+    min_avail: f64,
+    /// Powered share of wall time of each logical processor while it wants to run.
+    pub avail: Vec<f64>,
+    pub unparked: u32,
+    trun: Time,
+    /// Dispatch interval rule: k, min, max (ms).
+    trun_k: (f64, f64, f64),
+    c_lpdisp: Time,
+    pub wake_cost: Time,
+    t_park: Time,
+    next_park: Time,
+    last_park: Time,
+    mark_busy: u64,
+    mark_susp: u64,
+    /// Wall running time (ns) since the last PR/SM redispatch of a not fully powered core.
+    run_acc: Vec<Time>,
+    pub dispatches: u64,
+    pub wakes: u64,
+    /// Integrals of the unparked count (and of unparked vertical-lows) over time (core-ns).
+    unparked_int: f64,
+    unparked_vl_int: f64,
+    last_change: Time,
+    /// Partner LPARs' PR/SM dispatches per second, from their steady demand.
+    partner_rate: f64,
+}
+
+impl LparState {
+    pub fn new(c: &CpcCfg, processors: u32, p: &Params) -> Result<LparState, String> {
+        c.check(processors)?;
+        let spec = c.spec(processors);
+        let pol = prsm::polarize(&spec)?;
+        let ents = prsm::entitlements(&spec);
+        let model = match c.polarization {
+            Polarization::Vertical => Some(c.unparking.unwrap_or(Unparking::Large)),
+            Polarization::Horizontal => None,
+        };
+        let excess_factor = match c.excessuse {
+            ExcessUse::High => p.hd_excess_high,
+            ExcessUse::Medium => p.hd_excess_medium,
+            ExcessUse::Low => p.hd_excess_low,
+            ExcessUse::None => 0.0,
+        };
+        let ms = 1e6;
+        let mut st = LparState {
+            spec,
+            pol,
+            ents,
+            model,
+            excess_factor,
+            headroom: p.hd_headroom,
+            min_avail: p.prsm_min_avail.clamp(1e-6, 1.0),
+            avail: vec![1.0; processors as usize],
+            unparked: processors,
+            trun: 1,
+            trun_k: (p.prsm_trun_k, p.prsm_trun_min, p.prsm_trun_max),
+            c_lpdisp: (p.prsm_lpdisp * 1e3).round() as Time,
+            wake_cost: crate::sim::path_ns(p, p.path_wake, 0.0),
+            t_park: ((p.hd_t_park * ms).round() as Time).max(1),
+            next_park: 0,
+            last_park: 0,
+            mark_busy: 0,
+            mark_susp: 0,
+            run_acc: vec![0; processors as usize],
+            dispatches: 0,
+            wakes: 0,
+            unparked_int: 0.0,
+            unparked_vl_int: 0.0,
+            last_change: 0,
+            partner_rate: 0.0,
+        };
+        // At IPL nothing is measured yet: every core is wanted.
+        st.decide(processors as f64, processors as f64);
+        st.next_park = st.t_park;
+        Ok(st)
+    }
+
+    fn me(&self) -> &prsm::LparPol {
+        &self.pol.lpars[0]
+    }
+
+    /// Demand (cores) of every LPAR with ours at `ours`.
+    fn demands(&self, ours: f64) -> Vec<f64> {
+        self.spec
+            .lpars
+            .iter()
+            .enumerate()
+            .map(|(i, l)| if i == 0 { ours } else { l.busy * l.logical as f64 })
+            .collect()
+    }
+
+    /// Parking decision and PR/SM shares from the measured utilization `busy` (cores, what the
+    /// LPAR ran) and `want` (cores, ran plus suspended: what it asked PR/SM for).
+    pub fn decide(&mut self, busy: f64, want: f64) {
+        let me = self.me();
+        let logical = me.logical;
+        let vh_vm = me.vh + me.vm;
+        let e = self.ents[0].cores();
+        self.unparked = match self.model {
+            None => logical,
+            Some(m) => {
+                // Global Performance Data: what PR/SM would give us if we wanted everything.
+                let full = prsm::pool_capacity(&self.spec, &self.ents, &self.demands(logical as f64))[0];
+                let excess = (full - e).max(0.0);
+                prsm::unparked_count(m, logical, vh_vm, e, excess, self.excess_factor, busy + self.headroom)
+            }
+        };
+        let n = self.unparked as usize;
+        let d = (want / n as f64).clamp(0.0, 1.0).max(1e-3);
+        let got = prsm::pool_capacity(&self.spec, &self.ents, &self.demands(d * n as f64));
+        let a = prsm::availability(&self.pol.lpars[0].cores, n, got[0], d);
+        // Parked processors only finish the run they were in: at full speed (no new work).
+        self.avail = a
+            .into_iter()
+            .enumerate()
+            .map(|(i, x)| if i < n { x.max(self.min_avail) } else { 1.0 })
+            .collect();
+        // Dispatch interval from the logical cores competing for the pool.
+        let active: u32 = self.unparked
+            + self
+                .spec
+                .lpars
+                .iter()
+                .skip(1)
+                .filter(|l| !l.dedicated && l.busy > 0.0)
+                .map(|l| l.logical)
+                .sum::<u32>();
+        let (k, lo, hi) = self.trun_k;
+        self.trun = ((prsm::dispatch_interval_ms(self.spec.shared, active, k, lo, hi) * 1e6).round()
+            as Time)
+            .max(1);
+        // Partners run steadily: their non-Vh usage is redispatched once per interval.
+        let tr_s = self.trun as f64 / 1e9;
+        self.partner_rate = self
+            .pol
+            .lpars
+            .iter()
+            .zip(&got)
+            .skip(1)
+            .filter(|(l, _)| !l.dedicated)
+            .map(|(l, g)| (g - l.vh as f64).max(0.0) / tr_s)
+            .sum();
+    }
+
+    fn vl_unparked(&self) -> u32 {
+        let me = self.me();
+        self.unparked.saturating_sub(me.vh + me.vm).min(me.vl)
+    }
+}
+
+/// What the run reports about PR/SM and parking (FCX302/FCX304-like).
+#[derive(Clone, Debug, Serialize)]
+pub struct LparSummary {
+    pub name: String,
+    pub entitlement: f64,
+    pub vh: u32,
+    pub vm: u32,
+    pub vl: u32,
+    pub hz: u32,
+    pub unparking: String,
+    /// Time-averaged unparked logical cores, and unparked vertical-lows.
+    pub unparked_avg: f64,
+    pub unparked_vl_avg: f64,
+    /// PR/SM dispatches of this LPAR's logical cores, and of the partners (estimated).
+    pub prsm_dispatches: u64,
+    pub partner_dispatches: f64,
+    pub wakes: u64,
+    /// PR/SM management time, percent of one physical core (FCX302 %LPmgt): this LPAR's
+    /// dispatches, and the CPC's (partners included).
+    pub lpmgt_pct: f64,
+    pub cpc_lpmgt_pct: f64,
+    /// Logical processors' suspended time, percent of one processor summed (FCX304 %Susp).
+    pub susp_pct: f64,
+    pub dispatch_interval_ms: f64,
+    /// CPC-wide polarization (row B13): vertical-highs and the physical cores they occupy,
+    /// the other shared logical cores and the physical cores left for them.
+    pub cpc_vh: u32,
+    pub cpc_vh_physical: u32,
+    pub cpc_non_vh: u32,
+    pub cpc_non_vh_physical: u32,
+    /// Powered share of each unparked logical processor at the end of the run (0: parked).
+    pub availability: Vec<f64>,
+}
+
+impl Sim {
+    /// Suspended wall time before `work` ns of work on processor `l`, and PR/SM dispatch counting.
+    #[inline]
+    pub(crate) fn prsm_suspend(&mut self, l: u32, work: Time) -> Time {
+        let Some(st) = self.lpar.as_deref_mut() else {
+            return 0;
+        };
+        let a = st.avail[l as usize];
+        if a >= 1.0 || work == 0 {
+            return 0;
+        }
+        let susp = (work as f64 * (1.0 / a - 1.0)).round() as Time;
+        let acc = &mut st.run_acc[l as usize];
+        *acc += work + susp;
+        st.dispatches += *acc / st.trun;
+        *acc %= st.trun;
+        susp
+    }
+
+    /// A processor that waited is woken: one PR/SM dispatch, and z/VM's wake path (system time).
+    #[inline]
+    pub(crate) fn prsm_wake(&mut self, l: u32) -> Time {
+        let lp = &mut self.lpus[l as usize];
+        if !std::mem::take(&mut lp.waiting) {
+            return 0;
+        }
+        match self.lpar.as_deref_mut() {
+            None => 0,
+            Some(st) => {
+                st.dispatches += 1;
+                st.wakes += 1;
+                st.wake_cost
+            }
+        }
+    }
+
+    /// The periodic parking decision (called from the scheduler's tick).
+    pub(crate) fn prsm_tick(&mut self) {
+        let Some(st) = self.lpar.as_deref() else {
+            return;
+        };
+        if self.now < st.next_park {
+            return;
+        }
+        self.charge_all();
+        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        let st = self.lpar.as_deref_mut().unwrap();
+        let win = (self.now - st.last_park).max(1) as f64;
+        let ubusy = (busy - st.mark_busy) as f64 / win;
+        let uwant = (busy + susp - st.mark_busy - st.mark_susp) as f64 / win;
+        st.mark_busy = busy;
+        st.mark_susp = susp;
+        st.last_park = self.now;
+        st.next_park = self.now + st.t_park;
+        self.prsm_account_unparked();
+        let st = self.lpar.as_deref_mut().unwrap();
+        st.decide(ubusy, uwant);
+        let n = st.unparked;
+        self.apply_parking(n);
+    }
+
+    fn prsm_account_unparked(&mut self) {
+        if let Some(st) = self.lpar.as_deref_mut() {
+            let dt = (self.now - st.last_change) as f64;
+            st.unparked_int += st.unparked as f64 * dt;
+            st.unparked_vl_int += st.vl_unparked() as f64 * dt;
+            st.last_change = self.now;
+        }
+    }
+
+    /// Park processors `n..` and unpark `0..n` (logical cores are ordered Vh, Vm, Vl).
+    pub(crate) fn apply_parking(&mut self, n: u32) {
+        let p = self.lpus.len() as u32;
+        for l in 0..p {
+            let park = l >= n;
+            if self.lpus[l as usize].parked == park {
+                continue;
+            }
+            self.lpus[l as usize].parked = park;
+            if park {
+                // A waiting processor leaves the idle set; a running one stops after its run.
+                if let Some(i) = self.idle.iter().position(|&x| x == l) {
+                    self.idle.remove(i);
+                }
+                // Its virtual CPUs find a home among the unparked processors.
+                for v in self.vcpus.iter_mut() {
+                    if v.home == l {
+                        v.home %= n.max(1);
+                    }
+                }
+            } else if self.lpus[l as usize].vcpu == NONE && self.lpus[l as usize].sys_left == 0 {
+                self.lpus[l as usize].waiting = true;
+                self.dispatch_next(l);
+            }
+        }
+    }
+
+    pub(crate) fn lpar_summary(&self) -> Option<LparSummary> {
+        let st = self.lpar.as_deref()?;
+        let me = st.me();
+        let dur = self.now.max(1) as f64;
+        let tail = (self.now - st.last_change) as f64;
+        let un = (st.unparked_int + st.unparked as f64 * tail) / dur;
+        let unvl = (st.unparked_vl_int + st.vl_unparked() as f64 * tail) / dur;
+        let partner = st.partner_rate * dur / 1e9;
+        let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / dur;
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        Some(LparSummary {
+            name: me.name.clone(),
+            entitlement: me.entitlement,
+            vh: me.vh,
+            vm: me.vm,
+            vl: me.vl,
+            hz: me.hz,
+            unparking: match st.model {
+                None => "none (horizontal)".into(),
+                Some(m) => format!("{m:?}").to_lowercase(),
+            },
+            unparked_avg: un,
+            unparked_vl_avg: unvl,
+            prsm_dispatches: st.dispatches,
+            partner_dispatches: partner,
+            wakes: st.wakes,
+            lpmgt_pct: pct(st.dispatches as f64),
+            cpc_lpmgt_pct: pct(st.dispatches as f64 + partner),
+            susp_pct: 100.0 * susp as f64 / dur,
+            dispatch_interval_ms: st.trun as f64 / 1e6,
+            cpc_vh: st.pol.vh_total,
+            cpc_vh_physical: st.pol.vh_physical,
+            cpc_non_vh: st.pol.non_vh_total,
+            cpc_non_vh_physical: st.pol.non_vh_physical,
+            availability: st
+                .avail
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| if (i as u32) < st.unparked { a } else { 0.0 })
+                .collect(),
+        })
+    }
+}
