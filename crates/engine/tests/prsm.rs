@@ -39,3 +39,66 @@ fn unparking_models_order_and_costs() {
     assert!(medium.0.lpmgt_pct < large.0.lpmgt_pct);
     assert!(medium.1 < large.1);
 }
+
+#[test]
+fn bad_cpc_configs_are_errors_not_panics() {
+    let base = |cpc: &str, processors: u32| {
+        format!(
+            r#"{{"level": "zvm-6.4", "processors": {processors}, "duration_ns": 1000000000, "interval_ns": 1000000000,
+            "guests": [{{"userid": "U", "workload": {{"kind": "cpu-bound"}}}}], "cpc": {cpc}}}"#
+        )
+    };
+    let cases = [
+        (r#"{"shared": 4, "weight": 0}"#, 2, "weight"),
+        (r#"{"shared": 4, "weight": 30}"#, 6, "shared physical"),
+        (
+            r#"{"shared": 4, "weight": 30, "polarization": "horizontal", "unparking": "small"}"#,
+            2,
+            "vertically",
+        ),
+        (
+            r#"{"shared": 4, "weight": 30, "lpars": [{"name": "P", "weight": 0, "logical": 2}]}"#,
+            2,
+            "weight",
+        ),
+        (
+            r#"{"shared": 4, "weight": 30, "lpars": [{"name": "P", "weight": 70, "logical": 2, "busy": 2.0}]}"#,
+            2,
+            "busy",
+        ),
+        (
+            r#"{"shared": 4, "weight": 30, "lpars": [{"name": "ZVM", "weight": 70, "logical": 2}]}"#,
+            2,
+            "twice",
+        ),
+        (
+            r#"{"shared": 4, "weight": 30, "lpars": [{"name": "D", "logical": 2, "dedicated": true}]}"#,
+            2,
+            "dedicated",
+        ),
+    ];
+    for (cpc, p, word) in cases {
+        let e = Config::from_json(&base(cpc, p)).expect_err(cpc);
+        assert!(e.contains(word), "{cpc}: {e}");
+    }
+}
+
+#[test]
+fn horizontal_lpar_beside_a_busy_partner_runs_at_its_weight_share() {
+    // Two 4-way partitions, weights 30/70, 4 shared cores, partner always busy: each of our
+    // logical processors is powered 30 % of the time it wants to run.
+    let j = r#"{"level": "zvm-6.4", "processors": 4, "duration_ns": 20000000000, "interval_ns": 10000000000,
+        "guests": [{"userid": "U", "count": 4, "workload": {"kind": "cpu-bound"}}],
+        "cpc": {"shared": 4, "weight": 30, "polarization": "horizontal",
+                "lpars": [{"name": "P", "weight": 70, "logical": 4, "busy": 1.0, "polarization": "horizontal"}]}}"#;
+    let s = run(Config::from_json(j).unwrap());
+    let l = s.lpar.unwrap();
+    for a in &l.availability {
+        assert!((a - 0.3).abs() < 1e-9);
+    }
+    // Busy (CPU time) is 30 % of wall time per processor; the rest is suspended.
+    assert!((s.avg_processor_busy_pct - 30.0).abs() < 0.5, "{}", s.avg_processor_busy_pct);
+    assert!((l.susp_pct - 280.0).abs() < 2.0, "{}", l.susp_pct);
+    // Suspended-and-resumed running is redispatched once per PR/SM dispatch interval.
+    assert!(l.prsm_dispatches as f64 >= 4.0 * 20.0 / (l.dispatch_interval_ms / 1e3) * 0.9);
+}

@@ -137,6 +137,11 @@ def _lookup(run: dict, path: str) -> float:
     return float(cur)  # type: ignore[arg-type]
 
 
+def levels_label(r: dict) -> str:
+    """"base → compare" of a result, or the one level of a row run at a single level."""
+    return " → ".join(str(x) for x in (r.get("base_level"), r.get("compare_level")) if x)
+
+
 def _judge(sim: float, published, tol: Tolerance) -> str | None:
     if published is None:
         return None
