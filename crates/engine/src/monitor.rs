@@ -216,6 +216,7 @@ impl Sim {
             storage: self.storage_summary(),
             devices: self.device_summaries(),
             lpar: self.lpar_summary(),
+            vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
         }
     }
 }
@@ -294,4 +295,7 @@ pub struct Summary {
     /// PR/SM and parking (issue 4); absent without a [cpc].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lpar: Option<crate::lpar::LparSummary>,
+    /// Virtual networking between client and server guests; absent without such workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vnet: Option<crate::vnet::VnetSummary>,
 }

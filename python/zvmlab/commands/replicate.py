@@ -12,7 +12,6 @@ from ..errors import InputError
 from ..output import console, dumps, err_console, print_json
 
 
-
 def _fmt(v) -> str:
     if v is None:
         return ""

@@ -20,7 +20,6 @@ th{background:#f3f3f3} td.l,th.l{text-align:left}
 """
 
 
-
 def _fmt(v) -> str:
     if v is None:
         return ""
@@ -72,7 +71,7 @@ def write(results: list[dict], out_dir: str | Path) -> Path:
         pub, sim = r["published"], r["simulated"]
         rows_html.append(
             f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['metric'])}</td>"
-            f"<td class=l>{levels_label(r)}</td>"
+            f"<td class=l>{html.escape(levels_label(r))}</td>"
             f"<td>{_fmt(pub.get('base'))}</td><td>{_fmt(pub.get('compare'))}</td>"
             f"<td>{_fmt(sim.get('base'))}</td><td>{_fmt(sim.get('compare'))}</td>"
             f"<td>{r['tolerance']}</td><td class='l {cls}'>{v}</td></tr>")
