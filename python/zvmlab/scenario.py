@@ -608,7 +608,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     actions.sort(key=lambda a: a.at_ns)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
-    cpc = _cpc(table("cpc"), system, processors, file=file, ln=ln)
+    cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, ln=ln)
 
     title = doc.get("title", "")
     if not isinstance(title, str):
@@ -746,7 +746,8 @@ def _weight(v: Any, *, file, line, where: str) -> int:
     return v
 
 
-def _cpc(cpc: dict, system: dict, processors: int, *, file, ln) -> dict | None:
+def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[str, str], *, file,
+         ln) -> dict | None:
     """The [cpc] section and the LPAR keys of [system] (PR/SM, polarization, parking)."""
     if not cpc:
         for k in _LPAR_ONLY:
@@ -778,8 +779,16 @@ def _cpc(cpc: dict, system: dict, processors: int, *, file, ln) -> dict | None:
         raise InputError("missing", file=file, line=ln("system", None), field="system.weight",
                          fix="give the LPAR's PR/SM weight, 1-999, e.g. weight = 30")
     weight = _weight(system["weight"], file=file, line=ln("system", "weight"), where="system.weight")
-    pol = _choice(system.get("polarization", "vertical"), POLARIZATIONS, file=file,
-                  line=ln("system", "polarization"), where="system.polarization")
+    from . import engine
+
+    sw = engine.switches(level, switches)
+    vertical_ok = sw.get("polarization") == "vertical"
+    pol = _choice(system.get("polarization", "vertical" if vertical_ok else "horizontal"), POLARIZATIONS,
+                  file=file, line=ln("system", "polarization"), where="system.polarization")
+    if pol == "vertical" and not vertical_ok:
+        raise InputError(f"level {level} runs horizontally polarized only (vertical came with z/VM 6.3)", file=file,
+                         line=ln("system", "polarization"), field="system.polarization",
+                         fix='set polarization = "horizontal" or use level zvm-6.3 or later')
     unparking = None
     if "unparking" in system:
         if pol == "horizontal":
@@ -788,6 +797,11 @@ def _cpc(cpc: dict, system: dict, processors: int, *, file, ln) -> dict | None:
                              fix='remove system.unparking or set polarization = "vertical"')
         unparking = _choice(system["unparking"], UNPARKINGS, file=file, line=ln("system", "unparking"),
                             where="system.unparking")
+        if unparking != "large" and sw.get("unparking") != "vm66063":
+            raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
+                             "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
+                             field="system.unparking",
+                             fix='add switches = { unparking = "vm66063" } to [system] (the APAR) or use "large"')
     excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
                         where="system.excessuse")
     name = system.get("lpar", "ZVM")

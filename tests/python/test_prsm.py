@@ -47,7 +47,8 @@ def text(processors=4, weight=300, shared=8, partner_logical=8, system_extra="",
 
 
 def test_a_good_cpc_scenario_loads_and_runs():
-    sc = scenario.loads(text(system_extra='unparking = "medium"\nexcessuse = "low"'), "ok.toml")
+    sc = scenario.loads(text(system_extra='unparking = "medium"\nexcessuse = "low"\n'
+                                           'switches = { unparking = "vm66063" }'), "ok.toml")
     cfg = sc.engine_config()
     assert cfg["cpc"]["weight"] == 300 and cfg["cpc"]["unparking"] == "medium"
     assert cfg["cpc"]["lpars"][0]["name"] == "PROD"
@@ -65,6 +66,7 @@ def test_a_good_cpc_scenario_loads_and_runs():
     (dict(system_extra='excessuse = "max"'), "system.excessuse", "high, medium, low, none"),
     (dict(partner_extra="busy = 1.5"), None, None),  # duplicate key: TOML error, still exit 2
     (dict(cpc_extra="drawers = 2"), "cpc.drawers", "accepted"),
+    (dict(system_extra='unparking = "small"'), "system.unparking", "VM66063"),
 ])
 def test_bad_cpc_input_is_one_located_message(tmp_path, kwargs, field, words):
     f = tmp_path / "bad.toml"
@@ -75,6 +77,14 @@ def test_bad_cpc_input_is_one_located_message(tmp_path, kwargs, field, words):
     assert str(f) in p.stderr
     if field:
         assert field in p.stderr and words in p.stderr, p.stderr
+
+
+def test_levels_gate_polarization_and_unparking():
+    old = text(system_extra="").replace('level = "zvm-6.4"', 'level = "zvm-6.2"')
+    assert scenario.loads(old, "x.toml").engine_config()["cpc"]["polarization"] == "horizontal"
+    with pytest.raises(InputError) as e:
+        scenario.loads(old.replace("weight = 300", 'weight = 300\npolarization = "vertical"'), "x.toml")
+    assert e.value.field == "system.polarization" and "6.3" in str(e.value)
 
 
 def test_partner_weight_zero_and_busy_out_of_range(tmp_path):

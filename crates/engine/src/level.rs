@@ -93,6 +93,28 @@ pub enum DispatchPath {
     SpecialtyEngines,
 }
 
+/// Which PR/SM polarization CP can run in (cp-model §11; SRM POLARIZATION came with 6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Polarizing {
+    /// Before z/VM 6.3: horizontal only, no parking.
+    HorizontalOnly,
+    /// z/VM 6.3+ (HiperDispatch): vertical (the default) or horizontal.
+    #[default]
+    Vertical,
+}
+
+/// The unparking models CP offers in vertical mode (cp-model §3.3, §11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnparkingModels {
+    /// z/VM 6.3 and 6.4 GA: unpark every core that appears powered (what VM66063 calls LARGE).
+    #[default]
+    LargeOnly,
+    /// VM66063: SET SRM UNPARKING LARGE | MEDIUM | SMALL.
+    Vm66063,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -107,6 +129,10 @@ pub struct Switches {
     pub dispatch_path: DispatchPath,
     #[serde(default)]
     pub reorder: Reorder,
+    #[serde(default)]
+    pub polarization: Polarizing,
+    #[serde(default)]
+    pub unparking: UnparkingModels,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -125,6 +151,8 @@ pub fn levels() -> Vec<Level> {
         edev_paging: EdevPaging::FbaEmulation,
         dispatch_path: DispatchPath::PreSpecialty,
         reorder: Reorder::On,
+        polarization: Polarizing::HorizontalOnly,
+        unparking: UnparkingModels::LargeOnly,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -138,6 +166,8 @@ pub fn levels() -> Vec<Level> {
         edev_paging: EdevPaging::FbaEmulation,
         dispatch_path: DispatchPath::PreSpecialty,
         reorder: Reorder::On,
+        polarization: Polarizing::HorizontalOnly,
+        unparking: UnparkingModels::LargeOnly,
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,
@@ -148,6 +178,7 @@ pub fn levels() -> Vec<Level> {
     let zvm63 = Switches {
         agelist: AgeList::On,
         reorder: Reorder::Off,
+        polarization: Polarizing::Vertical,
         ..zvm53.clone()
     };
     let zvm64 = Switches {

@@ -57,8 +57,22 @@ pub struct LparState {
 }
 
 impl LparState {
-    pub fn new(c: &CpcCfg, processors: u32, p: &Params) -> Result<LparState, String> {
+    pub fn new(
+        c: &CpcCfg,
+        processors: u32,
+        p: &Params,
+        sw: &crate::level::Switches,
+    ) -> Result<LparState, String> {
         c.check(processors)?;
+        use crate::level::{Polarizing, UnparkingModels};
+        if c.polarization == Polarization::Vertical && sw.polarization == Polarizing::HorizontalOnly {
+            return Err("system.polarization = \"vertical\" needs a level with vertical polarization (z/VM 6.3+); this level runs horizontal only".into());
+        }
+        if matches!(c.unparking, Some(Unparking::Medium | Unparking::Small))
+            && sw.unparking != UnparkingModels::Vm66063
+        {
+            return Err("system.unparking = medium or small needs VM66063 (switch unparking = \"vm66063\"); this level unparks every core that appears powered (large)".into());
+        }
         let spec = c.spec(processors);
         let pol = prsm::polarize(&spec)?;
         let ents = prsm::entitlements(&spec);

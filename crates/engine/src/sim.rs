@@ -382,7 +382,12 @@ impl Sim {
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
         let lpar = match &cfg.cpc {
-            Some(c) => Some(Box::new(crate::lpar::LparState::new(c, p, &params)?)),
+            Some(c) => Some(Box::new(crate::lpar::LparState::new(
+                c,
+                p,
+                &params,
+                &level.switches,
+            )?)),
             None => None,
         };
         let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {

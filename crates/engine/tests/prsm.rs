@@ -5,7 +5,7 @@ use zvm::{Config, Sim};
 fn cfg(unparking: &str, extra: &str) -> Config {
     let j = format!(
         r#"{{"level": "zvm-6.4", "processors": 8, "duration_ns": 60000000000, "interval_ns": 10000000000,
-        "seed": 3,
+        "seed": 3, "switches": {{"unparking": "vm66063"}},
         "guests": [{{"userid": "U", "count": 12, "workload": {{"kind": "cpu-bound", "demand": 0.25}}}}],
         "cpc": {{"shared": 16, "weight": 300, "polarization": "vertical", {unparking} {extra}
                  "lpars": [{{"name": "PROD", "weight": 700, "logical": 12, "busy": 0.4}}]}}}}"#
@@ -81,6 +81,28 @@ fn bad_cpc_configs_are_errors_not_panics() {
         let e = Config::from_json(&base(cpc, p)).expect_err(cpc);
         assert!(e.contains(word), "{cpc}: {e}");
     }
+    // Level switches: vertical needs 6.3+, MEDIUM/SMALL need VM66063.
+    let lv = |level: &str, cpc: &str| {
+        base(cpc, 2).replace("\"zvm-6.4\"", &format!("\"{level}\""))
+    };
+    let e = Sim::new(Config::from_json(&lv("zvm-6.2", r#"{"shared": 4, "weight": 30}"#)).unwrap())
+        .err()
+        .unwrap();
+    assert!(e.contains("6.3"), "{e}");
+    let e = Sim::new(
+        Config::from_json(&lv("zvm-6.4", r#"{"shared": 4, "weight": 30, "unparking": "small"}"#)).unwrap(),
+    )
+    .err()
+    .unwrap();
+    assert!(e.contains("VM66063"), "{e}");
+    assert!(Sim::new(
+        Config::from_json(&lv(
+            "zvm-6.2",
+            r#"{"shared": 4, "weight": 30, "polarization": "horizontal"}"#
+        ))
+        .unwrap()
+    )
+    .is_ok());
 }
 
 #[test]
