@@ -124,3 +124,62 @@ fn horizontal_lpar_beside_a_busy_partner_runs_at_its_weight_share() {
     // Suspended-and-resumed running is redispatched once per PR/SM dispatch interval.
     assert!(l.prsm_dispatches as f64 >= 4.0 * 20.0 / (l.dispatch_interval_ms / 1e3) * 0.9);
 }
+
+#[test]
+fn parked_processors_take_no_work() {
+    // SMALL keeps about 5 of the 8 cores unparked for 3 cores of demand: the last processors
+    // run nothing once the first parking decision (2 s) has been made.
+    let mut c = cfg(r#""unparking": "small","#, "");
+    c.interval_ns = 2_000_000_000;
+    let s = run(c);
+    let l = s.lpar.as_ref().unwrap();
+    let top = l.availability.iter().filter(|a| **a > 0.0).count();
+    assert!(top < 8, "{:?}", l.availability);
+    for iv in s.intervals.iter().skip(1) {
+        for p in &iv.processors[7..] {
+            assert_eq!(p.busy_pct, 0.0, "interval ending {}", iv.end_s);
+        }
+    }
+}
+
+mod random {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, .. ProptestConfig::default() })]
+        /// Any CPC and parking model: the run ends, every processor's wall time holds its busy
+        /// and suspended time, availabilities are shares, unparked counts stay in range, and
+        /// the same input gives the same run.
+        #[test]
+        fn random_cpcs_run_and_conserve(shared in 2u32..24, procs in 1u32..8, w in 1u32..999,
+                                        pw in 1u32..999, plog in 1u32..24, busy in 0.0f64..=1.0,
+                                        demand in 0.05f64..=1.0, users in 1u32..12, model in 0usize..3,
+                                        horizontal in any::<bool>()) {
+            let procs = procs.min(shared);
+            let plog = plog.min(shared);
+            let m = ["large", "medium", "small"][model];
+            let (pol, unp) = if horizontal { ("horizontal", String::new()) }
+                             else { ("vertical", format!(r#""unparking": "{m}","#)) };
+            let j = format!(
+                r#"{{"level": "zvm-6.4", "processors": {procs}, "duration_ns": 5000000000,
+                "interval_ns": 1000000000, "seed": 5, "switches": {{"unparking": "vm66063"}},
+                "guests": [{{"userid": "U", "count": {users}, "workload": {{"kind": "cpu-bound", "demand": {demand}}}}}],
+                "cpc": {{"shared": {shared}, "weight": {w}, "polarization": "{pol}", {unp}
+                         "lpars": [{{"name": "P", "weight": {pw}, "logical": {plog}, "busy": {busy}}}]}}}}"#
+            );
+            let s1 = run(Config::from_json(&j).unwrap());
+            let s2 = run(Config::from_json(&j).unwrap());
+            let l = s1.lpar.clone().unwrap();
+            prop_assert_eq!(s1.events, s2.events);
+            prop_assert!(l.unparked_avg >= 1.0 - 1e-9 && l.unparked_avg <= procs as f64 + 1e-9);
+            prop_assert!(l.availability.iter().all(|a| (0.0..=1.0).contains(a)));
+            let busy_sum: f64 = s1.processor_detail.iter().map(|p| p.busy_pct).sum();
+            // Busy + suspended fit in the processors' wall time (percent of one processor).
+            prop_assert!(busy_sum + l.susp_pct <= 100.0 * procs as f64 + 1e-6,
+                         "busy {busy_sum} susp {}", l.susp_pct);
+            // The LPAR never runs more than the pool can give it.
+            prop_assert!(busy_sum <= 100.0 * shared as f64 + 1e-6);
+        }
+    }
+}
