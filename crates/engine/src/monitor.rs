@@ -214,9 +214,16 @@ impl Sim {
                 .collect(),
             intervals,
             storage: self.storage_summary(),
-            devices: self.device_summaries(),
+            devices: {
+                let mut d = self.device_summaries();
+                if let Some(m) = self.dasd.as_ref() {
+                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
+                }
+                d
+            },
             lpar: self.lpar_summary(),
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
+            dasd: self.dasd_summary(),
         }
     }
 }
@@ -298,4 +305,7 @@ pub struct Summary {
     /// Virtual networking between client and server guests; absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vnet: Option<crate::vnet::VnetSummary>,
+    /// Guest DASD I/O per user (rows E1-E3); absent without such workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dasd: Option<crate::dasd::DasdSummary>,
 }

@@ -127,12 +127,3 @@ proptest! {
         prop_assert_eq!(serde_json::to_string(&a).unwrap(), serde_json::to_string(&b).unwrap());
     }
 }
-
-#[test]
-#[ignore]
-fn debug_dump() {
-    let s = run(web(2, 4, 4, 2, 300, 200, 4, "exp", 20, free_cp()));
-    let mut j = serde_json::to_value(&s).unwrap();
-    j["intervals"] = json!(null);
-    println!("{}", serde_json::to_string_pretty(&j).unwrap());
-}

@@ -72,6 +72,8 @@ class Metric:
     # Configuration of this metric's runs, on top of the scenario: {"processors": 8,
     # "counts": {"SRV": 12}, "smt": "smt2"} (a column of a published scaling table).
     at: dict | None = None
+    # A ratio metric: the simulated compare / base value, judged against this published ratio.
+    published_ratio: float | None = None
 
 
 @dataclass
@@ -99,7 +101,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     for i, r in enumerate(doc.get("row", [])):
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
                           m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
-                          _check_at(m.get("at"), f"row[{i}].metric.at", path))
+                          _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("published_ratio"))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -269,6 +271,21 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
             runs = runs_of(m.scenario or str(r.scenario), m.at)
             sim = {side: _lookup(run, _resolve(m.value, lambda name, side=side: runs_of(name, m.at).get(side)))
                    for side, run in runs.items()}
+            if m.published_ratio is not None:
+                b, c = sim.get("base", math.nan), sim.get("compare", math.nan)
+                ratio = c / b if b else math.nan
+                out.append(base_info | {
+                    "metric": m.name,
+                    "base_level": r.base, "compare_level": r.compare,
+                    "published": {"base": None, "compare": m.published_ratio},
+                    "simulated": {"compare": None if math.isnan(ratio) else ratio,
+                                  "base_value": None if math.isnan(b) else b,
+                                  "compare_value": None if math.isnan(c) else c},
+                    "tolerance": str(m.tolerance),
+                    "verdict": _judge(ratio, m.published_ratio, m.tolerance) or MISS,
+                    "reason": "",
+                })
+                continue
             verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
                                     _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
             out.append(base_info | {
