@@ -178,3 +178,38 @@ def test_a5_limited_user_gets_less_in_the_lpar():
     cpu = lambda s: next(u["cpu_pct"] for u in s["users"] if u["userid"] == "CMSUSER")  # noqa: E731
     assert cpu(lpar) < 0.95 * cpu(native)
     assert lpar["lpar"]["availability"] == pytest.approx([0.3] * 4)
+
+
+VALUES = st.one_of(st.integers(-3, 130), st.floats(-1, 2, allow_nan=False), st.booleans(),
+                   st.sampled_from(["vertical", "horizontal", "large", "medium", "small", "high", "none",
+                                    "LARGE", "x", "", "vm66063"]))
+
+
+def _toml(v):
+    return json.dumps(v) if isinstance(v, str) else str(v).lower()
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.dictionaries(st.sampled_from(["processors", "weight", "polarization", "unparking", "excessuse",
+                                        "lpar", "level"]), VALUES, max_size=4),
+       st.dictionaries(st.sampled_from(["shared_ifls", "dedicated_ifls", "drawers"]), VALUES, max_size=3),
+       st.lists(st.dictionaries(st.sampled_from(["name", "weight", "logical", "busy", "dedicated",
+                                                 "polarization"]), VALUES, max_size=6), max_size=3))
+def test_fuzzed_cpc_sections_load_or_fail_cleanly(system, cpc, partners):
+    """Whatever [cpc] and LPAR keys say: a Scenario the engine accepts, or one located InputError."""
+    system = {"processors": 2, "weight": 30, **system}
+    if system.get("level") not in ("zvm-6.2", "zvm-6.3", "zvm-6.4"):
+        system["level"] = "zvm-6.4"
+    lines = ["[system]", *(f"{k} = {_toml(v)}" for k, v in system.items()), "[cpc]",
+             *(f"{k} = {_toml(v)}" for k, v in cpc.items())]
+    for i, p in enumerate(partners):
+        lines += ["[[cpc.lpar]]", *(f"{k} = {_toml(v)}" for k, v in {"name": f"P{i}", **p}.items())]
+    lines += ['[run]', 'duration = "1s"', '[[guest]]', 'userid = "U"', 'workload = { kind = "cpu-bound" }']
+    text = "\n".join(lines)
+    try:
+        sc = scenario.loads(text, "fuzz.toml")
+    except InputError as e:
+        assert str(e).startswith("fuzz.toml"), str(e)
+        return
+    s = engine.simulate(sc.engine_config())
+    assert s["lpar"]["unparked_avg"] >= 1
