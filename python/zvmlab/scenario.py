@@ -56,7 +56,9 @@ _CPC_KEYS = {"shared_ifls": "shared physical IFLs (the pool PR/SM dispatches sha
              "dedicated_ifls": "dedicated physical IFLs",
              "lpar": "partner partitions: [[cpc.lpar]] with name, weight, logical, busy"}
 _CPC_LPAR_KEYS = {"name": "LPAR name, 1-8 characters", "weight": "PR/SM weight 1-999 (shared LPARs)",
-                  "logical": "logical cores", "busy": "fraction of its logical cores it keeps busy, 0-1",
+                  "logical": "logical cores",
+                  "busy": "fraction of its logical cores it keeps busy, 0-1, or a list of them taken in turn",
+                  "busy_period": "with a list of busy fractions: how long each holds, e.g. \"10s\"",
                   "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal"}
 POLARIZATIONS = ("vertical", "horizontal")
 UNPARKINGS = ("large", "medium", "small")
@@ -885,13 +887,31 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
                                  fix="a shared LPAR needs a PR/SM weight 1-999")
             pweight = _weight(lp["weight"], file=file, line=line("weight"), where=f"{where}.weight")
         busy = lp.get("busy", 0.0)
-        if isinstance(busy, bool) or not isinstance(busy, (int, float)) or not 0 <= busy <= 1:
-            raise InputError(f"busy {busy!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
-                             fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
+        pattern = busy if isinstance(busy, list) else [busy]
+        if not pattern:
+            raise InputError("empty list", file=file, line=line("busy"), field=f"{where}.busy",
+                             fix="give a busy fraction 0-1, or a list of them, e.g. busy = [0.4, 0.9]")
+        for b in pattern:
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+                raise InputError(f"busy {b!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
+                                 fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
+        period = 0
+        if isinstance(busy, list):
+            if "busy_period" not in lp:
+                raise InputError("missing busy_period", file=file, line=line("busy"), field=f"{where}.busy_period",
+                                 fix='with a list of busy fractions, say how long each holds, e.g. busy_period = "10s"')
+            period = parse_duration(lp["busy_period"], where=f"{where}.busy_period", file=file,
+                                    line=line("busy_period"))
+        elif "busy_period" in lp:
+            raise InputError("busy_period needs a list of busy fractions", file=file, line=line("busy_period"),
+                             field=f"{where}.busy_period", fix="e.g. busy = [0.4, 0.9] busy_period = \"10s\"")
         ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),
                        where=f"{where}.polarization")
-        partners.append({"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
-                         "polarization": ppol, "busy": float(busy)})
+        partner = {"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
+                   "polarization": ppol, "busy": float(pattern[0])}
+        if isinstance(busy, list):
+            partner |= {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
+        partners.append(partner)
     out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
                            "weight": weight, "polarization": pol, "excessuse": excessuse}
     if unparking is not None:

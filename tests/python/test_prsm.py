@@ -157,6 +157,8 @@ def test_b12_unparking_order_and_costs():
     n = {m: r["lpar"]["unparked_avg"] for m, r in runs.items()}
     assert n["small"] <= n["medium"] <= n["large"]
     assert runs["medium"]["lpar"]["unparked_vl_avg"] < runs["large"]["lpar"]["unparked_vl_avg"]
+    # Vertical-lows unparked on capacity that comes and goes wait suspended; MEDIUM has none.
+    assert runs["medium"]["lpar"]["susp_pct"] < runs["large"]["lpar"]["susp_pct"]
     for a, b in (("medium", "large"), ("small", "medium")):
         assert runs[a]["lpar"]["cpc_lpmgt_pct"] < runs[b]["lpar"]["cpc_lpmgt_pct"]
         assert runs[a]["system_pct"] < runs[b]["system_pct"]
@@ -213,3 +215,24 @@ def test_fuzzed_cpc_sections_load_or_fail_cleanly(system, cpc, partners):
         return
     s = engine.simulate(sc.engine_config())
     assert s["lpar"]["unparked_avg"] >= 1
+
+
+@pytest.mark.parametrize("busy, field, words", [
+    ("busy = []", "cpc.lpar[0].busy", "list"),
+    ("busy = [0.5, 0.9]", "cpc.lpar[0].busy_period", "how long"),
+    ('busy = 0.5\nbusy_period = "10s"', "cpc.lpar[0].busy_period", "list"),
+    ('busy = [0.5, 1.5]\nbusy_period = "10s"', "cpc.lpar[0].busy", "0-1"),
+    ('busy = [0.5, 0.9]\nbusy_period = "soon"', "cpc.lpar[0].busy_period", "unit"),
+])
+def test_changing_partner_demand_is_validated(busy, field, words):
+    with pytest.raises(InputError) as e:
+        scenario.loads(text().replace("busy = 0.5", busy), "x.toml")
+    assert e.value.field == field and words in str(e.value), str(e.value)
+
+
+def test_changing_partner_demand_reaches_the_engine():
+    t = text().replace("busy = 0.5", 'busy = [0.2, 1.0]\nbusy_period = "1s"')
+    cfg = scenario.loads(t, "x.toml").engine_config()
+    assert cfg["cpc"]["lpars"][0]["busy_pattern"] == [0.2, 1.0]
+    assert cfg["cpc"]["lpars"][0]["busy_period_ns"] == 1_000_000_000
+    assert engine.simulate(cfg)["lpar"]["partner_dispatches"] > 0

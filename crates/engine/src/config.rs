@@ -79,6 +79,8 @@ impl CpcCfg {
             dedicated: false,
             polarization: self.polarization,
             busy: 0.0,
+            busy_pattern: vec![],
+            busy_period_ns: 0,
         }];
         lpars.extend(self.lpars.iter().cloned());
         crate::prsm::CpcSpec {

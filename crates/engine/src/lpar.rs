@@ -7,10 +7,11 @@
 //!   the partner LPARs' demand: Global Performance Data) and applies SET SRM UNPARKING to
 //!   decide how many logical cores stay unparked (Vh first, then Vm, then Vl). Parked
 //!   processors take no work.
-//! - The pool's capacity is shared by PR/SM: entitlement first, excess by weight
-//!   (`prsm::pool_capacity`), then inside the LPAR over its unparked cores
-//!   (`prsm::availability`). A logical processor powered a share `a` of the time it wants to run
-//!   waits `w (1/a - 1)` suspended (FCX304 %Susp) for every `w` of work it runs.
+//! - The pool's capacity is shared by PR/SM (`prsm::pool_share`): vertical-highs on their own
+//!   cores, the other logical cores of every LPAR on what the vertical-highs leave, entitlement
+//!   first, excess by weight. A logical processor powered a share `a` of the time it wants to run
+//!   waits `w (1/a - 1)` suspended (FCX304 %Susp) for every `w` of work it runs. Partners keep
+//!   all their logical cores busy `busy` of the time (a fixed or a changing demand).
 //! - PR/SM dispatches: one each time a waiting logical processor is woken, plus one per
 //!   dispatch interval of suspended-and-resumed running; each costs `prsm.c_lpdisp` of PR/SM
 //!   time (FCX302 %LPmgt). Partner LPARs' dispatches come from their steady demand.
@@ -52,8 +53,17 @@ pub struct LparState {
     unparked_int: f64,
     unparked_vl_int: f64,
     last_change: Time,
-    /// Partner LPARs' PR/SM dispatches per second, from their steady demand.
+    /// Partner LPARs' PR/SM dispatches per second at their current demand, and the count up
+    /// to `rate_since`.
     partner_rate: f64,
+    partner_disp: f64,
+    rate_since: Time,
+    /// Partners' busy fractions now (index 0, ours, unused); our demand per unparked core.
+    now_busy: Vec<f64>,
+    d: f64,
+    /// Global Performance Data samples (time, excess capacity for us) over the window.
+    gpd: std::collections::VecDeque<(Time, f64)>,
+    gpd_window: Time,
 }
 
 impl LparState {
@@ -113,9 +123,17 @@ impl LparState {
             unparked_vl_int: 0.0,
             last_change: 0,
             partner_rate: 0.0,
+            partner_disp: 0.0,
+            rate_since: 0,
+            now_busy: Vec::new(),
+            d: 1.0,
+            gpd: std::collections::VecDeque::new(),
+            gpd_window: ((p.hd_gpd_window * ms).round() as Time).max(1),
         };
         // At IPL nothing is measured yet: every core is wanted.
-        st.decide(processors as f64, processors as f64);
+        st.partners_at(0);
+        st.sample_gpd(0);
+        st.decide(processors as f64, processors as f64, 0);
         st.next_park = st.t_park;
         Ok(st)
     }
@@ -124,19 +142,40 @@ impl LparState {
         &self.pol.lpars[0]
     }
 
-    /// Demand (cores) of every LPAR with ours at `ours`.
-    fn demands(&self, ours: f64) -> Vec<f64> {
-        self.spec
-            .lpars
-            .iter()
-            .enumerate()
-            .map(|(i, l)| if i == 0 { ours } else { l.busy * l.logical as f64 })
-            .collect()
+    /// Every core's share of a physical core with ours `n` unparked at `d` each, the partners
+    /// busy on all their cores at their current demand.
+    fn shares(&self, n: u32, d: f64) -> Vec<Vec<f64>> {
+        let w: Vec<u32> = self.spec.lpars.iter().map(|l| l.weight).collect();
+        let mut un: Vec<u32> = self.spec.lpars.iter().map(|l| l.logical).collect();
+        un[0] = n;
+        let mut dd = self.now_busy.clone();
+        dd[0] = d;
+        prsm::pool_share(&self.pol, &w, &un, &dd)
     }
 
-    /// Parking decision and PR/SM shares from the measured utilization `busy` (cores, what the
-    /// LPAR ran) and `want` (cores, ran plus suspended: what it asked PR/SM for).
-    pub fn decide(&mut self, busy: f64, want: f64) {
+    /// The partners' demand at `t`; true if it changed since the last call.
+    pub fn partners_at(&mut self, t: Time) -> bool {
+        let b: Vec<f64> = self.spec.lpars.iter().map(|l| l.busy_at(t)).collect();
+        let changed = b != self.now_busy;
+        self.now_busy = b;
+        changed
+    }
+
+    /// One Global Performance Data sample: the pool capacity beyond our entitlement that PR/SM
+    /// would give us now if we wanted every core; kept for `hd.gpd_window`.
+    pub fn sample_gpd(&mut self, t: Time) {
+        let full: f64 = self.shares(self.me().logical, 1.0)[0].iter().sum();
+        let x = (full - self.ents[0].cores()).max(0.0);
+        self.gpd.push_back((t, x));
+        while self.gpd.front().is_some_and(|&(t0, _)| t0 + self.gpd_window < t) {
+            self.gpd.pop_front();
+        }
+    }
+
+    /// Parking decision from the measured utilization `busy` (cores, what the LPAR ran) and
+    /// `want` (cores, ran plus suspended: what it asked PR/SM for); the projected excess is the
+    /// mean of the GPD samples in the window.
+    pub fn decide(&mut self, busy: f64, want: f64, t: Time) {
         let me = self.me();
         let logical = me.logical;
         let vh_vm = me.vh + me.vm;
@@ -144,21 +183,28 @@ impl LparState {
         self.unparked = match self.model {
             None => logical,
             Some(m) => {
-                // Global Performance Data: what PR/SM would give us if we wanted everything.
-                let full = prsm::pool_capacity(&self.spec, &self.ents, &self.demands(logical as f64))[0];
-                let excess = (full - e).max(0.0);
+                let n = self.gpd.len().max(1) as f64;
+                let excess = self.gpd.iter().map(|&(_, x)| x).sum::<f64>() / n;
                 prsm::unparked_count(m, logical, vh_vm, e, excess, self.excess_factor, busy + self.headroom)
             }
         };
+        self.d = (want / self.unparked as f64).clamp(0.0, 1.0).max(1e-3);
+        self.reshare(t);
+    }
+
+    /// PR/SM's shares for the current unparked set and partner demand (at a parking decision,
+    /// and whenever a partner's demand changes).
+    pub fn reshare(&mut self, t: Time) {
+        self.partner_disp += self.partner_rate * (t - self.rate_since) as f64 / 1e9;
+        self.rate_since = t;
         let n = self.unparked as usize;
-        let d = (want / n as f64).clamp(0.0, 1.0).max(1e-3);
-        let got = prsm::pool_capacity(&self.spec, &self.ents, &self.demands(d * n as f64));
-        let a = prsm::availability(&self.pol.lpars[0].cores, n, got[0], d);
+        let d = self.d;
+        let got = self.shares(self.unparked, d);
         // Parked processors only finish the run they were in: at full speed (no new work).
-        self.avail = a
-            .into_iter()
+        self.avail = got[0]
+            .iter()
             .enumerate()
-            .map(|(i, x)| if i < n { x.max(self.min_avail) } else { 1.0 })
+            .map(|(i, x)| if i < n { (x / d).clamp(self.min_avail, 1.0) } else { 1.0 })
             .collect();
         // Dispatch interval from the logical cores competing for the pool.
         let active: u32 = self.unparked
@@ -166,15 +212,17 @@ impl LparState {
                 .spec
                 .lpars
                 .iter()
+                .zip(&self.now_busy)
                 .skip(1)
-                .filter(|l| !l.dedicated && l.busy > 0.0)
-                .map(|l| l.logical)
+                .filter(|(l, b)| !l.dedicated && **b > 0.0)
+                .map(|(l, _)| l.logical)
                 .sum::<u32>();
         let (k, lo, hi) = self.trun_k;
         self.trun = ((prsm::dispatch_interval_ms(self.spec.shared, active, k, lo, hi) * 1e6).round()
             as Time)
             .max(1);
-        // Partners run steadily: their non-Vh usage is redispatched once per interval.
+        // Partners run steadily between changes: their non-Vh usage is redispatched once per
+        // interval.
         let tr_s = self.trun as f64 / 1e9;
         self.partner_rate = self
             .pol
@@ -182,8 +230,9 @@ impl LparState {
             .iter()
             .zip(&got)
             .skip(1)
-            .filter(|(l, _)| !l.dedicated)
-            .map(|(l, g)| (g - l.vh as f64).max(0.0) / tr_s)
+            .flat_map(|(l, g)| l.cores.iter().zip(g))
+            .filter(|(c, _)| matches!(c.pol, prsm::Pol::Vm | prsm::Pol::Vl | prsm::Pol::Hz))
+            .map(|(_, g)| g / tr_s)
             .sum();
     }
 
@@ -263,28 +312,35 @@ impl Sim {
         }
     }
 
-    /// The periodic parking decision (called from the scheduler's tick).
+    /// Every scheduler tick: partners' demand and a GPD sample; every `hd.t_park` the parking
+    /// decision.
     pub(crate) fn prsm_tick(&mut self) {
-        let Some(st) = self.lpar.as_deref() else {
+        let now = self.now;
+        let Some(st) = self.lpar.as_deref_mut() else {
             return;
         };
-        if self.now < st.next_park {
+        let changed = st.partners_at(now);
+        st.sample_gpd(now);
+        if now < st.next_park {
+            if changed {
+                st.reshare(now);
+            }
             return;
         }
         self.charge_all();
         let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
         let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
         let st = self.lpar.as_deref_mut().unwrap();
-        let win = (self.now - st.last_park).max(1) as f64;
+        let win = (now - st.last_park).max(1) as f64;
         let ubusy = (busy - st.mark_busy) as f64 / win;
         let uwant = (busy + susp - st.mark_busy - st.mark_susp) as f64 / win;
         st.mark_busy = busy;
         st.mark_susp = susp;
-        st.last_park = self.now;
-        st.next_park = self.now + st.t_park;
+        st.last_park = now;
+        st.next_park = now + st.t_park;
         self.prsm_account_unparked();
         let st = self.lpar.as_deref_mut().unwrap();
-        st.decide(ubusy, uwant);
+        st.decide(ubusy, uwant, now);
         let n = st.unparked;
         self.apply_parking(n);
     }
@@ -332,7 +388,7 @@ impl Sim {
         let tail = (self.now - st.last_change) as f64;
         let un = (st.unparked_int + st.unparked as f64 * tail) / dur;
         let unvl = (st.unparked_vl_int + st.vl_unparked() as f64 * tail) / dur;
-        let partner = st.partner_rate * dur / 1e9;
+        let partner = st.partner_disp + st.partner_rate * (self.now - st.rate_since) as f64 / 1e9;
         let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / dur;
         let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
         Some(LparSummary {

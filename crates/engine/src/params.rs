@@ -112,6 +112,8 @@ params! {
         "assumed: z/VM side of waking a logical processor that loaded an enabled wait in an LPAR (SIGP to it, wait exit, dispatcher re-entry); system time of the woken processor; only with a [cpc] (without one the engine has no PR/SM layer)";
     hd_t_park: "hd.t_park" = 2000.0, "ms",
         "public: z/VM makes its parking decision every two seconds (Velocity Software lparpark, cp-model §3.3)";
+    hd_gpd_window: "hd.gpd_window" = 20000.0, "ms",
+        "assumed: history of Global Performance Data samples z/VM projects the excess capacity from (the mean over the window); z/VM forecasts from a history with a confidence level (Velocity lparpark, cp-model §3.3) whose length is not public: ten parking periods";
     hd_headroom: "hd.headroom" = 1.0, "cores",
         "assumed: the 'needed' capacity of the unparking models is the last period's utilization plus one core, like the CPUPAD default of 100 % (SRM statement, cp-model §3.3), so a saturated unparked set can grow";
     hd_excess_high: "hd.excess_high" = 1.0, "fraction of projected excess",

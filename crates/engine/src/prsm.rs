@@ -79,6 +79,23 @@ pub struct LparSpec {
     /// Demand of a partner LPAR: fraction of its logical cores it keeps busy (0..1).
     #[serde(default)]
     pub busy: f64,
+    /// A demand that changes: these fractions in turn, each held for `busy_period_ns`
+    /// (empty: `busy` all the time).
+    #[serde(default)]
+    pub busy_pattern: Vec<f64>,
+    #[serde(default)]
+    pub busy_period_ns: u64,
+}
+
+impl LparSpec {
+    /// The partner's busy fraction at time `t` (ns).
+    pub fn busy_at(&self, t: u64) -> f64 {
+        if self.busy_pattern.is_empty() || self.busy_period_ns == 0 {
+            return self.busy;
+        }
+        let k = (t / self.busy_period_ns) as usize % self.busy_pattern.len();
+        self.busy_pattern[k]
+    }
 }
 
 fn vertical() -> Polarization {
@@ -154,6 +171,18 @@ impl CpcSpec {
             }
             if l.logical == 0 {
                 return Err(format!("cpc: LPAR {}: logical cores must be at least 1", l.name));
+            }
+            if !l.busy_pattern.is_empty() && l.busy_period_ns == 0 {
+                return Err(format!(
+                    "cpc: LPAR {}: a busy pattern needs a positive period",
+                    l.name
+                ));
+            }
+            if let Some(b) = l.busy_pattern.iter().find(|b| !(0.0..=1.0).contains(*b)) {
+                return Err(format!(
+                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {b})",
+                    l.name
+                ));
             }
             if !(0.0..=1.0).contains(&l.busy) {
                 return Err(format!(
@@ -367,54 +396,54 @@ pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
 // ---------------------------------------------------------------------------------------------
 // The pool's fluid share of capacity (cp-model §1.4, [A]).
 
-/// Capacity (cores) each shared LPAR gets from the pool when LPAR j wants `demand[j]` cores:
-/// its entitlement first (up to its demand), then what is left over by weight among the LPARs
-/// that want more (uncapped LPARs, cp-model §1.2). Dedicated LPARs get their demand and are
-/// outside the pool.
-pub fn pool_capacity(cpc: &CpcSpec, ents: &[Ent], demand: &[f64]) -> Vec<f64> {
-    let n = cpc.lpars.len();
-    let mut got = vec![0.0; n];
-    let mut left = cpc.shared as f64;
-    let mut w = vec![0.0; n];
-    let mut cap = vec![0.0; n];
-    for i in 0..n {
-        let d = demand[i].clamp(0.0, cpc.lpars[i].logical as f64);
-        if cpc.lpars[i].dedicated {
-            got[i] = d;
+/// Share of a physical core each logical core gets while it wants to run (fluid PR/SM,
+/// placement-aware). LPAR j keeps its first `unparked[j]` cores (Vh, Vm, Vl order) busy a
+/// fraction `d[j]` of the time each (z/VM spreads its work over its unparked cores); the others
+/// get nothing.
+/// - A vertical-high has its own physical core: it gets all it wants.
+/// - Every other shared core (Vm, Vl, horizontal) runs on whatever physical capacity the
+///   vertical-highs leave: the pool's non-Vh cores plus idle time on the Vh cores. From it each
+///   core is first guaranteed min(d, its entitlement), then the rest goes by LPAR weight to the
+///   LPARs that want more (uncapped, cp-model §1.2), and evenly among an LPAR's cores.
+/// - Dedicated cores get what they want on their own cores, outside the pool.
+pub fn pool_share(pol: &CpcPol, weights: &[u32], unparked: &[u32], d: &[f64]) -> Vec<Vec<f64>> {
+    let mut out: Vec<Vec<f64>> = pol.lpars.iter().map(|l| vec![0.0; l.cores.len()]).collect();
+    let mut used = 0.0;
+    let mut caps: Vec<Vec<(usize, f64)>> = vec![Vec::new(); pol.lpars.len()];
+    for (j, l) in pol.lpars.iter().enumerate() {
+        let dj = d[j].clamp(0.0, 1.0);
+        let n = (unparked[j] as usize).min(l.cores.len());
+        for (k, c) in l.cores.iter().enumerate().take(n) {
+            match c.pol {
+                Pol::Ded => out[j][k] = dj,
+                Pol::Vh => {
+                    out[j][k] = dj;
+                    used += dj;
+                }
+                Pol::Vm | Pol::Vl | Pol::Hz => {
+                    let g = dj.min(c.ent);
+                    out[j][k] = g;
+                    used += g;
+                    if dj > g {
+                        caps[j].push((k, dj - g));
+                    }
+                }
+            }
+        }
+    }
+    let left = (pol.shared as f64 - used).max(0.0);
+    let w: Vec<f64> = weights.iter().map(|&x| x as f64).collect();
+    let cap: Vec<f64> = caps.iter().map(|c| c.iter().map(|x| x.1).sum()).collect();
+    let extra = crate::scheduler::water_fill(left, &w, &cap);
+    for (j, cj) in caps.iter().enumerate() {
+        if cj.is_empty() || extra[j] <= 0.0 {
             continue;
         }
-        got[i] = d.min(ents[i].cores());
-        left -= got[i];
-        w[i] = cpc.lpars[i].weight as f64;
-        cap[i] = d - got[i];
-    }
-    let extra = crate::scheduler::water_fill(left.max(0.0), &w, &cap);
-    for i in 0..n {
-        got[i] += extra[i];
-    }
-    got
-}
-
-/// Share of wall time each unparked logical core of one LPAR is powered while it wants to run,
-/// given the LPAR's capacity `c` (cores) and a demand of `d` (fraction of wall time) on each of
-/// its `cores` (in order; only the first `unparked` run). Each core is guaranteed min(d, its
-/// entitlement); the rest of `c` is shared evenly among the cores that want more.
-pub fn availability(cores: &[Core], unparked: usize, c: f64, d: f64) -> Vec<f64> {
-    let n = unparked.min(cores.len());
-    let mut out = vec![0.0; cores.len()];
-    if n == 0 || d <= 0.0 {
-        for a in out.iter_mut().take(n) {
-            *a = 1.0;
+        let ones = vec![1.0; cj.len()];
+        let c: Vec<f64> = cj.iter().map(|x| x.1).collect();
+        for ((k, _), e) in cj.iter().zip(crate::scheduler::water_fill(extra[j], &ones, &c)) {
+            out[j][*k] += e;
         }
-        return out;
-    }
-    let g: Vec<f64> = cores[..n].iter().map(|k| d.min(k.ent)).collect();
-    let left = (c - g.iter().sum::<f64>()).max(0.0);
-    let w = vec![1.0; n];
-    let cap: Vec<f64> = g.iter().map(|gi| d - gi).collect();
-    let extra = crate::scheduler::water_fill(left, &w, &cap);
-    for i in 0..n {
-        out[i] = ((g[i] + extra[i]) / d).clamp(0.0, 1.0);
     }
     out
 }
@@ -491,6 +520,8 @@ mod tests {
             dedicated: false,
             polarization: Polarization::Vertical,
             busy: 0.0,
+            busy_pattern: vec![],
+            busy_period_ns: 0,
         }
     }
 
@@ -537,6 +568,16 @@ mod tests {
     }
 
     #[test]
+    fn busy_pattern_test() {
+        let mut l = lpar("P", 1, 1);
+        l.busy = 0.3;
+        assert_eq!(l.busy_at(123), 0.3);
+        l.busy_pattern = vec![0.5, 0.9];
+        l.busy_period_ns = 10;
+        assert_eq!((l.busy_at(0), l.busy_at(9), l.busy_at(10), l.busy_at(25)), (0.5, 0.5, 0.9, 0.5));
+    }
+
+    #[test]
     fn vertical_count_rule_test() {
         let e = |num: u128, den: u128| Ent { num, den };
         assert_eq!(vertical_counts(e(688, 100)), (6, 1));
@@ -571,24 +612,44 @@ mod tests {
         assert_eq!(unparked_count(Unparking::Large, 12, 7, 6.88, 3.0, 0.0, 12.0), 7);
     }
 
+    fn share_all(c: &CpcSpec, d: &[f64]) -> Vec<Vec<f64>> {
+        let p = polarize(c).unwrap();
+        let w: Vec<u32> = c.lpars.iter().map(|l| l.weight).collect();
+        let n: Vec<u32> = c.lpars.iter().map(|l| l.logical).collect();
+        pool_share(&p, &w, &n, d)
+    }
+
     #[test]
-    fn pool_capacity_examples_test() {
-        // A5-like: 4 shared cores, weights 30/70, both 4-way; partner busy.
-        let c = CpcSpec {
+    fn pool_share_examples_test() {
+        // A5-like: 4 shared cores, weights 30/70, both horizontal 4-ways, partner busy: each
+        // of our cores is powered 30 % of the time.
+        let mut c = CpcSpec {
             shared: 4,
             dedicated: 0,
             lpars: vec![lpar("VM", 30, 4), lpar("OTHER", 70, 4)],
         };
-        let e = entitlements(&c);
-        assert!((e[0].cores() - 1.2).abs() < 1e-12);
-        let got = pool_capacity(&c, &e, &[4.0, 4.0]);
-        assert!((got[0] - 1.2).abs() < 1e-9 && (got[1] - 2.8).abs() < 1e-9);
-        // Partner idle: the whole pool is ours.
-        let got = pool_capacity(&c, &e, &[4.0, 0.0]);
-        assert!((got[0] - 4.0).abs() < 1e-9);
-        // Partner at half its cores: 2 cores, entitled 2.8, so we get 2.
-        let got = pool_capacity(&c, &e, &[4.0, 2.0]);
-        assert!((got[0] - 2.0).abs() < 1e-9);
+        for l in c.lpars.iter_mut() {
+            l.polarization = Polarization::Horizontal;
+        }
+        let got = share_all(&c, &[1.0, 1.0]);
+        assert!(got[0].iter().all(|x| (x - 0.3).abs() < 1e-9), "{got:?}");
+        // Partner idle: ours run whenever they want.
+        let got = share_all(&c, &[1.0, 0.0]);
+        assert!(got[0].iter().all(|x| (x - 1.0).abs() < 1e-9));
+        // Partner at half: 2 cores left for us.
+        let got = share_all(&c, &[1.0, 0.5]);
+        assert!((got[0].iter().sum::<f64>() - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn crowded_vertical_lows_test() {
+        // B13's CPC with every partner 95 % busy on all its cores: the Vh keep their cores,
+        // our vertical-lows share what the partners' Vh leave with the partners' Vm and Vl.
+        let got = share_all(&b13(), &[0.4, 0.95, 0.95, 0.95, 0.95]);
+        let a = &got[0];
+        assert!(a[..6].iter().all(|x| (x - 0.4).abs() < 1e-12));
+        assert!((a[6] - 0.4).abs() < 1e-12); // Vm: 0.4 is within its 0.88
+        assert!(a[7..].iter().all(|x| *x < 0.4 - 1e-3), "{a:?}");
     }
 
     fn arb_cpc() -> impl Strategy<Value = CpcSpec> {
@@ -617,6 +678,8 @@ mod tests {
                                 Polarization::Vertical
                             },
                             busy: b,
+                            busy_pattern: vec![],
+                            busy_period_ns: 0,
                         })
                         .collect(),
                 })
@@ -666,16 +729,29 @@ mod tests {
         }
 
         #[test]
-        fn pool_capacity_properties(cpc in arb_cpc(), ours in 0.0f64..=1.0) {
-            let e = entitlements(&cpc);
-            let demand: Vec<f64> = cpc.lpars.iter().enumerate()
-                .map(|(i, l)| if i == 0 { ours } else { l.busy } * l.logical as f64).collect();
-            let got = pool_capacity(&cpc, &e, &demand);
-            let sum: f64 = got.iter().sum();
+        fn pool_share_properties(cpc in arb_cpc(), ours in 0.0f64..=1.0) {
+            let p = polarize(&cpc).unwrap();
+            let w: Vec<u32> = cpc.lpars.iter().map(|l| l.weight).collect();
+            let n: Vec<u32> = cpc.lpars.iter().map(|l| l.logical).collect();
+            let d: Vec<f64> = cpc.lpars.iter().enumerate()
+                .map(|(i, l)| if i == 0 { ours } else { l.busy }).collect();
+            let got = pool_share(&p, &w, &n, &d);
+            let sum: f64 = got.iter().flatten().sum();
             prop_assert!(sum <= cpc.shared as f64 + 1e-6);
-            for i in 0..got.len() {
-                prop_assert!(got[i] <= demand[i] + 1e-9);
-                prop_assert!(got[i] + 1e-9 >= demand[i].min(e[i].cores()));
+            for (j, l) in p.lpars.iter().enumerate() {
+                for (k, c) in l.cores.iter().enumerate() {
+                    let x = got[j][k];
+                    prop_assert!(x <= d[j] + 1e-9);
+                    // Every core gets at least its entitlement of what it wants; a Vh all of it.
+                    prop_assert!(x + 1e-9 >= d[j].min(c.ent));
+                    if c.pol == Pol::Vh { prop_assert!((x - d[j]).abs() < 1e-12); }
+                }
+            }
+            // Capacity left idle only when every core has all it wants.
+            if sum < cpc.shared as f64 - 1e-6 {
+                for (j, g) in got.iter().enumerate() {
+                    prop_assert!(g.iter().all(|x| (x - d[j]).abs() < 1e-6));
+                }
             }
         }
 
@@ -694,16 +770,5 @@ mod tests {
             prop_assert!(m >= (vh + vm).min(logical));
         }
 
-        #[test]
-        fn availability_bounds(n in 1usize..16, d in 0.01f64..=1.0, c in 0.0f64..16.0) {
-            let cores: Vec<Core> = (0..n).map(|i| Core {
-                pol: if i == 0 { Pol::Vh } else { Pol::Vl },
-                ent: if i == 0 { 1.0 } else { 0.0 }, home: 0 }).collect();
-            let a = availability(&cores, n, c.max(d), d);
-            prop_assert!((a[0] - 1.0).abs() < 1e-9);
-            prop_assert!(a.iter().all(|x| (0.0..=1.0).contains(x)));
-            // Vl availability never exceeds a more-entitled core's.
-            for x in &a[1..] { prop_assert!(*x <= a[0] + 1e-12); }
-        }
     }
 }

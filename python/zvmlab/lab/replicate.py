@@ -109,7 +109,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     return rows
 
 
-_AT = re.compile(r"([A-Za-z0-9_.|]+)@([A-Za-z0-9_.\-]+\.toml)")
+_AT = re.compile(r"([A-Za-z0-9_.]+)@([A-Za-z0-9_.\-]+\.toml)")
 
 
 def _resolve(expr: str, run_of: Callable[[str], dict | None]) -> str:
