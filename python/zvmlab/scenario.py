@@ -629,7 +629,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     actions.sort(key=lambda a: a.at_ns)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
-    cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, ln=ln)
+    cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, lines=lines)
 
     title = doc.get("title", "")
     if not isinstance(title, str):
@@ -768,8 +768,9 @@ def _weight(v: Any, *, file, line, where: str) -> int:
 
 
 def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[str, str], *, file,
-         ln) -> dict | None:
+         lines: _Lines) -> dict | None:
     """The [cpc] section and the LPAR keys of [system] (PR/SM, polarization, parking)."""
+    ln = lines.find
     if not cpc:
         for k in _LPAR_ONLY:
             if k in system:
@@ -778,12 +779,7 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
                                  fix="add a [cpc] section with shared_ifls (and [[cpc.lpar]] partners), "
                                      f"or remove system.{k}")
         return None
-    for k in cpc:
-        if k not in _CPC_KEYS:
-            close = difflib.get_close_matches(k, list(_CPC_KEYS), n=1)
-            hint = f"did you mean {close[0]!r}? " if close else ""
-            raise InputError(f"unknown key {k!r}", file=file, line=ln("cpc", k), field=f"cpc.{k}",
-                             fix=f"{hint}accepted: {', '.join(_CPC_KEYS)}")
+    _unknown_keys(cpc, _CPC_KEYS, file=file, lines=lines, table="cpc", index=0, where="cpc")
     if "shared_ifls" not in cpc:
         raise InputError("missing", file=file, line=ln("cpc", None), field="cpc.shared_ifls",
                          fix="say how many shared physical IFLs the CPC has, e.g. shared_ifls = 16")
@@ -841,12 +837,7 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
         line = lambda k, i=i: ln("cpc.lpar", k, i)  # noqa: E731
         if not isinstance(lp, dict):
             raise InputError("must be a table", file=file, field=where, fix="write [[cpc.lpar]] tables")
-        for k in lp:
-            if k not in _CPC_LPAR_KEYS:
-                close = difflib.get_close_matches(k, list(_CPC_LPAR_KEYS), n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise InputError(f"unknown key {k!r}", file=file, line=line(k), field=f"{where}.{k}",
-                                 fix=f"{hint}accepted: {', '.join(_CPC_LPAR_KEYS)}")
+        _unknown_keys(lp, _CPC_LPAR_KEYS, file=file, lines=lines, table="cpc.lpar", index=i, where=where)
         for k in ("name", "logical"):
             if k not in lp:
                 raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
