@@ -183,3 +183,22 @@ mod random {
         }
     }
 }
+
+#[test]
+fn excessuse_orders_large_unparking_and_none_keeps_vertical_lows_parked() {
+    let mut n = Vec::new();
+    for x in ["high", "medium", "low", "none"] {
+        let s = run(cfg(
+            r#""unparking": "large","#,
+            &format!(r#""excessuse": "{x}","#),
+        ));
+        let l = s.lpar.unwrap();
+        n.push((l.unparked_avg, l.unparked_vl_avg, l.vh + l.vm));
+    }
+    for w in n.windows(2) {
+        assert!(w[0].0 >= w[1].0 - 1e-9, "{n:?}");
+    }
+    // NONE: only Vh and Vm cores (after the first decision at IPL, which sees no excess either).
+    assert_eq!(n[3].1, 0.0, "{n:?}");
+    assert_eq!(n[3].0, n[3].2 as f64, "{n:?}");
+}
