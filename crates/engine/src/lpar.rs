@@ -64,6 +64,22 @@ pub struct LparState {
     /// Global Performance Data samples (time, excess capacity for us) over the window.
     gpd: std::collections::VecDeque<(Time, f64)>,
     gpd_window: Time,
+    /// Monitor intervals (FCX304/FCX302-like), and the counters at the last sample.
+    intervals: Vec<LparInterval>,
+    mark: (Time, f64, f64, u64, u64, f64),
+}
+
+/// One monitor interval of the LPAR under PR/SM.
+#[derive(Clone, Debug, Serialize)]
+pub struct LparInterval {
+    pub end_s: f64,
+    pub unparked_avg: f64,
+    pub unparked_vl_avg: f64,
+    /// Suspended time of the logical processors, percent of one processor summed (%Susp).
+    pub susp_pct: f64,
+    /// PR/SM management time for this LPAR's dispatches and the CPC's, % of one core (%LPmgt).
+    pub lpmgt_pct: f64,
+    pub cpc_lpmgt_pct: f64,
 }
 
 impl LparState {
@@ -129,6 +145,8 @@ impl LparState {
             d: 1.0,
             gpd: std::collections::VecDeque::new(),
             gpd_window: ((p.hd_gpd_window * ms).round() as Time).max(1),
+            intervals: Vec::new(),
+            mark: (0, 0.0, 0.0, 0, 0, 0.0),
         };
         // At IPL nothing is measured yet: every core is wanted.
         st.partners_at(0);
@@ -266,6 +284,7 @@ pub struct LparSummary {
     /// Logical processors' suspended time, percent of one processor summed (FCX304 %Susp).
     pub susp_pct: f64,
     pub dispatch_interval_ms: f64,
+    pub intervals: Vec<LparInterval>,
     /// CPC-wide polarization (row B13): vertical-highs and the physical cores they occupy,
     /// the other shared logical cores and the physical cores left for them.
     pub cpc_vh: u32,
@@ -345,6 +364,31 @@ impl Sim {
         self.apply_parking(n);
     }
 
+    /// A monitor sample: the LPAR's counters over the interval just ended.
+    pub(crate) fn prsm_sample(&mut self) {
+        if self.lpar.is_none() {
+            return;
+        }
+        self.prsm_account_unparked();
+        let now = self.now;
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        let st = self.lpar.as_deref_mut().unwrap();
+        let partner = st.partner_disp + st.partner_rate * (now - st.rate_since) as f64 / 1e9;
+        let (t0, un0, vl0, susp0, disp0, part0) = st.mark;
+        let len = (now - t0).max(1) as f64;
+        let own = (st.dispatches - disp0) as f64;
+        let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / len;
+        st.intervals.push(LparInterval {
+            end_s: now as f64 / 1e9,
+            unparked_avg: (st.unparked_int - un0) / len,
+            unparked_vl_avg: (st.unparked_vl_int - vl0) / len,
+            susp_pct: 100.0 * (susp - susp0) as f64 / len,
+            lpmgt_pct: pct(own),
+            cpc_lpmgt_pct: pct(own + partner - part0),
+        });
+        st.mark = (now, st.unparked_int, st.unparked_vl_int, susp, st.dispatches, partner);
+    }
+
     fn prsm_account_unparked(&mut self) {
         if let Some(st) = self.lpar.as_deref_mut() {
             let dt = (self.now - st.last_change) as f64;
@@ -411,6 +455,7 @@ impl Sim {
             cpc_lpmgt_pct: pct(st.dispatches as f64 + partner),
             susp_pct: 100.0 * susp as f64 / dur,
             dispatch_interval_ms: st.trun as f64 / 1e6,
+            intervals: st.intervals.clone(),
             cpc_vh: st.pol.vh_total,
             cpc_vh_physical: st.pol.vh_physical,
             cpc_non_vh: st.pol.non_vh_total,

@@ -54,6 +54,7 @@ impl Monitor {
 impl Sim {
     pub(crate) fn monitor_sample(&mut self) {
         self.charge_all();
+        self.prsm_sample();
         let users = self
             .users
             .iter()

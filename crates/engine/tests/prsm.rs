@@ -202,3 +202,30 @@ fn excessuse_orders_large_unparking_and_none_keeps_vertical_lows_parked() {
     assert_eq!(n[3].1, 0.0, "{n:?}");
     assert_eq!(n[3].0, n[3].2 as f64, "{n:?}");
 }
+
+#[test]
+fn lpar_intervals_add_up_to_the_run() {
+    let j = r#"{"level": "zvm-6.4", "processors": 4, "duration_ns": 20000000000, "interval_ns": 5000000000,
+        "switches": {"unparking": "vm66063"},
+        "guests": [{"userid": "U", "count": 6, "workload": {"kind": "cpu-bound", "demand": 0.3}}],
+        "cpc": {"shared": 6, "weight": 30, "unparking": "large", "excessuse": "high",
+                "lpars": [{"name": "P", "weight": 70, "logical": 6, "busy": 0.5,
+                           "busy_pattern": [0.2, 1.0], "busy_period_ns": 3000000000}]}}"#;
+    let s = run(Config::from_json(j).unwrap());
+    let l = s.lpar.unwrap();
+    assert_eq!(l.intervals.len(), 4);
+    let mean = |f: &dyn Fn(&zvm::lpar::LparInterval) -> f64| {
+        l.intervals.iter().map(f).sum::<f64>() / l.intervals.len() as f64
+    };
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+    assert!(close(mean(&|i| i.unparked_avg), l.unparked_avg), "{l:?}");
+    assert!(close(mean(&|i| i.unparked_vl_avg), l.unparked_vl_avg));
+    assert!(close(mean(&|i| i.susp_pct), l.susp_pct));
+    // A dispatch is counted when its run starts: events at the very end of the run, after the
+    // last sample, add a dispatch or two to the run's total.
+    let near = |a: f64, b: f64| (a - b).abs() <= 1e-3 * b.abs();
+    assert!(near(mean(&|i| i.lpmgt_pct), l.lpmgt_pct), "{l:?}");
+    assert!(near(mean(&|i| i.cpc_lpmgt_pct), l.cpc_lpmgt_pct));
+    // The partner's swings reach this LPAR: some suspension, not all the time.
+    assert!(l.susp_pct > 0.0);
+}
