@@ -91,7 +91,8 @@ impl LparState {
     ) -> Result<LparState, String> {
         c.check(processors)?;
         use crate::level::{Polarizing, UnparkingModels};
-        if c.polarization == Polarization::Vertical && sw.polarization == Polarizing::HorizontalOnly {
+        if c.polarization == Polarization::Vertical && sw.polarization == Polarizing::HorizontalOnly
+        {
             return Err("system.polarization = \"vertical\" needs a level with vertical polarization (z/VM 6.3+); this level runs horizontal only".into());
         }
         if matches!(c.unparking, Some(Unparking::Medium | Unparking::Small))
@@ -185,7 +186,11 @@ impl LparState {
         let full: f64 = self.shares(self.me().logical, 1.0)[0].iter().sum();
         let x = (full - self.ents[0].cores()).max(0.0);
         self.gpd.push_back((t, x));
-        while self.gpd.front().is_some_and(|&(t0, _)| t0 + self.gpd_window < t) {
+        while self
+            .gpd
+            .front()
+            .is_some_and(|&(t0, _)| t0 + self.gpd_window < t)
+        {
             self.gpd.pop_front();
         }
     }
@@ -203,7 +208,15 @@ impl LparState {
             Some(m) => {
                 let n = self.gpd.len().max(1) as f64;
                 let excess = self.gpd.iter().map(|&(_, x)| x).sum::<f64>() / n;
-                prsm::unparked_count(m, logical, vh_vm, e, excess, self.excess_factor, busy + self.headroom)
+                prsm::unparked_count(
+                    m,
+                    logical,
+                    vh_vm,
+                    e,
+                    excess,
+                    self.excess_factor,
+                    busy + self.headroom,
+                )
             }
         };
         self.d = (want / self.unparked as f64).clamp(0.0, 1.0).max(1e-3);
@@ -213,7 +226,7 @@ impl LparState {
     /// PR/SM's shares for the current unparked set and partner demand (at a parking decision,
     /// and whenever a partner's demand changes).
     pub fn reshare(&mut self, t: Time) {
-        self.partner_disp += self.partner_rate * (t - self.rate_since) as f64 / 1e9;
+        self.partner_disp = self.partner_dispatches(t);
         self.rate_since = t;
         let n = self.unparked as usize;
         let d = self.d;
@@ -222,7 +235,13 @@ impl LparState {
         self.avail = got[0]
             .iter()
             .enumerate()
-            .map(|(i, x)| if i < n { (x / d).clamp(self.min_avail, 1.0) } else { 1.0 })
+            .map(|(i, x)| {
+                if i < n {
+                    (x / d).clamp(self.min_avail, 1.0)
+                } else {
+                    1.0
+                }
+            })
             .collect();
         // Dispatch interval from the logical cores competing for the pool.
         let active: u32 = self.unparked
@@ -236,9 +255,10 @@ impl LparState {
                 .map(|(l, _)| l.logical)
                 .sum::<u32>();
         let (k, lo, hi) = self.trun_k;
-        self.trun = ((prsm::dispatch_interval_ms(self.spec.shared, active, k, lo, hi) * 1e6).round()
-            as Time)
-            .max(1);
+        self.trun =
+            ((prsm::dispatch_interval_ms(self.spec.shared, active, k, lo, hi) * 1e6).round()
+                as Time)
+                .max(1);
         // Partners run steadily between changes: their non-Vh usage is redispatched once per
         // interval.
         let tr_s = self.trun as f64 / 1e9;
@@ -252,6 +272,11 @@ impl LparState {
             .filter(|(c, _)| matches!(c.pol, prsm::Pol::Vm | prsm::Pol::Vl | prsm::Pol::Hz))
             .map(|(_, g)| g / tr_s)
             .sum();
+    }
+
+    /// Partner LPARs' PR/SM dispatches from the start of the run up to `t`.
+    fn partner_dispatches(&self, t: Time) -> f64 {
+        self.partner_disp + self.partner_rate * (t - self.rate_since) as f64 / 1e9
     }
 
     fn vl_unparked(&self) -> u32 {
@@ -373,7 +398,7 @@ impl Sim {
         let now = self.now;
         let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
         let st = self.lpar.as_deref_mut().unwrap();
-        let partner = st.partner_disp + st.partner_rate * (now - st.rate_since) as f64 / 1e9;
+        let partner = st.partner_dispatches(now);
         let (t0, un0, vl0, susp0, disp0, part0) = st.mark;
         let len = (now - t0).max(1) as f64;
         let own = (st.dispatches - disp0) as f64;
@@ -386,7 +411,14 @@ impl Sim {
             lpmgt_pct: pct(own),
             cpc_lpmgt_pct: pct(own + partner - part0),
         });
-        st.mark = (now, st.unparked_int, st.unparked_vl_int, susp, st.dispatches, partner);
+        st.mark = (
+            now,
+            st.unparked_int,
+            st.unparked_vl_int,
+            susp,
+            st.dispatches,
+            partner,
+        );
     }
 
     fn prsm_account_unparked(&mut self) {
@@ -432,7 +464,7 @@ impl Sim {
         let tail = (self.now - st.last_change) as f64;
         let un = (st.unparked_int + st.unparked as f64 * tail) / dur;
         let unvl = (st.unparked_vl_int + st.vl_unparked() as f64 * tail) / dur;
-        let partner = st.partner_disp + st.partner_rate * (self.now - st.rate_since) as f64 / 1e9;
+        let partner = st.partner_dispatches(self.now);
         let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / dur;
         let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
         Some(LparSummary {

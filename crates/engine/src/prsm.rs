@@ -170,7 +170,10 @@ impl CpcSpec {
                 return Err(format!("cpc: LPAR name '{}' is used twice", l.name));
             }
             if l.logical == 0 {
-                return Err(format!("cpc: LPAR {}: logical cores must be at least 1", l.name));
+                return Err(format!(
+                    "cpc: LPAR {}: logical cores must be at least 1",
+                    l.name
+                ));
             }
             if !l.busy_pattern.is_empty() && l.busy_period_ns == 0 {
                 return Err(format!(
@@ -441,7 +444,10 @@ pub fn pool_share(pol: &CpcPol, weights: &[u32], unparked: &[u32], d: &[f64]) ->
         }
         let ones = vec![1.0; cj.len()];
         let c: Vec<f64> = cj.iter().map(|x| x.1).collect();
-        for ((k, _), e) in cj.iter().zip(crate::scheduler::water_fill(extra[j], &ones, &c)) {
+        for ((k, _), e) in cj
+            .iter()
+            .zip(crate::scheduler::water_fill(extra[j], &ones, &c))
+        {
             out[j][*k] += e;
         }
     }
@@ -450,7 +456,13 @@ pub fn pool_share(pol: &CpcPol, weights: &[u32], unparked: &[u32], d: &[f64]) ->
 
 /// PR/SM dispatch interval (cp-model §1.4): k × shared physical / active shared logical cores,
 /// clamped to [t_min, t_max] (all in ms).
-pub fn dispatch_interval_ms(shared: u32, active_logical: u32, k: f64, t_min: f64, t_max: f64) -> f64 {
+pub fn dispatch_interval_ms(
+    shared: u32,
+    active_logical: u32,
+    k: f64,
+    t_min: f64,
+    t_max: f64,
+) -> f64 {
     let r = if active_logical == 0 {
         1.0
     } else {
@@ -574,7 +586,10 @@ mod tests {
         assert_eq!(l.busy_at(123), 0.3);
         l.busy_pattern = vec![0.5, 0.9];
         l.busy_period_ns = 10;
-        assert_eq!((l.busy_at(0), l.busy_at(9), l.busy_at(10), l.busy_at(25)), (0.5, 0.5, 0.9, 0.5));
+        assert_eq!(
+            (l.busy_at(0), l.busy_at(9), l.busy_at(10), l.busy_at(25)),
+            (0.5, 0.5, 0.9, 0.5)
+        );
     }
 
     #[test]
@@ -609,7 +624,10 @@ mod tests {
         assert_eq!(f(Unparking::Medium), 7);
         assert_eq!(f(Unparking::Small), 3);
         // EXCESSUSE NONE: no vertical-low is ever unparked.
-        assert_eq!(unparked_count(Unparking::Large, 12, 7, 6.88, 3.0, 0.0, 12.0), 7);
+        assert_eq!(
+            unparked_count(Unparking::Large, 12, 7, 6.88, 3.0, 0.0, 12.0),
+            7
+        );
     }
 
     fn share_all(c: &CpcSpec, d: &[f64]) -> Vec<Vec<f64>> {

@@ -82,15 +82,17 @@ fn bad_cpc_configs_are_errors_not_panics() {
         assert!(e.contains(word), "{cpc}: {e}");
     }
     // Level switches: vertical needs 6.3+, MEDIUM/SMALL need VM66063.
-    let lv = |level: &str, cpc: &str| {
-        base(cpc, 2).replace("\"zvm-6.4\"", &format!("\"{level}\""))
-    };
+    let lv = |level: &str, cpc: &str| base(cpc, 2).replace("\"zvm-6.4\"", &format!("\"{level}\""));
     let e = Sim::new(Config::from_json(&lv("zvm-6.2", r#"{"shared": 4, "weight": 30}"#)).unwrap())
         .err()
         .unwrap();
     assert!(e.contains("6.3"), "{e}");
     let e = Sim::new(
-        Config::from_json(&lv("zvm-6.4", r#"{"shared": 4, "weight": 30, "unparking": "small"}"#)).unwrap(),
+        Config::from_json(&lv(
+            "zvm-6.4",
+            r#"{"shared": 4, "weight": 30, "unparking": "small"}"#,
+        ))
+        .unwrap(),
     )
     .err()
     .unwrap();
@@ -119,7 +121,11 @@ fn horizontal_lpar_beside_a_busy_partner_runs_at_its_weight_share() {
         assert!((a - 0.3).abs() < 1e-9);
     }
     // Busy (CPU time) is 30 % of wall time per processor; the rest is suspended.
-    assert!((s.avg_processor_busy_pct - 30.0).abs() < 0.5, "{}", s.avg_processor_busy_pct);
+    assert!(
+        (s.avg_processor_busy_pct - 30.0).abs() < 0.5,
+        "{}",
+        s.avg_processor_busy_pct
+    );
     assert!((l.susp_pct - 280.0).abs() < 2.0, "{}", l.susp_pct);
     // Suspended-and-resumed running is redispatched once per PR/SM dispatch interval.
     assert!(l.prsm_dispatches as f64 >= 4.0 * 20.0 / (l.dispatch_interval_ms / 1e3) * 0.9);
