@@ -92,7 +92,7 @@ _WORKLOAD_KEYS = {
     "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi",
                 "method": "ssch | diag250", "cpu": "guest CPU per transaction", "ios": "I/Os per transaction",
                 "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
-                "dist": "exp | fixed"},
+                "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed"},
     "format": {"kind": "", "volume": "volume name", "type": "eckd | edev", "size": "minidisk size, e.g. \"10G\"",
                "blocks": "4 KB blocks per write"},
 }
@@ -1015,6 +1015,8 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
     if not isinstance(write, bool):
         raise InputError(f"{write!r} is not true or false", file=file, line=line, field=f"{where}.write",
                          fix="write = true for writes, false (the default) for reads")
+    if "window" in w:
+        d["window"] = count("window", 1024)
     d.update(method=method, write=write, ios=count("ios", 1_000_000), dist=w.get("dist", "exp"),
              cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
              think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,

@@ -278,6 +278,9 @@ pub enum Workload {
         think_ns: Time,
         #[serde(default)]
         write: bool,
+        /// I/Os in flight per virtual CPU (1: synchronous).
+        #[serde(default = "one")]
+        window: u32,
         #[serde(default = "default_dist")]
         dist: Dist,
     },

@@ -40,6 +40,9 @@ pub struct IoProgram {
     pub think: f64,
     pub write: bool,
     pub format: bool,
+    /// I/Os a virtual CPU keeps in flight (1: it waits for each; more: a Linux guest's block
+    /// layer queues them and the virtual CPU runs on until that many are outstanding).
+    pub window: u32,
     pub dist: Dist,
     /// CP time of one I/O (ns) and its device transfer time (ns).
     pub cost: Time,
@@ -76,6 +79,9 @@ pub struct Dasd {
     /// Per virtual CPU: I/Os left in the current transaction; volume of the I/O it is starting.
     pub io_left: Vec<u32>,
     pub pending: Vec<u32>,
+    /// Per virtual CPU: I/Os in flight (asynchronous programs), and whether it waits for one.
+    pub inflight: Vec<u32>,
+    pub blocked: Vec<bool>,
     /// Per user: I/Os and blocks done, when a FORMAT finished.
     pub ios: Vec<u64>,
     pub blocks: Vec<u64>,
@@ -152,6 +158,7 @@ impl Dasd {
                     think_ns,
                     write,
                     dist,
+                    window,
                     ..
                 } => IoProgram {
                     vol,
@@ -161,6 +168,7 @@ impl Dasd {
                     think: think_ns as f64,
                     write,
                     format: false,
+                    window: window.max(1),
                     dist,
                     cost: io_cost(p, sw, t, method == "ssch", blocks, false),
                     xfer: blocks as f64 * if write { write_pp } else { read_pp },
@@ -184,6 +192,7 @@ impl Dasd {
                         think: 0.0,
                         write: true,
                         format: true,
+                        window: 1,
                         dist: Dist::Fixed,
                         cost: io_cost(p, sw, t, true, blocks, same),
                         xfer: blocks as f64 * pp,
@@ -214,7 +223,7 @@ impl Dasd {
                         connect_per_page: 0.0,
                     },
                     0,
-                    Rng::stream(seed, 900_000 + i as u64),
+                    Rng::stream(seed, 950_000 + i as u64),
                 )
             })
             .collect();
@@ -224,6 +233,8 @@ impl Dasd {
             prog,
             io_left: Vec::new(),
             pending: Vec::new(),
+            inflight: Vec::new(),
+            blocked: Vec::new(),
             ios: vec![0; n],
             blocks: vec![0; n],
             finished: vec![None; n],
@@ -246,6 +257,8 @@ impl Sim {
         let n = self.vcpus.len();
         let Some(d) = self.dasd.as_mut() else { return };
         d.pending = vec![NONE; n];
+        d.inflight = vec![0; n];
+        d.blocked = vec![false; n];
         d.io_left = (0..n)
             .map(|v| {
                 let u = self.vcpus[v].user as usize;
@@ -266,6 +279,36 @@ impl Sim {
         };
         if d.io_left[v as usize] > 0 {
             d.io_left[v as usize] -= 1;
+            if p.window > 1 {
+                // Asynchronous: the I/O is queued now; the virtual CPU runs the I/O's CP path
+                // and goes on with its next piece of work unless the window is full.
+                let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
+                let r = IoReq {
+                    pages: p.blocks,
+                    read: !p.write,
+                    waiter: v,
+                    queued: self.now,
+                    tag: NONE,
+                };
+                let xfer = p.xfer;
+                d.ios[u] += 1;
+                d.blocks[u] += r.pages as u64;
+                d.inflight[v as usize] += 1;
+                let full = d.inflight[v as usize] >= p.window;
+                if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
+                    self.q.schedule(self.first_mdev + vol, t);
+                }
+                let vc = &mut self.vcpus[v as usize];
+                vc.cp_owed += cost;
+                if full {
+                    self.dasd.as_mut().unwrap().blocked[v as usize] = true;
+                    vc.pagewait = true; // CP-only run, then wait for a completion
+                } else {
+                    vc.remaining = draw(&mut vc.rng, cpu, dist);
+                }
+                self.start_run_pub(l, v, 0, 0);
+                return true;
+            }
             d.pending[v as usize] = p.vol;
             let vc = &mut self.vcpus[v as usize];
             vc.cp_owed += p.cost;
@@ -318,7 +361,20 @@ impl Sim {
         };
         let vol = d.pending[v as usize];
         if vol == NONE {
-            return false;
+            if !d.blocked[v as usize] {
+                return false;
+            }
+            // An asynchronous virtual CPU with a full window: wait for a completion.
+            if std::mem::take(&mut self.lpus[l as usize].bg) {
+                self.sched.bg_running -= 1;
+            }
+            self.lpus[l as usize].vcpu = NONE;
+            self.vcpus[v as usize].state = VState::PageWait;
+            self.vcpus[v as usize].want_since = now;
+            self.end_run(v);
+            self.vcpu_idle(v);
+            self.dispatch_next(l);
+            return true;
         }
         let u = self.vcpus[v as usize].user as usize;
         let p = d.prog[u].as_ref().expect("dasd program");
@@ -360,10 +416,24 @@ impl Sim {
         if v == NONE {
             return;
         }
-        d.pending[v as usize] = NONE;
         let u = self.vcpus[v as usize].user as usize;
         let p = d.prog[u].as_ref().expect("dasd program");
         let (cpu, dist) = (p.cpu, p.dist);
+        if p.window > 1 {
+            d.inflight[v as usize] -= 1;
+            // Only a virtual CPU waiting for room in its window is woken.
+            if !std::mem::take(&mut d.blocked[v as usize]) {
+                return;
+            }
+            // Its CP-only run may still be on a processor: it then runs on without waiting.
+            if self.vcpus[v as usize].state != VState::PageWait {
+                let vc = &mut self.vcpus[v as usize];
+                vc.pagewait = false;
+                vc.remaining = draw(&mut vc.rng, cpu, dist);
+                return;
+            }
+        }
+        d.pending[v as usize] = NONE;
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = false;
         vc.state = VState::Dormant;
