@@ -74,6 +74,7 @@ pub fn reference_config(
         }],
         actions: vec![],
         storage: None,
+        cpc: None,
     }
 }
 

@@ -20,6 +20,11 @@ impl Sim {
             return;
         }
         lp.charged_to = t;
+        // PR/SM: wall time the logical processor waits, not powered, before its work runs.
+        let w = dt.min(lp.susp_left);
+        lp.susp_left -= w;
+        lp.susp_ns += w;
+        dt -= w;
         let s = dt.min(lp.sys_left);
         lp.sys_left -= s;
         lp.sys_ns += s;
@@ -57,13 +62,15 @@ impl Sim {
         } else {
             vc.remaining.min(vc.slice_left)
         };
+        let susp = self.prsm_suspend(l, sys + cp + virt);
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = v;
+        lp.susp_left = susp;
         lp.sys_left = sys;
         lp.cp_left = cp;
         lp.virt_left = virt;
         self.q
-            .schedule(ENT_FIRST_LPU + l, self.now + sys + cp + virt);
+            .schedule(ENT_FIRST_LPU + l, self.now + susp + sys + cp + virt);
     }
 
     pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
@@ -74,10 +81,17 @@ impl Sim {
     #[inline]
     pub(crate) fn dispatch_next(&mut self, l: u32) {
         self.charge(l, self.now);
-        let next = self.pick(l);
         let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed)
             + std::mem::take(&mut self.sched.sys_pending)
-            + self.locks.dispatch(l, self.now, next.is_some());
+            + self.prsm_wake(l);
+        // A processor z/VM parked takes no work (and does not look at the dispatch list).
+        let parked = self.lpus[l as usize].parked;
+        let next = if parked { None } else { self.pick(l) };
+        let sys = if parked {
+            sys
+        } else {
+            sys + self.locks.dispatch(l, self.now, next.is_some())
+        };
         match next {
             Some(v) => {
                 self.on_dispatch(v, l);
@@ -89,10 +103,16 @@ impl Sim {
                 lp.cp_left = 0;
                 lp.virt_left = 0;
                 if sys > 0 {
+                    let susp = self.prsm_suspend(l, sys);
+                    let lp = &mut self.lpus[l as usize];
                     lp.sys_left = sys;
-                    self.q.schedule(ENT_FIRST_LPU + l, self.now + sys);
+                    lp.susp_left = susp;
+                    self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + sys);
                 } else {
-                    self.idle.push(l);
+                    lp.waiting = true;
+                    if !lp.parked {
+                        self.idle.push(l);
+                    }
                 }
             }
         }
@@ -108,6 +128,7 @@ impl Sim {
         }
         lp.cp_left = 0;
         lp.virt_left = 0;
+        lp.susp_left = 0;
         self.slice_end(l, v);
     }
 

@@ -58,6 +58,7 @@ impl Monitor {
 impl Sim {
     pub(crate) fn monitor_sample(&mut self) {
         self.charge_all();
+        self.prsm_sample();
         let users = self
             .users
             .iter()
@@ -230,6 +231,7 @@ impl Sim {
                 }
                 d
             },
+            lpar: self.lpar_summary(),
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
         }
@@ -311,6 +313,9 @@ pub struct Summary {
     pub devices: Vec<crate::io::DeviceSummary>,
     /// Spin locks over the run, by lock name (FCX265 LOCKLOG columns).
     pub locks: BTreeMap<String, crate::locks::LockSummary>,
+    /// PR/SM and parking (issue 4); absent without a [cpc].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lpar: Option<crate::lpar::LparSummary>,
     /// Virtual networking between client and server guests; absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vnet: Option<crate::vnet::VnetSummary>,

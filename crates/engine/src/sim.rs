@@ -213,6 +213,12 @@ pub struct Lpu {
     pub sys_ns: u64,
     /// Running a LIMITSOFT user in the background (preempted when anyone else wants it).
     pub bg: bool,
+    /// PR/SM (with a [cpc]): wall time left suspended (not powered) at the head of the run,
+    /// and the total suspended; parked by z/VM; in an enabled wait (waking it is a dispatch).
+    pub susp_left: Time,
+    pub susp_ns: u64,
+    pub parked: bool,
+    pub waiting: bool,
 }
 
 pub struct Sim {
@@ -240,6 +246,8 @@ pub struct Sim {
     pub(crate) first_dev: u32,
     /// CP's spin locks (crate::locks).
     pub(crate) locks: crate::locks::Locks,
+    /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
+    pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
     pub(crate) vnet: Option<Box<crate::vnet::Vnet>>,
     /// Guest DASD I/O to minidisk volumes (None: no such workload), and the entity number of
@@ -384,6 +392,15 @@ impl Sim {
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
         let locks = crate::locks::Locks::new(&params, &level.switches, p);
+        let lpar = match &cfg.cpc {
+            Some(c) => Some(Box::new(crate::lpar::LparState::new(
+                c,
+                p,
+                &params,
+                &level.switches,
+            )?)),
+            None => None,
+        };
         let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {
             Box::new(crate::vnet::Vnet::new(
                 vcpus.len(),
@@ -412,12 +429,16 @@ impl Sim {
             paging,
             first_dev,
             locks,
+            lpar,
             vnet,
             dasd,
             first_mdev,
             cfg,
         };
         sim.dasd_init();
+        if let Some(n) = sim.lpar.as_ref().map(|s| s.unparked) {
+            sim.apply_parking(n);
+        }
         sim.normalize_shares();
         sim.refresh_entitlement(0);
         sim.q
@@ -492,6 +513,7 @@ impl Sim {
             self.monitor_sample();
         } else if e == ENT_SCHED {
             self.sched_tick();
+            self.prsm_tick();
         } else {
             self.command_due();
         }

@@ -60,6 +60,12 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     console.print(f"  ETR {s['etr']:.3f} tx/s   ITR {s['itr']:.3f} tx/s   T/V {s['tv_ratio']:.4f}   "
                   f"processor busy {s['avg_processor_busy_pct']:.2f} %   system {s['system_pct']:.2f} %")
     console.print(f"  {s['events']:,} events in {s['wall_s']:.3f} s ({s['events_per_s'] / 1e6:.2f} M events/s)")
+    lp = s.get("lpar")
+    if lp:
+        console.print(f"  LPAR {lp['name']}: entitled {100 * lp['entitlement']:.0f} %, {lp['vh']} Vh {lp['vm']} Vm "
+                      f"{lp['vl']} Vl {lp['hz']} Hz, unparking {lp['unparking']}: {lp['unparked_avg']:.2f} unparked "
+                      f"({lp['unparked_vl_avg']:.2f} Vl), %LPmgt {lp['cpc_lpmgt_pct']:.3f} (this LPAR "
+                      f"{lp['lpmgt_pct']:.3f}), %Susp {lp['susp_pct']:.1f}")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
     t = Table(title="Users (100 % = one processor)", title_justify="left")
     for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions"):
