@@ -118,6 +118,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         }],
         actions: vec![],
         storage: None,
+        cpc: None,
     }
 }
 
