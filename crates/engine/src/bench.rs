@@ -45,10 +45,13 @@ pub fn reference_config(
     params.insert("hw.sie_cycles".to_string(), 0.0);
     params.insert("path.slice_end".to_string(), 0.0);
     params.insert("srm.dspslice".to_string(), 1e9); // ms: never preempt, so the queue is FCFS
+    params.insert("cpi.l1_miss_per_instr".to_string(), 0.0); // every processor at speed 1.0 (no drawer CPI)
     Config {
         level: "zvm-6.4".into(),
         processors: c,
         smt: "off".into(),
+        drawers: None,
+        machine: None,
         duration_ns: horizon_ms * MS,
         interval_ns: (horizon_ms * MS / 10).max(1),
         seed,

@@ -20,6 +20,11 @@ impl Sim {
             return;
         }
         lp.charged_to = t;
+        if lp.rate != crate::cpu::ONE {
+            // SMT thread speed or drawer CPI (cpu.rs).
+            self.charge_scaled(l, dt);
+            return;
+        }
         let s = dt.min(lp.sys_left);
         lp.sys_left -= s;
         lp.sys_ns += s;
@@ -62,8 +67,9 @@ impl Sim {
         lp.sys_left = sys;
         lp.cp_left = cp;
         lp.virt_left = virt;
-        self.q
-            .schedule(ENT_FIRST_LPU + l, self.now + sys + cp + virt);
+        lp.frac = 0;
+        let t = self.now + self.run_wall(l, sys + cp + virt);
+        self.q.schedule(ENT_FIRST_LPU + l, t);
     }
 
     pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
@@ -79,7 +85,8 @@ impl Sim {
         match self.pick(l) {
             Some(v) => {
                 self.on_dispatch(v, l);
-                self.start_run(l, v, sys, self.cost_dispatch)
+                self.start_run(l, v, sys, self.cost_dispatch);
+                self.cpu_set_busy(l, true);
             }
             None => {
                 let lp = &mut self.lpus[l as usize];
@@ -88,9 +95,13 @@ impl Sim {
                 lp.virt_left = 0;
                 if sys > 0 {
                     lp.sys_left = sys;
-                    self.q.schedule(ENT_FIRST_LPU + l, self.now + sys);
+                    lp.frac = 0;
+                    let t = self.now + self.run_wall(l, sys);
+                    self.q.schedule(ENT_FIRST_LPU + l, t);
+                    self.cpu_set_busy(l, true);
                 } else {
                     self.idle.push(l);
+                    self.cpu_set_busy(l, false);
                 }
             }
         }

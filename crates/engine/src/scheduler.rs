@@ -181,6 +181,20 @@ impl Scheduler {
         }
     }
 
+    /// Logical processors online (SET MULTITHREAD changes it): the share normalization counts
+    /// the online ones; local dispatch vectors exist for every allocated one.
+    pub(crate) fn set_processors(&mut self, online: u32, allocated: u32) {
+        self.n_cpu = online as f64;
+        if self.local && self.dvs.len() < allocated as usize {
+            self.dvs.resize_with(allocated as usize, BinaryHeap::new);
+        }
+    }
+
+    /// A virtual CPU waits for a processor (stale dispatch-vector entries count).
+    pub(crate) fn has_ready(&self) -> bool {
+        self.direct != NONE || !self.is_empty()
+    }
+
     /// Virtual CPUs waiting on dispatch vectors (stale entries included).
     pub fn len(&self) -> usize {
         self.dvs.iter().map(|d| d.len()).sum()
