@@ -301,11 +301,7 @@ class Scenario:
             cfg["machine"] = self.machine
         if self.drawers is not None:
             cfg["drawers"] = self.drawers
-        cfg["actions"] = [
-            {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.threads is not None
-            else {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
-            for a in self.actions
-        ]
+
         for g, e in zip(self.guests, cfg["guests"]):
             if g.storage_pages is not None:
                 e["storage_pages"] = g.storage_pages
@@ -331,7 +327,8 @@ class Scenario:
                 for g in self.guests
             ],
             "actions": [
-                {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
+                {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.share is None
+                else {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
                 for a in self.actions
             ],
         }

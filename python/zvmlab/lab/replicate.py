@@ -10,7 +10,8 @@ published figure for each side, and a tolerance (``"2pp"`` absolute, ``"20%"`` r
 A published figure is a number (the simulated value must be within the tolerance of it), or
 ``"tracks"`` / ``"deviated"`` (the value must be within / beyond the tolerance of zero: used for
 errors against the Solver), or ``"below X"`` / ``"above X"`` (clearly below / above X, by more than
-the tolerance), or absent. A metric may name its own scenario (a row with two conditions).
+the tolerance), or absent. A metric may name its own scenario (a row with two conditions), and
+``divide_by`` another scenario: the value is then the ratio of the two runs at the same level.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ class Metric:
     published_compare: float | str | None = None
     scenario: str | None = None
     sweep: dict | None = None  # {"param": "srm.dspslice", "values": [...]}: a shape row
+    divide_by: str | None = None  # another scenario: the value is this run's / that run's (same level)
 
 
 @dataclass
@@ -91,7 +93,8 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     rows = []
     for i, r in enumerate(doc.get("row", [])):
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
-                          m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"))
+                          m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
+                          m.get("divide_by"))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -203,6 +206,10 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
                 continue
             runs = runs_of(m.scenario or str(r.scenario))
             sim = {side: _lookup(run, m.value) for side, run in runs.items()}
+            if m.divide_by:
+                # A ratio of two scenarios at the same level (e.g. SMT-2 / non-SMT ETR).
+                dens = runs_of(m.divide_by)
+                sim = {side: (v / d if (d := _lookup(dens[side], m.value)) else math.nan) for side, v in sim.items()}
             verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
                                     _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
             out.append(base_info | {
