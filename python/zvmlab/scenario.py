@@ -600,6 +600,13 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     actions.sort(key=lambda a: a.at_ns)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
+    if drawers is not None:
+        per = _cores_per_drawer(machine or "z14", params)
+        need = -(-processors // per)
+        if drawers < need:
+            raise InputError(f"{processors} cores of a {machine or 'z14'} ({per} cores per drawer) need at least "
+                             f"{need} drawers", file=file, line=ln("system", "drawers"), field="system.drawers",
+                             fix=f"use drawers = {need}..{min(MAX_DRAWERS, processors)}, or leave it out")
 
     title = doc.get("title", "")
     if not isinstance(title, str):
@@ -607,6 +614,15 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers)
+
+
+def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
+    """Cores per drawer of a machine from the parameter table (with the scenario's overrides)."""
+    from . import engine
+
+    table = {p["name"]: p["default"] for p in engine.params()} | dict(params)
+    cpc = max(1, round(table[f"cpu.{machine}.cores_per_chip"]))
+    return cpc * max(1, round(table[f"cpu.{machine}.chips_per_drawer"]))
 
 
 def parse_size(text: Any, *, where: str, file: str | None, line: int | None) -> int:

@@ -1,0 +1,81 @@
+"""Processors (issue 4) through the command line: SMT modes and limits, SET MULTITHREAD, drawers."""
+
+import pytest
+
+from conftest import run_json, zvmlab
+
+GOOD = """
+[system]
+level = "zvm-6.4"
+processors = 4
+smt = "smt2"
+[run]
+duration = "2s"
+interval = "1s"
+[[guest]]
+userid = "USER0"
+count = 8
+workload = { kind = "cpu-bound", tx_cpu = "1ms" }
+"""
+
+BAD = [
+    # (what, replace-from, replace-to, expected words in the message)
+    ("SMT-2 over 32 cores", "processors = 4", "processors = 33", ["system.processors", "32", "smt"]),
+    ("SMT-1 over 32 cores", 'processors = 4\nsmt = "smt2"', 'processors = 40\nsmt = "smt1"', ["system.processors", "32"]),
+    ("unknown SMT mode", '"smt2"', '"smt4"', ["system.smt", "smt1"]),
+    ("unknown machine", 'smt = "smt2"', 'smt = "smt2"\nmachine = "z99"', ["system.machine", "z13", "z14"]),
+    ("too many drawers", 'smt = "smt2"', 'smt = "smt2"\ndrawers = 5', ["system.drawers", "1-4"]),
+    ("too few drawers", 'processors = 4\nsmt = "smt2"', 'processors = 64\nsmt = "off"\nmachine = "z13"\ndrawers = 1',
+     ["system.drawers", "at least 2"]),
+    ("SET MULTITHREAD without SMT", '"smt2"', '"off"\n[[action]]\nat = "1s"\ncommand = "SET MULTITHREAD 2"',
+     ["SET MULTITHREAD", "system.smt"]),
+    ("SET MULTITHREAD 3", '"smt2"', '"smt2"\n[[action]]\nat = "1s"\ncommand = "SET MULTITHREAD 3"',
+     ["command", "SET MULTITHREAD 1|2"]),
+]
+
+
+@pytest.mark.parametrize("what,old,new,words", BAD, ids=[b[0] for b in BAD])
+def test_bad_processor_input_one_clear_message(tmp_path, what, old, new, words):
+    assert old in GOOD
+    f = tmp_path / "bad.toml"
+    f.write_text(GOOD.replace(old, new, 1))
+    p = zvmlab("validate", f)
+    assert p.returncode == 2, (p.stdout, p.stderr)
+    assert p.stderr.startswith("zvmlab: error: ") and p.stderr.count("\n") == 1, p.stderr
+    assert str(f) in p.stderr
+    for w in words:
+        assert w in p.stderr, (w, p.stderr)
+
+
+def test_limits_that_are_allowed(tmp_path):
+    f = tmp_path / "ok.toml"
+    f.write_text(GOOD.replace("processors = 4", "processors = 32"))
+    assert zvmlab("validate", f).returncode == 0
+    f.write_text(GOOD.replace('processors = 4\nsmt = "smt2"', 'processors = 64\nsmt = "off"'))
+    assert zvmlab("validate", f).returncode == 0
+
+
+def test_smt2_summary_keys_and_set_multithread(tmp_path):
+    f = tmp_path / "mt.toml"
+    f.write_text(GOOD + '[[action]]\nat = "1s"\ncommand = "SET MULTITHREAD 1"\n')
+    s = run_json("run", f, "--json")
+    smt = s["smt"]
+    for k in ("mode", "core_busy_pct", "thread_density", "capacity_factor", "raw_thread_s", "mt1_equivalent_s",
+              "prorated_core_s", "logical_cpus", "multithreading_switches"):
+        assert k in smt
+    assert smt["mode"] == "smt2" and smt["multithreading_switches"] == 1 and smt["logical_cpus"] == 4
+    first, second = s["intervals"]
+    assert first["smt"]["thread_density"] > 1.9 and second["smt"]["thread_density"] == pytest.approx(1.0)
+    assert s["cpi"]["speed_factor"] == 1.0
+    # Raw >= prorated; MT-1 equivalent between them (c2 <= 2).
+    assert smt["raw_thread_s"] >= smt["mt1_equivalent_s"] >= smt["prorated_core_s"]
+
+
+def test_smt1_runs_as_non_smt(tmp_path):
+    f = tmp_path / "a.toml"
+    f.write_text(GOOD.replace('"smt2"', '"smt1"'))
+    g = tmp_path / "b.toml"
+    g.write_text(GOOD.replace('"smt2"', '"off"'))
+    a, b = run_json("run", f, "--json"), run_json("run", g, "--json")
+    for k in ("etr", "itr", "tv_ratio", "avg_processor_busy_pct", "events", "users"):
+        assert a[k] == b[k], k
