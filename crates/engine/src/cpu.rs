@@ -301,11 +301,17 @@ fn work_in(dt: Time, rate: u64, frac: &mut u64) -> u64 {
 }
 
 /// Wall ns needed to do `work` nominal ns at `rate`, given the carried fraction `frac`.
-#[inline]
+#[inline(always)]
 pub fn wall_for(work: u64, rate: u64, frac: u64) -> Time {
     if rate == ONE {
         return work;
     }
+    wall_for_scaled(work, rate, frac)
+}
+
+#[cold]
+#[inline(never)]
+fn wall_for_scaled(work: u64, rate: u64, frac: u64) -> Time {
     let need = ((work as u128) << 32).saturating_sub(frac as u128);
     need.div_ceil(rate as u128) as Time
 }
@@ -324,6 +330,8 @@ impl Sim {
 
     /// `charge` for a processor that does not run at 1.0: the wall time `dt` does work at the
     /// processor's rate; each segment gets the wall time of the work done in it.
+    #[cold]
+    #[inline(never)]
     pub(crate) fn charge_scaled(&mut self, l: u32, dt: Time) {
         let total = self.work_left(l);
         let lp = &mut self.lpus[l as usize];
@@ -387,9 +395,16 @@ impl Sim {
 
     /// Processor `l` starts (busy) or stops (idle) running: core counters, and the sibling
     /// thread's new speed with its run-end event recomputed.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn cpu_set_busy(&mut self, l: u32, busy: bool) {
-        if !self.cpu.track || self.lpus[l as usize].busy == busy {
+        if self.cpu.track {
+            self.cpu_set_busy_smt(l, busy);
+        }
+    }
+
+    #[inline(never)]
+    fn cpu_set_busy_smt(&mut self, l: u32, busy: bool) {
+        if self.lpus[l as usize].busy == busy {
             return;
         }
         self.lpus[l as usize].busy = busy;
@@ -497,7 +512,9 @@ impl Sim {
                     lp.frac = 0;
                 }
                 self.sched.sys_pending += sys;
-                self.q.cancel(ENT_FIRST_LPU + l);
+                // Far beyond any run's end: the offline thread's run end never comes (a direct
+                // cancel here would make the hot path's inlined cancel a shared out-of-line call).
+                self.q.schedule(ENT_FIRST_LPU + l, Time::MAX);
                 self.cpu_set_busy(l, false);
                 self.cpu.online[l as usize] = false;
                 self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
