@@ -498,9 +498,12 @@ impl Sim {
                 self.dispatch_next(l);
             }
         } else {
-            // Take second threads offline: their runs end now.
+            // Take second threads offline: none is dispatched again, their runs end now.
+            self.idle.retain(|&x| x < cores);
             for l in cores..2 * cores {
-                self.idle.retain(|&x| x != l);
+                self.cpu.online[l as usize] = false;
+            }
+            for l in cores..2 * cores {
                 let v = self.lpus[l as usize].vcpu;
                 let sys = self.lpus[l as usize].sys_left + self.lpus[l as usize].sys_owed;
                 {
@@ -516,7 +519,6 @@ impl Sim {
                 // cancel here would make the hot path's inlined cancel a shared out-of-line call).
                 self.q.schedule(ENT_FIRST_LPU + l, Time::MAX);
                 self.cpu_set_busy(l, false);
-                self.cpu.online[l as usize] = false;
                 self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
                 if v != NONE {
                     if std::mem::take(&mut self.lpus[l as usize].bg) {
