@@ -71,6 +71,8 @@ def main(argv: list[str] | None = None) -> None:
     except SystemExit:
         raise
     except Exception as e:  # an internal error: say so plainly
+        if type(e).__name__ == "InterruptException" or (isinstance(e, RuntimeError) and "Query interrupted" in str(e)):
+            fail("interrupted", 130)  # DuckDB's report of a Ctrl-C during a query
         if os.environ.get("ZVMLAB_DEBUG"):
             raise
         fail(f"internal error: {type(e).__name__}: {e} (set ZVMLAB_DEBUG=1 for the traceback, and please report it)", 3)

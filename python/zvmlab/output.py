@@ -44,7 +44,21 @@ def print_json(obj) -> None:
 
 @contextlib.contextmanager
 def progress(label: str, enabled: bool = True) -> Iterator[Callable[[float, float], None]]:
-    """A progress bar on stderr (only when stderr is a terminal); yields update(done, total)."""
+    """A progress bar on stderr (only when stderr is a terminal); yields update(done, total).
+
+    With ZVMLAB_PROGRESS=lines (logs, CI, scripts that wait for progress), a plain line
+    ``label: done/total`` is printed on stderr at each change instead.
+    """
+    if enabled and os.environ.get("ZVMLAB_PROGRESS") == "lines":
+        last: list = [None]
+
+        def line(done: float, total: float) -> None:
+            if (done, total) != last[0]:
+                last[0] = (done, total)
+                print(f"{label}: {done:g}/{total:g}", file=sys.stderr, flush=True)
+
+        yield line
+        return
     if not enabled or not err_console.is_terminal:
         yield lambda done, total: None
         return

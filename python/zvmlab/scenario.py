@@ -73,6 +73,9 @@ _WORKLOAD_KEYS = {
                   "tx_cpu": "CPU per transaction (or per burst when demand < 1)", "dist": "exp | fixed"},
     "transactional": {"kind": "", "think": "think time between transactions", "cpu": "CPU per transaction",
                       "dist": "exp | fixed"},
+    "client": {"kind": "", "cpu": "client CPU per request", "servers": "userid of the server guests it drives",
+               "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed"},
+    "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed"},
 }
 
 
@@ -232,6 +235,8 @@ class Workload:
     think_ns: int | None = None
     cpu_ns: int | None = None
     dist: str = "exp"
+    servers: str | None = None
+    window: int | None = None
 
     def to_engine(self) -> dict:
         d: dict[str, Any] = {"kind": self.kind, "dist": self.dist}
@@ -240,15 +245,25 @@ class Workload:
                 d["demand"] = self.demand
             if self.tx_cpu_ns is not None:
                 d["tx_cpu_ns"] = self.tx_cpu_ns
+        elif self.kind == "client":
+            d.update(cpu_ns=self.cpu_ns, servers=self.servers, window=self.window)
+        elif self.kind == "server":
+            d["cpu_ns"] = self.cpu_ns
         else:
             d["think_ns"] = self.think_ns
             d["cpu_ns"] = self.cpu_ns
         return d
 
     def demand_per_vcpu(self) -> float:
-        """Fraction of one processor each virtual CPU wants when nothing holds it back."""
+        """Fraction of one processor each virtual CPU wants when nothing holds it back.
+
+        Clients and servers of the virtual network want what the other side lets them do; the
+        Solver treats them as wanting a whole processor.
+        """
         if self.kind == "cpu-bound":
             return 1.0 if self.demand is None else self.demand
+        if self.kind in ("client", "server"):
+            return 1.0
         assert self.cpu_ns is not None and self.think_ns is not None
         return self.cpu_ns / (self.cpu_ns + self.think_ns)
 
@@ -563,6 +578,15 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                 raise InputError(f"userid {u} is defined twice (guest[{seen[u]}] and guest[{i}])", file=file,
                                  line=ln("guest", "userid", i), field=f"guest[{i}].userid", fix="userids must be unique")
             seen[u] = i
+    server_groups = {g.userid for g in guests if g.workload.kind == "server"}
+    for i, g in enumerate(guests):
+        if g.workload.kind == "client" and g.workload.servers is not None:
+            g.workload.servers = g.workload.servers.upper()
+            if g.workload.servers not in server_groups:
+                raise InputError(f"servers = {g.workload.servers!r} names no guest with a server workload", file=file,
+                                 line=ln("guest", "workload", i), field=f"guest[{i}].workload.servers",
+                                 fix=("server guests here: " + ", ".join(sorted(server_groups))) if server_groups
+                                 else 'add a [[guest]] with workload = { kind = "server", cpu = "..." }')
 
     actions: list[Action] = []
     raw_actions = doc.get("action", [])
@@ -769,6 +793,23 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             wl.demand = float(d)
         if "tx_cpu" in w:
             wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
+    elif kind in ("client", "server"):
+        eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
+              else 'e.g. workload = { kind = "server", cpu = "200us" }')
+        need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
+        for k in need:
+            if k not in w:
+                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}", fix=eg)
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+        if kind == "client":
+            sv, win = w["servers"], w["window"]
+            if not isinstance(sv, str) or not sv:
+                raise InputError(f"{sv!r} is not a userid", file=file, line=line, field=f"{where}.servers",
+                                 fix="the userid of a [[guest]] whose workload kind is \"server\"")
+            if isinstance(win, bool) or not isinstance(win, int) or not (1 <= win <= 1_000_000):
+                raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
+                                 fix="requests a client virtual CPU keeps outstanding: an integer 1..1000000")
+            wl.servers, wl.window = sv, win
     else:
         for k in ("think", "cpu"):
             if k not in w:

@@ -1,6 +1,7 @@
 """solve / check end to end: the Comparator against the Solver, with the sim and cgroup runners."""
 
 import json
+import os
 
 import pytest
 
@@ -49,6 +50,12 @@ def test_check_cgroup_runner_a1():
     assert len(r["intervals"]) == 4
     obs = {u: v["observed"] for u, v in r["users"].items()}
     assert sum(obs.values()) <= 200 * 1.05  # the kernel cannot give out more than 2 CPUs
-    assert sum(obs.values()) > 100          # four hungry processes keep the CPUs busy (less under outside load)
+    # Four hungry processes keep the CPUs busy, unless other work on this machine takes them
+    # (builds running beside the tests): then only the proportions are the kernel's doing.
+    if os.getloadavg()[0] < 3:
+        assert sum(obs.values()) > 100
+    assert sum(obs.values()) > 5
+    # cpu.weight 100/200/100/400: the order of what each got follows the shares under any load.
+    assert obs["USER3"] > obs["USER1"] > max(obs["USER0"], obs["USER2"])
     assert r["max_abs_error_pct"] >= 0
     print("cgroup runner A1 error vs solver:", r["max_abs_error_pct"], r["mean_abs_error_pct"])

@@ -5,7 +5,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import tomllib
 from pathlib import Path
 
@@ -207,13 +206,20 @@ def test_cli_interrupt_keeps_finished_runs(tmp_path):
     args = [sys.executable, "-m", "zvmlab", "suite", "regression", "--base", "zvm-6.3", "--compare", "zvm-6.4",
             "--only", "apache-paging-64c-*,apache-paging-32c-*", "--duration", "60s", "--jobs", "2",
             "--store", str(store)]
-    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    env = dict(os.environ, ZVMLAB_PROGRESS="lines")
+    p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     first = p.stderr.readline()  # printed once the store is open and the runs start
     assert first.startswith("suite regression: 6 scenarios"), first
-    time.sleep(5)  # 32-core runs of 60 s take about a second each
+    seen = [first]
+    while True:  # interrupt once some runs have finished (whatever the machine's speed)
+        line = p.stderr.readline()
+        seen.append(line)
+        assert line, "".join(seen)
+        if line.startswith("suite regression: ") and 2 <= int(line.split(": ")[1].split("/")[0]):
+            break
     p.send_signal(signal.SIGINT)
     out, err = p.communicate(timeout=120)
-    err = first + err
+    err = "".join(seen) + err
     if p.returncode == 0:
         pytest.skip("the suite finished before the interrupt (a very fast machine)")
     assert p.returncode == 130, err

@@ -183,6 +183,23 @@ pub enum Workload {
         #[serde(default = "default_dist")]
         dist: Dist,
     },
+    /// A client of the virtual network (AWM): per request `cpu_ns` of CPU, then the request
+    /// goes to the next guest of the `servers` group; at most `window` requests outstanding
+    /// per virtual CPU. A transaction completes when the reply arrives.
+    Client {
+        cpu_ns: Time,
+        servers: String,
+        window: u32,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
+    /// A server of the virtual network (Apache, WAS/DB2): idle until a request arrives; per
+    /// request `cpu_ns` of CPU, then the reply.
+    Server {
+        cpu_ns: Time,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -269,8 +286,24 @@ impl Config {
                         g.userid
                     ));
                 }
-                Workload::Transactional { cpu_ns: 0, .. } => {
+                Workload::Transactional { cpu_ns: 0, .. }
+                | Workload::Client { cpu_ns: 0, .. }
+                | Workload::Server { cpu_ns: 0, .. } => {
                     return Err(format!("guest {}: workload.cpu must be positive", g.userid));
+                }
+                Workload::Client { window: 0, .. } => {
+                    return Err(format!("guest {}: workload.window must be at least 1", g.userid));
+                }
+                Workload::Client { servers, .. } => {
+                    let ok = self.guests.iter().any(|s| {
+                        &s.userid == servers && matches!(s.workload, Workload::Server { .. })
+                    });
+                    if !ok {
+                        return Err(format!(
+                            "guest {}: workload.servers = '{servers}' names no guest with a server workload",
+                            g.userid
+                        ));
+                    }
                 }
                 _ => {}
             }

@@ -136,6 +136,11 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let u = vc.user as usize;
         if vc.remaining == 0 {
+            if self.vnet.is_some() && self.users[u].program.role().is_some() {
+                // A request or reply is ready to send through the virtual network.
+                self.vnet_burst_done(l, v);
+                return;
+            }
             // The burst is complete: one transaction done.
             self.users[u].acct.tx_done += 1;
             match self.users[u]
@@ -175,7 +180,7 @@ impl Sim {
 
     /// Minor time slice used up: new dispatch priority (or the limit list, or the eligible
     /// list when the elapsed time slice is over); the slice end is system time.
-    fn slice_end(&mut self, l: u32, v: u32) {
+    pub(crate) fn slice_end(&mut self, l: u32, v: u32) {
         if std::mem::take(&mut self.lpus[l as usize].bg) {
             self.sched.bg_running -= 1;
         }

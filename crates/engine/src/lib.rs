@@ -20,6 +20,7 @@ pub mod rng;
 pub mod scheduler;
 pub mod sim;
 pub mod storage;
+pub mod vnet;
 pub mod workload;
 
 pub use config::Config;

@@ -245,6 +245,7 @@ impl Sim {
             devices: self.device_summaries(),
             smt: self.smt_summary(busy, dur),
             cpi: self.cpi_summary(),
+            vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
         }
     }
 
@@ -423,4 +424,7 @@ pub struct Summary {
     pub smt: SmtSummary,
     /// The drawer CPI model for this LPAR (issue 4).
     pub cpi: CpiSummary,
+    /// Virtual networking between client and server guests; absent without such workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vnet: Option<crate::vnet::VnetSummary>,
 }

@@ -95,6 +95,8 @@ params! {
         "assumed: CPU per transaction of a cpu-bound workload when the scenario names none (a unit of work for ETR)";
     burst_default: "workload.burst_default" = 2.0, "ms",
         "assumed: mean CPU burst of a partially busy cpu-bound user (demand < 1): short against the 5 ms slice, long against dispatch cost";
+    path_vnet_msg: "path.vnet_msg" = 56000.0, "instructions per message",
+        "seed 001 (row B7, 4-core column, kind C: calibrated so that scenarios/apache-cpu.toml gives T/V 1.13 and ITR 6878 at 4 cores): CP path of one HTTP request or reply through guest LAN / VSWITCH (several frames copied into the receiver's buffers, adapter interruptions); chargeable to the sender";
     // --- processors, PR/SM, SMT, spin locks (issue 4): add entries below this line ---
     smt_c2: "smt.c2" = 1.25, "x a non-SMT core", // calibrated from row B1
         "seed 000 (row B1, kind C, calibrated): z14 SMT-2 vs non-SMT per-core capacity +10 % to +40 %, average +25 %: capacity of a core with both threads busy (each thread runs at c2 / 2)";

@@ -20,6 +20,21 @@ pub(crate) const ENT_COMMANDS: u32 = 1;
 pub(crate) const ENT_SCHED: u32 = 2;
 pub(crate) const ENT_FIRST_LPU: u32 = 3;
 
+/// The user numbers of the guests of group `userid` (users are numbered in guest order).
+fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
+    let mut n = 0u32;
+    let mut out = Vec::new();
+    for g in &cfg.guests {
+        for _ in 0..g.count {
+            if g.userid == userid {
+                out.push(n);
+            }
+            n += 1;
+        }
+    }
+    out
+}
+
 /// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
 pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
     ((instructions * p.cpi_cp + cycles) / p.clock_ghz).round() as Time
@@ -232,6 +247,8 @@ pub struct Sim {
     pub(crate) first_dev: u32,
     /// Cores, drawers, SMT threads and their speeds (cpu.rs).
     pub cpu: crate::cpu::Cpu,
+    /// Virtual networking between client and server guests (None: no such workload).
+    pub(crate) vnet: Option<Box<crate::vnet::Vnet>>,
 }
 
 impl Sim {
@@ -264,10 +281,15 @@ impl Sim {
                     g.userid.clone()
                 };
                 let uid = users.len() as u32;
+                let servers = match &g.workload {
+                    crate::config::Workload::Client { servers, .. } => server_users(&cfg, servers),
+                    _ => Vec::new(),
+                };
                 let program = Program::new(
                     &g.workload,
                     params.tx_cpu_default * ms,
                     params.burst_default * ms,
+                    servers,
                 );
                 let mut ids = Vec::new();
                 for _ in 0..g.vcpus {
@@ -360,6 +382,13 @@ impl Sim {
             })
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
+        let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {
+            Box::new(crate::vnet::Vnet::new(
+                vcpus.len(),
+                users.len(),
+                path_ns(&params, params.path_vnet_msg, 0.0),
+            ))
+        });
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -381,6 +410,7 @@ impl Sim {
             paging,
             first_dev,
             cpu,
+            vnet,
             cfg,
         };
         sim.normalize_shares();
@@ -393,6 +423,12 @@ impl Sim {
         }
         for v in 0..sim.vcpus.len() as u32 {
             let u = sim.vcpus[v as usize].user as usize;
+            if sim.users[u].program.waits_for_messages() {
+                if let Some(n) = sim.vnet.as_mut() {
+                    n.waiting[v as usize] = true;
+                }
+                continue;
+            }
             let first = sim.users[u]
                 .program
                 .first_wake(&mut sim.vcpus[v as usize].rng);

@@ -4,6 +4,7 @@
 use crate::config::{Dist, Workload};
 use crate::queue::Time;
 use crate::rng::Rng;
+use crate::vnet::Role;
 
 /// What a virtual CPU does when its current CPU burst completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +27,9 @@ pub enum Program {
     Partial { burst: f64, period: f64, dist: Dist },
     /// Closed interactive loop: think, then a transaction of `cpu` ns.
     Interactive { think: f64, cpu: f64, dist: Dist },
+    /// A client or a server of the virtual network (see `vnet`): its bursts are requests and
+    /// replies, and it waits for messages rather than thinking.
+    Net { role: Role, dist: Dist },
 }
 
 #[inline(always)]
@@ -39,8 +43,26 @@ fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
 }
 
 impl Program {
-    pub fn new(w: &Workload, tx_default_ns: f64, burst_default_ns: f64) -> Program {
+    /// The program of a guest; `servers` resolves a client's server userid group to users.
+    pub fn new(w: &Workload, tx_default_ns: f64, burst_default_ns: f64, servers: Vec<u32>) -> Program {
         match *w {
+            Workload::Client {
+                cpu_ns,
+                window,
+                dist,
+                ..
+            } => Program::Net {
+                role: Role::Client {
+                    cpu: cpu_ns as f64,
+                    window,
+                    servers,
+                },
+                dist,
+            },
+            Workload::Server { cpu_ns, dist } => Program::Net {
+                role: Role::Server { cpu: cpu_ns as f64 },
+                dist,
+            },
             Workload::CpuBound {
                 demand: None,
                 tx_cpu_ns,
@@ -80,9 +102,36 @@ impl Program {
         }
     }
 
+    /// The role in the virtual network, if the program is a client or a server.
+    #[inline]
+    pub fn role(&self) -> Option<&Role> {
+        match self {
+            Program::Net { role, .. } => Some(role),
+            _ => None,
+        }
+    }
+
+    /// A server waits for its first request instead of starting work.
+    pub fn waits_for_messages(&self) -> bool {
+        matches!(self, Program::Net { role: Role::Server { .. }, .. })
+    }
+
+    /// One piece of CPU work of mean `mean` ns, drawn with the program's distribution.
+    #[inline]
+    pub fn draw_cpu(&self, rng: &mut Rng, mean: f64) -> Time {
+        let dist = match *self {
+            Program::Hungry { dist, .. }
+            | Program::Partial { dist, .. }
+            | Program::Interactive { dist, .. }
+            | Program::Net { dist, .. } => dist,
+        };
+        draw(rng, mean, dist)
+    }
+
     /// Time until the first transaction starts (None: starts at once).
     pub fn first_wake(&self, rng: &mut Rng) -> Option<Time> {
         match *self {
+            Program::Net { .. } => None,
             Program::Hungry { .. } => None,
             // Stagger the start so that users are not in lock step.
             Program::Partial { period, .. } => Some(rng.below((period as Time).max(1))),
@@ -105,6 +154,10 @@ impl Program {
                 draw(rng, burst, dist)
             }
             Program::Interactive { cpu, dist, .. } => draw(rng, cpu, dist),
+            Program::Net {
+                role: Role::Client { cpu, .. } | Role::Server { cpu },
+                dist,
+            } => draw(rng, cpu, dist),
         }
     }
 
@@ -126,6 +179,8 @@ impl Program {
                 }
             }
             Program::Interactive { think, dist, .. } => AfterBurst::Think(draw(rng, think, dist)),
+            // Not reached: the dispatcher hands a client's or server's burst end to `vnet`.
+            Program::Net { .. } => AfterBurst::Think(1),
         }
     }
 
@@ -135,6 +190,7 @@ impl Program {
             Program::Hungry { .. } => None,
             Program::Partial { burst, period, .. } => Some(burst / period),
             Program::Interactive { think, cpu, .. } => Some(cpu / (cpu + think)),
+            Program::Net { .. } => None,
         }
     }
 }

@@ -77,7 +77,7 @@ def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bo
             continue
         pub, sim = r["published"], r["simulated"]
         v = r["verdict"]
-        t.add_row(r["id"], r["metric"], f"{r['base_level']} → {r['compare_level']}", _fmt(pub.get("base")),
+        t.add_row(r["id"], r["metric"], rep.levels_label(r), _fmt(pub.get("base")),
                   _fmt(pub.get("compare")), _fmt(sim.get("base")), _fmt(sim.get("compare")), r["tolerance"],
                   f"[{colors.get(v, 'yellow')}]{v}[/]")
     console.print(t)

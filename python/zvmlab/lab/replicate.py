@@ -16,6 +16,7 @@ the tolerance), or absent. A metric may name its own scenario (a row with two co
 
 from __future__ import annotations
 
+import json
 import math
 import tomllib
 from dataclasses import dataclass, field
@@ -66,6 +67,9 @@ class Metric:
     published_compare: float | str | None = None
     scenario: str | None = None
     sweep: dict | None = None  # {"param": "srm.dspslice", "values": [...]}: a shape row
+    # Configuration of this metric's runs, on top of the scenario: {"processors": 8,
+    # "counts": {"SRV": 12}, "smt": "smt2"} (a column of a published scaling table).
+    at: dict | None = None
     divide_by: str | None = None  # another scenario: the value is this run's / that run's (same level)
 
 
@@ -94,12 +98,47 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     for i, r in enumerate(doc.get("row", [])):
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
                           m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
-                          m.get("divide_by"))
+                          _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("divide_by"))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
                         metrics))
     return rows
+
+
+_AT_KEYS = ("processors", "counts", "smt")
+
+
+def _check_at(at, where: str, path: Path) -> dict | None:
+    if at is None:
+        return None
+    if not isinstance(at, dict) or set(at) - set(_AT_KEYS):
+        raise InputError(f"{at!r} is not a configuration", file=str(path), field=where,
+                         fix=f"a table with keys among {', '.join(_AT_KEYS)}")
+    return at
+
+
+def configure(sc: scenario.Scenario, at: dict | None) -> scenario.Scenario:
+    """The scenario at a metric's configuration: processors, SMT mode, guest counts by userid."""
+    from dataclasses import replace
+
+    if not at:
+        return sc
+    guests = list(sc.guests)
+    for uid, n in (at.get("counts") or {}).items():
+        k = next((i for i, g in enumerate(guests) if g.userid == uid.upper()), None)
+        if k is None:
+            raise InputError(f"no guest {uid} in {sc.path}", file=str(CATALOGUE), field="metric.at.counts",
+                             fix="name a guest group's userid")
+        guests[k] = replace(guests[k], count=int(n))
+    return replace(sc, processors=int(at.get("processors", sc.processors)), smt=str(at.get("smt", sc.smt)),
+                   guests=guests)
+
+
+def levels_label(r: dict) -> str:
+    """'base → compare' of a result, or the one level of a row measured at one level."""
+    b, c = r.get("base_level"), r.get("compare_level")
+    return f"{b} → {c}" if b and c else str(b or c or "")
 
 
 def _lookup(run: dict, path: str) -> float:
@@ -187,28 +226,29 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
             continue
         if progress:
             progress(done, len(todo), r.id)
-        cache: dict[tuple[str, str], dict] = {}
+        cache: dict[tuple[str, str, str], dict] = {}
         need_check = any("check." in m.value for m in r.metrics)
 
-        def runs_of(name: str) -> dict[str, dict]:
-            sc = scenario.load(ROOT / "scenarios" / "replicate" / name)
+        def runs_of(name: str, at: dict | None) -> dict[str, dict]:
+            sc = configure(scenario.load(ROOT / "scenarios" / "replicate" / name), at)
             out_runs = {}
             for side, lv in (("base", r.base), ("compare", r.compare)):
                 if lv:
-                    if (name, lv) not in cache:
-                        cache[(name, lv)] = run_level(sc, lv, seed, need_check)
-                    out_runs[side] = cache[(name, lv)]
+                    key = (name, lv, json.dumps(at, sort_keys=True))
+                    if key not in cache:
+                        cache[key] = run_level(sc, lv, seed, need_check)
+                    out_runs[side] = cache[key]
             return out_runs
 
         for m in r.metrics:
             if m.sweep:
                 out.append(base_info | _sweep_metric(r, m, seed))
                 continue
-            runs = runs_of(m.scenario or str(r.scenario))
+            runs = runs_of(m.scenario or str(r.scenario), m.at)
             sim = {side: _lookup(run, m.value) for side, run in runs.items()}
             if m.divide_by:
                 # A ratio of two scenarios at the same level (e.g. SMT-2 / non-SMT ETR).
-                dens = runs_of(m.divide_by)
+                dens = runs_of(m.divide_by, None)
                 sim = {side: (v / d if (d := _lookup(dens[side], m.value)) else math.nan) for side, v in sim.items()}
             verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
                                     _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
@@ -229,7 +269,7 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
 
 def _sweep_metric(r: Row, m: Metric, seed: int | None) -> dict:
     """A shape metric: the scenario run at each value of a parameter, at each side's level."""
-    sc = scenario.load(ROOT / "scenarios" / "replicate" / str(m.scenario or r.scenario))
+    sc = configure(scenario.load(ROOT / "scenarios" / "replicate" / str(m.scenario or r.scenario)), m.at)
     param, values = m.sweep["param"], [float(v) for v in m.sweep["values"]]
     series: dict[str, list[float]] = {}
     verdicts = []

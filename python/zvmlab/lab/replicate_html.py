@@ -8,6 +8,8 @@ import html
 import io
 from pathlib import Path
 
+from .replicate import levels_label
+
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#1b1b1b;max-width:1200px}
 h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:2rem}
@@ -69,7 +71,7 @@ def write(results: list[dict], out_dir: str | Path) -> Path:
         pub, sim = r["published"], r["simulated"]
         rows_html.append(
             f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['metric'])}</td>"
-            f"<td class=l>{r['base_level']} → {r['compare_level']}</td>"
+            f"<td class=l>{html.escape(levels_label(r))}</td>"
             f"<td>{_fmt(pub.get('base'))}</td><td>{_fmt(pub.get('compare'))}</td>"
             f"<td>{_fmt(sim.get('base'))}</td><td>{_fmt(sim.get('compare'))}</td>"
             f"<td>{r['tolerance']}</td><td class='l {cls}'>{v}</td></tr>")

@@ -77,6 +77,11 @@ def _x(con, sql: str, params: list | None = None) -> list:
     return con.execute(sql, params or []).fetchall()
 
 
+def _interrupted(e: BaseException) -> bool:
+    """Is ``e`` DuckDB's report of a query cut short by SIGINT?"""
+    return "interrupted" in str(e).lower()
+
+
 def _bad_store(path: Path, e: Exception) -> InputError:
     text = str(e)
     if "lock" in text.lower():
@@ -156,6 +161,14 @@ class Store:
             return fn(*args)
         except (duckdb.IOException, duckdb.SerializationException) as e:
             raise _bad_store(self.path, e) from None
+        except duckdb.InterruptException:
+            raise KeyboardInterrupt from None
+        except RuntimeError as e:
+            # DuckDB turns a Ctrl-C that arrives during a query into "Query interrupted" (the
+            # transaction is rolled back): it is the user's interrupt, not an internal error.
+            if _interrupted(e):
+                raise KeyboardInterrupt from None
+            raise
 
     # ---------------------------------------------------------------- writing
     def has(self, keys: Iterable[str]) -> set[str]:

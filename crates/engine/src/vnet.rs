@@ -1,0 +1,211 @@
+//! Virtual networking: guest LAN / VSWITCH messages between guests, through CP.
+//!
+//! The web workloads of seed 001 (Apache CPU scalability, DayTrader) are client guests (AWM)
+//! driving server guests (Apache, WAS/DB2) over CP's virtual network. A client virtual CPU runs
+//! a request's CPU, then sends it to a server guest; it keeps at most `window` requests
+//! outstanding and waits (dormant, no timer) when the window is full. A server guest keeps a
+//! queue of requests; an idle (dormant) virtual CPU of the server takes the next one, runs its
+//! CPU, and sends the reply. The transaction completes when the reply reaches the client (the
+//! client's ETR), so the client and the server are coupled as in the real workload: a slower
+//! client thread (SMT-2) lowers the rate the servers see.
+//!
+//! Each message costs the sender `path.vnet_msg` instructions of chargeable CP time (the copy
+//! of the frame into the receiver's buffer and the adapter interruption), paid at the head of
+//! the sender's next run on a processor.
+
+use crate::queue::Time;
+use crate::sim::{Sim, VState, NONE};
+use std::collections::VecDeque;
+
+/// The role of a guest's program in the virtual network.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Role {
+    Client {
+        cpu: f64,
+        window: u32,
+        /// Users (guests) it sends to, in round-robin order.
+        servers: Vec<u32>,
+    },
+    Server {
+        cpu: f64,
+    },
+}
+
+/// Per-virtual-CPU and per-user message state.
+#[derive(Clone, Debug, Default)]
+pub struct Vnet {
+    /// Per virtual CPU: requests outstanding (clients), next server index (clients), waiting
+    /// for a message with no timer (clients with a full window, idle servers).
+    pub outstanding: Vec<u32>,
+    pub rr: Vec<u32>,
+    pub waiting: Vec<bool>,
+    /// Per user (servers): requests queued, each the client virtual CPU to reply to.
+    pub queue: Vec<VecDeque<u32>>,
+    /// Per virtual CPU (servers): the client virtual CPU whose request it is serving.
+    pub serving: Vec<u32>,
+    /// Messages sent, and requests served, since the start.
+    pub messages: u64,
+    pub served: u64,
+    /// CP time of one message (ns at nominal speed).
+    pub cost_msg: Time,
+}
+
+/// Virtual network figures of a run.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct VnetSummary {
+    pub messages: u64,
+    pub messages_per_s: f64,
+    /// Requests the servers finished (each sent one reply).
+    pub requests_served: u64,
+    /// Requests waiting in server queues at the end, and being served.
+    pub requests_queued: u64,
+    pub requests_in_service: u64,
+}
+
+impl Vnet {
+    pub fn summary(&self, secs: f64) -> VnetSummary {
+        VnetSummary {
+            messages: self.messages,
+            messages_per_s: self.messages as f64 / secs.max(1e-9),
+            requests_served: self.served,
+            requests_queued: self.queue.iter().map(|q| q.len() as u64).sum(),
+            requests_in_service: self.serving.iter().filter(|&&c| c != NONE).count() as u64,
+        }
+    }
+
+    pub fn new(n_vcpus: usize, n_users: usize, cost_msg: Time) -> Vnet {
+        Vnet {
+            outstanding: vec![0; n_vcpus],
+            rr: vec![0; n_vcpus],
+            waiting: vec![false; n_vcpus],
+            queue: vec![VecDeque::new(); n_users],
+            serving: vec![NONE; n_vcpus],
+            messages: 0,
+            served: 0,
+            cost_msg,
+        }
+    }
+}
+
+impl Sim {
+    /// A client's or server's burst completed on processor `l`: send the request or the reply,
+    /// then continue with the next piece of work or wait for a message.
+    pub(crate) fn vnet_burst_done(&mut self, l: u32, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        let role = self.users[u].program.role().cloned();
+        let Some(net) = self.vnet.as_mut() else {
+            return;
+        };
+        let cost = net.cost_msg;
+        let next_work: Option<Time> = match role {
+            Some(Role::Client { cpu, window, ref servers }) => {
+                let k = net.rr[v as usize] as usize % servers.len();
+                net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
+                net.outstanding[v as usize] += 1;
+                net.messages += 1;
+                let full = net.outstanding[v as usize] >= window;
+                let srv = servers[k];
+                net.queue[srv as usize].push_back(v);
+                self.vcpus[v as usize].cp_owed += cost;
+                self.vnet_kick_server(srv);
+                if full {
+                    None
+                } else {
+                    self.users[u].acct.tx_started += 1;
+                    let vc = &mut self.vcpus[v as usize];
+                    Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
+                }
+            }
+            Some(Role::Server { cpu }) => {
+                let client = std::mem::replace(&mut net.serving[v as usize], NONE);
+                net.served += 1;
+                net.messages += 1;
+                self.vcpus[v as usize].cp_owed += cost;
+                if client != NONE {
+                    self.vnet_reply(client);
+                }
+                // Take the next queued request, if any.
+                let net = self.vnet.as_mut().expect("vnet");
+                match net.queue[u].pop_front() {
+                    Some(c) => {
+                        net.serving[v as usize] = c;
+                        let vc = &mut self.vcpus[v as usize];
+                        Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
+                    }
+                    None => None,
+                }
+            }
+            None => return,
+        };
+        match next_work {
+            Some(work) => {
+                let vc = &mut self.vcpus[v as usize];
+                vc.remaining = work;
+                if vc.slice_left > 0 {
+                    self.start_run_pub(l, v, 0, 0);
+                } else {
+                    self.slice_end(l, v);
+                }
+            }
+            None => {
+                // Wait for a message: dormant with no timer.
+                self.vcpus[v as usize].state = VState::Dormant;
+                if std::mem::take(&mut self.lpus[l as usize].bg) {
+                    self.sched.bg_running -= 1;
+                }
+                self.lpus[l as usize].vcpu = NONE;
+                self.q.cancel(self.first_vcpu + v);
+                if let Some(n) = self.vnet.as_mut() {
+                    n.waiting[v as usize] = true;
+                }
+                self.end_run(v);
+                self.vcpu_idle(v);
+                self.dispatch_next(l);
+            }
+        }
+    }
+
+    /// A request was queued for server user `srv`: wake one of its waiting virtual CPUs.
+    fn vnet_kick_server(&mut self, srv: u32) {
+        let n = self.users[srv as usize].vcpus.len();
+        for i in 0..n {
+            let sv = self.users[srv as usize].vcpus[i];
+            let net = self.vnet.as_mut().expect("vnet");
+            if net.waiting[sv as usize] {
+                let Some(c) = net.queue[srv as usize].pop_front() else {
+                    return;
+                };
+                net.serving[sv as usize] = c;
+                net.waiting[sv as usize] = false;
+                let u = srv as usize;
+                let cpu = match self.users[u].program.role() {
+                    Some(Role::Server { cpu }) => *cpu,
+                    _ => return,
+                };
+                let vc = &mut self.vcpus[sv as usize];
+                vc.remaining = self.users[u].program.draw_cpu(&mut vc.rng, cpu);
+                self.vcpu_runnable(sv);
+                return;
+            }
+        }
+    }
+
+    /// The reply to client virtual CPU `c` arrived: one transaction completes.
+    fn vnet_reply(&mut self, c: u32) {
+        let u = self.vcpus[c as usize].user as usize;
+        self.users[u].acct.tx_done += 1;
+        let net = self.vnet.as_mut().expect("vnet");
+        net.outstanding[c as usize] -= 1;
+        if net.waiting[c as usize] {
+            net.waiting[c as usize] = false;
+            let cpu = match self.users[u].program.role() {
+                Some(Role::Client { cpu, .. }) => *cpu,
+                _ => return,
+            };
+            let vc = &mut self.vcpus[c as usize];
+            vc.remaining = self.users[u].program.draw_cpu(&mut vc.rng, cpu);
+            self.users[u].acct.tx_started += 1;
+            self.vcpu_runnable(c);
+        }
+    }
+}
