@@ -71,6 +71,7 @@ class Metric:
     # "counts": {"SRV": 12}, "smt": "smt2"} (a column of a published scaling table).
     at: dict | None = None
     divide_by: str | None = None  # another scenario: the value is this run's / that run's (same level)
+    divide_at: dict | None = None  # the configuration of the divide_by run (as ``at``)
 
 
 @dataclass
@@ -98,7 +99,8 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     for i, r in enumerate(doc.get("row", [])):
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
                           m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
-                          _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("divide_by"))
+                          _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("divide_by"),
+                          _check_at(m.get("divide_at"), f"row[{i}].metric.divide_at", path))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -248,7 +250,7 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
             sim = {side: _lookup(run, m.value) for side, run in runs.items()}
             if m.divide_by:
                 # A ratio of two scenarios at the same level (e.g. SMT-2 / non-SMT ETR).
-                dens = runs_of(m.divide_by, None)
+                dens = runs_of(m.divide_by, m.divide_at)
                 sim = {side: (v / d if (d := _lookup(dens[side], m.value)) else math.nan) for side, v in sim.items()}
             verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
                                     _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
