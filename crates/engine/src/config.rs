@@ -292,7 +292,10 @@ impl Config {
                     return Err(format!("guest {}: workload.cpu must be positive", g.userid));
                 }
                 Workload::Client { window: 0, .. } => {
-                    return Err(format!("guest {}: workload.window must be at least 1", g.userid));
+                    return Err(format!(
+                        "guest {}: workload.window must be at least 1",
+                        g.userid
+                    ));
                 }
                 Workload::Client { servers, .. } => {
                     let ok = self.guests.iter().any(|s| {
@@ -316,7 +319,9 @@ impl Config {
                         return Err("SET MULTITHREAD needs an SMT mode: set system.smt = \"smt1\" or \"smt2\" (non-SMT to SMT needs a re-IPL)".into());
                     }
                     if !(1..=2).contains(threads) {
-                        return Err(format!("SET MULTITHREAD {threads}: threads per core must be 1 or 2"));
+                        return Err(format!(
+                            "SET MULTITHREAD {threads}: threads per core must be 1 or 2"
+                        ));
                     }
                 }
             }

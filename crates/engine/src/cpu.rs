@@ -214,9 +214,16 @@ impl Cpu {
     }
 
     /// The scenario's processors: `processors` logical cores of `machine`, over `drawers`.
-    pub fn from_config(cfg: &crate::config::Config, p: &crate::params::Params) -> Result<Cpu, String> {
-        let mode = SmtMode::parse(&cfg.smt)
-            .ok_or_else(|| format!("system.smt = '{}' is not an SMT mode; accepted: off, smt1, smt2", cfg.smt))?;
+    pub fn from_config(
+        cfg: &crate::config::Config,
+        p: &crate::params::Params,
+    ) -> Result<Cpu, String> {
+        let mode = SmtMode::parse(&cfg.smt).ok_or_else(|| {
+            format!(
+                "system.smt = '{}' is not an SMT mode; accepted: off, smt1, smt2",
+                cfg.smt
+            )
+        })?;
         let machine = cfg.machine.as_deref().unwrap_or("z14");
         let (cpc, chips) = match machine {
             "z13" => (p.z13_cores_per_chip, p.z13_chips_per_drawer),
@@ -239,7 +246,10 @@ impl Cpu {
         }
         let topo = Topology::new(cores, drawers, cpc, &CpiModel::from_params(p));
         let may_smt2 = cfg.actions.iter().any(|a| {
-            matches!(a, crate::config::Action::SetMultithreading { threads: 2, .. })
+            matches!(
+                a,
+                crate::config::Action::SetMultithreading { threads: 2, .. }
+            )
         });
         Ok(Cpu::new(mode, topo, p.smt_c2.clamp(1.0, 2.0), may_smt2))
     }
@@ -334,6 +344,11 @@ impl Sim {
     #[inline(never)]
     pub(crate) fn charge_scaled(&mut self, l: u32, dt: Time) {
         let total = self.work_left(l);
+        // Beside a busy sibling: the period being charged ran at the two-thread rate (the rate
+        // changes only after the charge up to the change).
+        let c = self.cpu.core_of(l) as usize;
+        let shared = self.lpus[l as usize].rate == self.cpu.rate2[c]
+            && self.cpu.rate2[c] != self.cpu.rate1[c];
         let lp = &mut self.lpus[l as usize];
         if total == 0 {
             lp.frac = 0;
@@ -384,6 +399,9 @@ impl Sim {
         let a = &mut self.users[vc.user as usize].acct;
         a.cp_ns += wc;
         a.virt_ns += wg;
+        if shared {
+            a.smt_shared_ns += wc + wg;
+        }
     }
 
     /// Wall time for processor `l` to finish its current run from now.
@@ -468,7 +486,10 @@ impl Sim {
     /// remaining threads) and the system time they owed moves with it.
     pub fn set_multithreading(&mut self, threads: u32) {
         let threads = threads.clamp(1, 2);
-        if self.cpu.mode == SmtMode::Off || threads == self.cpu.threads || self.cpu.n_lpus < 2 * self.cpu.cores {
+        if self.cpu.mode == SmtMode::Off
+            || threads == self.cpu.threads
+            || self.cpu.n_lpus < 2 * self.cpu.cores
+        {
             return;
         }
         let now = self.now;

@@ -146,6 +146,10 @@ impl Sim {
                 transactions: u.acct.tx_done,
                 tx_started: u.acct.tx_started,
                 tx_in_flight: u.acct.tx_started - u.acct.tx_done,
+                mt1_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
+                    - pct(u.acct.smt_shared_ns) * (1.0 - self.cpu.c2 / 2.0),
+                prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
+                    - pct(u.acct.smt_shared_ns) / 2.0,
             })
             .collect();
         let intervals = self
@@ -270,7 +274,11 @@ impl Sim {
         let core = (t1 + t2) as f64;
         let mt1 = t1 as f64 + self.cpu.c2 * t2 as f64;
         let f = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
-        let max_cf = if self.cpu.n_lpus > self.cpu.cores { self.cpu.c2 } else { 1.0 };
+        let max_cf = if self.cpu.n_lpus > self.cpu.cores {
+            self.cpu.c2
+        } else {
+            1.0
+        };
         SmtSummary {
             mode: self.cpu.mode.name().to_string(),
             cores: self.cpu.cores,
@@ -356,6 +364,10 @@ pub struct UserSummary {
     pub transactions: u64,
     pub tx_started: u64,
     pub tx_in_flight: u64,
+    /// SMT (cp-model §2.3): the user's CPU as MT-1 equivalent time and as prorated core time
+    /// (equal to cpu_pct without SMT-2; CP charges raw time, cpu_pct).
+    pub mt1_cpu_pct: f64,
+    pub prorated_cpu_pct: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]

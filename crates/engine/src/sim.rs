@@ -110,6 +110,9 @@ pub struct Acct {
     pub cp_ns: u64,
     pub tx_started: u64,
     pub tx_done: u64,
+    /// SMT: raw CPU time (virt + cp) run beside a busy sibling thread; the MT-1 equivalent and
+    /// prorated times are derived from it (cp-model §2.3).
+    pub smt_shared_ns: u64,
 }
 
 /// A guest virtual machine (its base VMDBK carries the share).

@@ -67,7 +67,13 @@ fn sibling_start_and_stop_reschedule_exactly() {
         cpu_ns: cpu * MS,
         dist: Dist::Fixed,
     };
-    let mut cfg = config(1, "smt2", vec![guest("A", 1, fixed(1, 10)), guest("B", 1, fixed(5, 10))], 1000, 1);
+    let mut cfg = config(
+        1,
+        "smt2",
+        vec![guest("A", 1, fixed(1, 10)), guest("B", 1, fixed(5, 10))],
+        1000,
+        1,
+    );
     no_cp_costs(&mut cfg);
     let mut sim = Sim::new(cfg).unwrap();
     // A: 4 ms alone, then 6 ms of work at 0.625 = 9.6 ms: ends at 14.6 ms.
@@ -83,7 +89,9 @@ fn sibling_start_and_stop_reschedule_exactly() {
     assert_eq!(sim.users[1].acct.tx_done, 0);
     sim.run_until(b_end);
     assert_eq!(sim.users[1].acct.tx_done, 1);
-    // Raw thread time: B was dispatched 15.4 ms; its CPU time is raw time.
+    // Raw thread time: B was dispatched 15.4 ms; its CPU time is raw time. Of it, 9.6 + 4.8 ms
+    // ran beside busy A: MT-1 equivalent 1 + 14.4 x 0.625, prorated 1 + 14.4 / 2.
+    assert_eq!(sim.users[1].acct.smt_shared_ns, 14_400_000);
     assert_eq!(sim.users[1].acct.virt_ns, 15_400_000);
     // A's second burst (from 15.6 ms): 4.8 ms at 0.625 (3 ms of work), 5 ms alone while B
     // thinks (to 25.4 ms), then its last 2 ms at 0.625 = 3.2 ms: ends at 28.6 ms.
@@ -191,7 +199,13 @@ fn cpu_bound_smt2_core_delivers_c2() {
         tx_cpu_ns: Some(MS),
         dist: Dist::Fixed,
     };
-    let off = summary(&config(4, "off", vec![guest("W", 16, cb.clone())], 2_000, 1));
+    let off = summary(&config(
+        4,
+        "off",
+        vec![guest("W", 16, cb.clone())],
+        2_000,
+        1,
+    ));
     let smt2 = summary(&config(4, "smt2", vec![guest("W", 16, cb)], 2_000, 1));
     let ratio = smt2["etr"].as_f64().unwrap() / off["etr"].as_f64().unwrap();
     assert!((ratio - 1.25).abs() < 0.01, "SMT-2 / non-SMT ETR {ratio}");
@@ -210,8 +224,14 @@ fn set_multithread_moves_work_and_threads() {
     let mut cfg = config(2, "smt1", vec![guest("W", 6, cb)], 3_000, 3);
     cfg.interval_ns = 500 * MS;
     cfg.actions = vec![
-        Action::SetMultithreading { at_ns: 1_000 * MS, threads: 2 },
-        Action::SetMultithreading { at_ns: 2_000 * MS, threads: 1 },
+        Action::SetMultithreading {
+            at_ns: 1_000 * MS,
+            threads: 2,
+        },
+        Action::SetMultithreading {
+            at_ns: 2_000 * MS,
+            threads: 1,
+        },
     ];
     let mut sim = Sim::new(cfg).unwrap();
     sim.run_until(999 * MS);
@@ -228,8 +248,15 @@ fn set_multithread_moves_work_and_threads() {
     let s = sim.summary();
     assert_eq!(s.smt.multithreading_switches, 2);
     assert_eq!(s.smt.threads_per_core, 1);
-    let iv: Vec<f64> = s.intervals.iter().map(|i| i.smt.as_ref().unwrap().thread_density).collect();
-    assert!(iv[0] < 1.0 + 1e-9 && iv[2] > 1.9 && iv[5] < 1.0 + 1e-9, "{iv:?}");
+    let iv: Vec<f64> = s
+        .intervals
+        .iter()
+        .map(|i| i.smt.as_ref().unwrap().thread_density)
+        .collect();
+    assert!(
+        iv[0] < 1.0 + 1e-9 && iv[2] > 1.9 && iv[5] < 1.0 + 1e-9,
+        "{iv:?}"
+    );
     // Capacity: about 2 cores for 1 s, 2 x c2 for 1 s, 2 for 1 s.
     let tx: Vec<f64> = s.intervals.iter().map(|i| i.etr).collect();
     assert!(tx[2] > 1.2 * tx[0] && tx[5] < 1.05 * tx[0], "{tx:?}");
@@ -237,7 +264,11 @@ fn set_multithread_moves_work_and_threads() {
         assert_eq!(u.tx_started - u.transactions, u.tx_in_flight);
         assert!(u.tx_in_flight <= 1);
     }
-    assert!(s.avg_processor_busy_pct > 99.0, "{}", s.avg_processor_busy_pct);
+    assert!(
+        s.avg_processor_busy_pct > 99.0,
+        "{}",
+        s.avg_processor_busy_pct
+    );
 }
 
 #[test]
@@ -247,14 +278,21 @@ fn smt_limits_are_errors() {
         tx_cpu_ns: None,
         dist: Dist::Exp,
     };
-    let e = Sim::new(config(33, "smt2", vec![guest("W", 1, cb.clone())], 100, 1)).err().unwrap();
+    let e = Sim::new(config(33, "smt2", vec![guest("W", 1, cb.clone())], 100, 1))
+        .err()
+        .unwrap();
     assert!(e.contains("system.processors") && e.contains("32"), "{e}");
     assert!(Sim::new(config(64, "off", vec![guest("W", 1, cb.clone())], 100, 1)).is_ok());
     assert!(Sim::new(config(32, "smt2", vec![guest("W", 1, cb.clone())], 100, 1)).is_ok());
-    let e = Sim::new(config(4, "smt3", vec![guest("W", 1, cb.clone())], 100, 1)).err().unwrap();
+    let e = Sim::new(config(4, "smt3", vec![guest("W", 1, cb.clone())], 100, 1))
+        .err()
+        .unwrap();
     assert!(e.contains("system.smt"), "{e}");
     let mut c = config(4, "off", vec![guest("W", 1, cb)], 100, 1);
-    c.actions = vec![Action::SetMultithreading { at_ns: MS, threads: 2 }];
+    c.actions = vec![Action::SetMultithreading {
+        at_ns: MS,
+        threads: 2,
+    }];
     assert!(Sim::new(c).err().unwrap().contains("SMT mode"));
 }
 
@@ -273,7 +311,11 @@ fn drawer_cpi_calibration_b10() {
         let sim = Sim::new(c).unwrap();
         let s = sim.summary();
         assert_eq!(s.cpi.drawers, drawers);
-        assert!((s.cpi.sourcing_cycles_per_miss - cycles).abs() < 0.05, "{cores}: {}", s.cpi.sourcing_cycles_per_miss);
+        assert!(
+            (s.cpi.sourcing_cycles_per_miss - cycles).abs() < 0.05,
+            "{cores}: {}",
+            s.cpi.sourcing_cycles_per_miss
+        );
     }
     // A one-chip LPAR runs at speed 1.0 (the nominal speed of the work).
     let sim = Sim::new(config(8, "off", vec![guest("W", 1, cb)], 10, 1)).unwrap();
