@@ -69,6 +69,14 @@ def test_smt2_summary_keys_and_set_multithread(tmp_path):
     assert s["cpi"]["speed_factor"] == 1.0
     # Raw >= prorated; MT-1 equivalent between them (c2 <= 2).
     assert smt["raw_thread_s"] >= smt["mt1_equivalent_s"] >= smt["prorated_core_s"]
+    for u in s["users"]:
+        assert u["cpu_pct"] >= u["mt1_cpu_pct"] >= u["prorated_cpu_pct"] > 0
+    # The users' MT-1 equivalent and prorated times add up to the LPAR's, less the system time
+    # (not charged to users): within a processor-percent or so.
+    dur = s["duration_s"]
+    mt1_users = sum(u["mt1_cpu_pct"] for u in s["users"]) * dur / 100
+    assert mt1_users <= smt["mt1_equivalent_s"] + 1e-6
+    assert mt1_users == pytest.approx(smt["mt1_equivalent_s"], rel=0.02)
 
 
 def test_smt1_runs_as_non_smt(tmp_path):
