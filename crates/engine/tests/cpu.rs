@@ -101,28 +101,59 @@ fn sibling_start_and_stop_reschedule_exactly() {
     assert_eq!(sim.users[0].acct.tx_done, 2);
 }
 
-fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64)> {
-    let g = (1u32..6, 0u64..30, 1u64..20, any::<bool>(), 1u32..4);
-    (1u32..5, prop::collection::vec(g, 1..5), 0u64..1000).prop_map(|(cores, gs, seed)| {
-        let guests = gs
-            .into_iter()
-            .enumerate()
-            .map(|(i, (count, think, cpu, fixed, vcpus))| {
-                let mut g = guest(
-                    &format!("U{i}"),
-                    count,
-                    Workload::Transactional {
-                        think_ns: think * MS,
-                        cpu_ns: cpu * MS,
-                        dist: if fixed { Dist::Fixed } else { Dist::Exp },
-                    },
-                );
-                g.vcpus = vcpus;
-                g
-            })
-            .collect();
-        (cores, guests, seed)
+fn share_strategy() -> impl Strategy<Value = Share> {
+    use zvm::config::{Limit, ShareKind, ShareValue};
+    (0u8..4, 1u32..1000, 5u32..60).prop_map(|(k, r, a)| match k {
+        0 | 1 => Share {
+            min: ShareValue {
+                kind: ShareKind::Relative,
+                value: r as f64,
+            },
+            max: None,
+            limit: Limit::None,
+        },
+        _ => Share {
+            min: ShareValue {
+                kind: ShareKind::Absolute,
+                value: a as f64,
+            },
+            max: None,
+            limit: if k == 2 { Limit::Hard } else { Limit::Soft },
+        },
     })
+}
+
+/// Random loads: cores, guests (transactional, any think and CPU, 1-3 virtual CPUs, any
+/// share including LIMITHARD and LIMITSOFT), CP level, seed.
+fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)> {
+    let g = (1u32..6, 0u64..30, 1u64..20, any::<bool>(), 1u32..4, share_strategy());
+    (
+        1u32..5,
+        prop::collection::vec(g, 1..5),
+        0u64..1000,
+        prop::sample::select(vec!["zvm-6.3", "zvm-6.4", "vmesa-2.3.0", "vmesa-2.4.0"]),
+    )
+        .prop_map(|(cores, gs, seed, level)| {
+            let guests = gs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (count, think, cpu, fixed, vcpus, share))| {
+                    let mut g = guest(
+                        &format!("U{i}"),
+                        count,
+                        Workload::Transactional {
+                            think_ns: think * MS,
+                            cpu_ns: cpu * MS,
+                            dist: if fixed { Dist::Fixed } else { Dist::Exp },
+                        },
+                    );
+                    g.vcpus = vcpus;
+                    g.share = share;
+                    g
+                })
+                .collect();
+            (cores, guests, seed, level)
+        })
 }
 
 proptest! {
@@ -132,9 +163,11 @@ proptest! {
     /// core's work per busy time; the work the threads did (counted in the dispatcher) equals
     /// what the core counters predict (t1 + c2 t2); thread and core time are conserved.
     #[test]
-    fn smt2_capacity_between_one_and_two((cores, guests, seed) in load_strategy()) {
+    fn smt2_capacity_between_one_and_two((cores, guests, seed, level) in load_strategy()) {
         let dur = 2_000 * MS;
-        let mut sim = Sim::new(config(cores, "smt2", guests, 2_000, seed)).unwrap();
+        let mut cfg = config(cores, "smt2", guests, 2_000, seed);
+        cfg.level = level.into();
+        let mut sim = Sim::new(cfg).unwrap();
         sim.run();
         let s = sim.summary();
         let work: u64 = sim.lpus.iter().map(|l| l.busy_ns - l.slow_ns).sum();
@@ -163,9 +196,11 @@ proptest! {
 
     /// SMT-1 runs exactly as non-SMT (seed 000 row B2): same events, same numbers.
     #[test]
-    fn smt1_is_non_smt((cores, guests, seed) in load_strategy()) {
-        let off = config(cores, "off", guests.clone(), 1_000, seed);
-        let smt1 = config(cores, "smt1", guests, 1_000, seed);
+    fn smt1_is_non_smt((cores, guests, seed, level) in load_strategy()) {
+        let mut off = config(cores, "off", guests.clone(), 1_000, seed);
+        let mut smt1 = config(cores, "smt1", guests, 1_000, seed);
+        off.level = level.into();
+        smt1.level = level.into();
         let mut a = summary(&off);
         let mut b = summary(&smt1);
         prop_assert_eq!(&a["smt"]["core_busy_pct"], &b["smt"]["core_busy_pct"]);
@@ -180,8 +215,9 @@ proptest! {
 
     /// Same seed, same bytes (SMT-2 with a SET MULTITHREAD round trip).
     #[test]
-    fn smt2_deterministic((cores, guests, seed) in load_strategy()) {
+    fn smt2_deterministic((cores, guests, seed, level) in load_strategy()) {
         let mut cfg = config(cores, "smt2", guests, 1_000, seed);
+        cfg.level = level.into();
         cfg.actions = vec![
             Action::SetMultithreading { at_ns: 300 * MS, threads: 1 },
             Action::SetMultithreading { at_ns: 600 * MS, threads: 2 },
