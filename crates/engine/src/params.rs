@@ -50,7 +50,7 @@ params! {
     clock_ghz: "cpu.clock_ghz" = 5.2, "GHz",
         "public: z14 processor clock 5.2 GHz (cp-model §10.1); the seeds' recent measurements ran on z13/z14";
     cpi_cp: "cpu.cpi_cp" = 3.0, "cycles/instruction",
-        "assumed: CP code CPI ~3 on a single drawer (cp-model §10.1); replaced by the drawer CPI model of the processors issue";
+        "assumed: CP code CPI ~3 (cp-model §10.1) on a one-chip LPAR; on more chips and drawers CP work slows with the core's speed factor from the drawer CPI model (cpi.*, cpu.rs)";
     path_dispatch: "path.dispatch" = 2100.0, "instructions",
         "assumed: dispatcher select 1500 + SIE entry/exit 600 instructions per dispatch (cp-model §10.2); charged to the dispatched user";
     hw_sie_cycles: "hw.sie_cycles" = 3000.0, "cycles",
