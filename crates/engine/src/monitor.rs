@@ -29,8 +29,9 @@ pub struct IntervalRec {
     pub lpus: Vec<LpuDelta>,
     /// Paging devices: counters of this interval (empty without a storage model).
     pub devices: Vec<crate::io::DevStats>,
-    /// SMT modes: core time with one and with two busy threads in this interval.
-    pub cores: Option<(u64, u64)>,
+    /// SMT modes: core time with one and with two busy threads in this interval, and the
+    /// logical CPUs online at its end.
+    pub cores: Option<(u64, u64, u32)>,
 }
 
 pub struct Monitor {
@@ -99,7 +100,7 @@ impl Sim {
             self.cpu.sync(self.now);
             let t = self.cpu.totals();
             let p = std::mem::replace(&mut self.mon.prev_cores, t);
-            Some((t.0 - p.0, t.1 - p.1))
+            Some((t.0 - p.0, t.1 - p.1, self.cpu.cores * self.cpu.threads))
         } else {
             None
         };
@@ -191,13 +192,14 @@ impl Sim {
                     system_ns: isys,
                     transactions: itx,
                     etr: itx as f64 / (len / 1e9),
-                    smt: iv.cores.map(|(t1, t2)| {
+                    smt: iv.cores.map(|(t1, t2, online)| {
                         let core = (t1 + t2) as f64;
                         let f = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
                         SmtInterval {
                             core_busy_pct: 100.0 * core / (len * self.cpu.cores as f64),
                             thread_density: f(ibusy as f64, core),
                             capacity_factor: f(t1 as f64 + self.cpu.c2 * t2 as f64, core),
+                            logical_cpus: online,
                         }
                     }),
                     devices: match &self.paging {
@@ -341,6 +343,8 @@ pub struct SmtInterval {
     pub core_busy_pct: f64,
     pub thread_density: f64,
     pub capacity_factor: f64,
+    /// Logical CPUs online at the end of the interval (SET MULTITHREAD).
+    pub logical_cpus: u32,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -293,6 +293,12 @@ fn set_multithread_moves_work_and_threads() {
         iv[0] < 1.0 + 1e-9 && iv[2] > 1.9 && iv[5] < 1.0 + 1e-9,
         "{iv:?}"
     );
+    let online: Vec<u32> = s
+        .intervals
+        .iter()
+        .map(|i| i.smt.as_ref().unwrap().logical_cpus)
+        .collect();
+    assert!(online[0] == 2 && online[2] == 4 && online[5] == 2, "{online:?}");
     // Capacity: about 2 cores for 1 s, 2 x c2 for 1 s, 2 for 1 s.
     let tx: Vec<f64> = s.intervals.iter().map(|i| i.etr).collect();
     assert!(tx[2] > 1.2 * tx[0] && tx[5] < 1.05 * tx[0], "{tx:?}");
