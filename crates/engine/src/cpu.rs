@@ -462,6 +462,10 @@ impl Sim {
         }
         self.charge(s, self.now);
         self.lpus[s as usize].rate = rate;
+        if rate == ONE {
+            // The fast path keeps no fraction of a work-ns (less than 1 ns is dropped).
+            self.lpus[s as usize].frac = 0;
+        }
         let left = self.work_left(s);
         if left > 0 {
             let t = self.now + self.run_wall(s, left);
