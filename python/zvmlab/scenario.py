@@ -76,7 +76,15 @@ _WORKLOAD_KEYS = {
     "client": {"kind": "", "cpu": "client CPU per request", "servers": "userid of the server guests it drives",
                "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed"},
     "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed"},
+    "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi",
+                "method": "ssch | diag250", "cpu": "guest CPU per transaction", "ios": "I/Os per transaction",
+                "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
+                "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed"},
+    "format": {"kind": "", "volume": "volume name", "type": "eckd | edev", "size": "minidisk size, e.g. \"10G\"",
+               "blocks": "4 KB blocks per write"},
 }
+DASD_TYPES = ("eckd", "edev", "scsi")
+DASD_METHODS = ("ssch", "diag250")
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,6 +245,7 @@ class Workload:
     dist: str = "exp"
     servers: str | None = None
     window: int | None = None
+    dasd: dict | None = None  # dasd-io and format: the engine's fields, already checked
 
     def to_engine(self) -> dict:
         d: dict[str, Any] = {"kind": self.kind, "dist": self.dist}
@@ -245,6 +254,8 @@ class Workload:
                 d["demand"] = self.demand
             if self.tx_cpu_ns is not None:
                 d["tx_cpu_ns"] = self.tx_cpu_ns
+        elif self.kind in ("dasd-io", "format"):
+            d = {"kind": self.kind, **(self.dasd or {})}
         elif self.kind == "client":
             d.update(cpu_ns=self.cpu_ns, servers=self.servers, window=self.window)
         elif self.kind == "server":
@@ -262,7 +273,7 @@ class Workload:
         """
         if self.kind == "cpu-bound":
             return 1.0 if self.demand is None else self.demand
-        if self.kind in ("client", "server"):
+        if self.kind in ("client", "server", "dasd-io", "format"):
             return 1.0
         assert self.cpu_ns is not None and self.think_ns is not None
         return self.cpu_ns / (self.cpu_ns + self.think_ns)
@@ -578,6 +589,14 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                 raise InputError(f"userid {u} is defined twice (guest[{seen[u]}] and guest[{i}])", file=file,
                                  line=ln("guest", "userid", i), field=f"guest[{i}].userid", fix="userids must be unique")
             seen[u] = i
+    vol_types: dict[str, tuple[str, int]] = {}
+    for i, g in enumerate(guests):
+        if g.workload.dasd:
+            v, t = g.workload.dasd["volume"], g.workload.dasd["type"]
+            if vol_types.setdefault(v, (t, i))[0] != t:
+                raise InputError(f"volume {v} is {vol_types[v][0]} in guest[{vol_types[v][1]}] and {t} here", file=file,
+                                 line=ln("guest", "workload", i), field=f"guest[{i}].workload.type",
+                                 fix="a volume has one device type; name another volume")
     server_groups = {g.userid for g in guests if g.workload.kind == "server"}
     for i, g in enumerate(guests):
         if g.workload.kind == "client" and g.workload.servers is not None:
@@ -793,6 +812,8 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             wl.demand = float(d)
         if "tx_cpu" in w:
             wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
+    elif kind in ("dasd-io", "format"):
+        wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
     elif kind in ("client", "server"):
         eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
               else 'e.g. workload = { kind = "server", cpu = "200us" }')
@@ -818,6 +839,55 @@ def _workload(w: Any, *, file, line, where) -> Workload:
         wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
         wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
     return wl
+
+
+def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
+    """The engine fields of a dasd-io or format workload, checked."""
+    eg = ('e.g. workload = { kind = "dasd-io", volume = "EF0100", type = "edev", cpu = "360us", ios = 100, blocks = 1 }'
+          if kind == "dasd-io" else
+          'e.g. workload = { kind = "format", volume = "EF0100", type = "edev", size = "10G", blocks = 1024 }')
+    need = ("volume", "type", "cpu", "ios", "blocks") if kind == "dasd-io" else ("volume", "type", "size", "blocks")
+    for k in need:
+        if k not in w:
+            raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}", fix=eg)
+    vol = w["volume"]
+    if not isinstance(vol, str) or not vol:
+        raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume", fix=eg)
+    types = DASD_TYPES if kind == "dasd-io" else DASD_TYPES[:2]
+    if w["type"] not in types:
+        raise InputError(f"{w['type']!r} is not a device type zvmlab models here", file=file, line=line,
+                         field=f"{where}.type", fix=f"accepted: {', '.join(types)}")
+
+    def count(k: str, hi: int) -> int:
+        v = w[k]
+        if isinstance(v, bool) or not isinstance(v, int) or not (1 <= v <= hi):
+            raise InputError(f"{k} {v!r} is out of range", file=file, line=line, field=f"{where}.{k}",
+                             fix=f"a whole number 1..{hi}")
+        return v
+
+    d: dict[str, Any] = {"volume": vol.upper(), "type": w["type"], "blocks": count("blocks", 65536)}
+    if kind == "format":
+        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+        if pages < 256:
+            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                             fix='a minidisk size such as "10G"')
+        d["size_mb"] = pages // 256
+        return d
+    method = w.get("method", "ssch")
+    if method not in DASD_METHODS:
+        raise InputError(f"{method!r} is not an I/O method", file=file, line=line, field=f"{where}.method",
+                         fix=f"accepted: {', '.join(DASD_METHODS)}")
+    write = w.get("write", False)
+    if not isinstance(write, bool):
+        raise InputError(f"{write!r} is not true or false", file=file, line=line, field=f"{where}.write",
+                         fix="write = true for writes, false (the default) for reads")
+    if "window" in w:
+        d["window"] = count("window", 1024)
+    d.update(method=method, write=write, ios=count("ios", 1_000_000), dist=w.get("dist", "exp"),
+             cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
+             think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,
+                                     allow_zero=True))
+    return d
 
 
 def load(path: str | Path) -> Scenario:

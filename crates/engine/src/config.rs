@@ -200,6 +200,40 @@ pub enum Workload {
         #[serde(default = "default_dist")]
         dist: Dist,
     },
+    /// Minidisk (or dedicated SCSI) I/O: a transaction is `cpu_ns` of guest CPU spread over
+    /// `ios` synchronous I/Os of `blocks` 4 KB blocks each, then `think_ns` (see `dasd`).
+    DasdIo {
+        volume: String,
+        #[serde(rename = "type")]
+        dtype: String,
+        #[serde(default = "default_method")]
+        method: String,
+        cpu_ns: Time,
+        ios: u32,
+        blocks: u32,
+        #[serde(default)]
+        think_ns: Time,
+        #[serde(default)]
+        write: bool,
+        /// I/Os in flight per virtual CPU (1: synchronous).
+        #[serde(default = "one")]
+        window: u32,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
+    /// CMS FORMAT of a minidisk of `size_mb`: writes of `blocks` 4 KB blocks each until the
+    /// whole minidisk is written, once; the guest then stays idle.
+    Format {
+        volume: String,
+        #[serde(rename = "type")]
+        dtype: String,
+        size_mb: u64,
+        blocks: u32,
+    },
+}
+
+fn default_method() -> String {
+    "ssch".into()
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -295,6 +329,30 @@ impl Config {
                     return Err(format!(
                         "guest {}: workload.window must be at least 1",
                         g.userid
+                    ));
+                }
+                Workload::DasdIo { ios: 0, .. } | Workload::DasdIo { blocks: 0, .. } => {
+                    return Err(format!("guest {}: workload.ios and blocks must be at least 1", g.userid));
+                }
+                Workload::Format { blocks: 0, .. } | Workload::Format { size_mb: 0, .. } => {
+                    return Err(format!("guest {}: workload.size_mb and blocks must be at least 1", g.userid));
+                }
+                Workload::DasdIo { dtype, method, .. }
+                    if !crate::dasd::TYPES.contains(&dtype.as_str())
+                        || !crate::dasd::METHODS.contains(&method.as_str()) =>
+                {
+                    return Err(format!(
+                        "guest {}: workload.type must be one of {:?} and method one of {:?}",
+                        g.userid,
+                        crate::dasd::TYPES,
+                        crate::dasd::METHODS
+                    ));
+                }
+                Workload::Format { dtype, .. } if !crate::dasd::TYPES.contains(&dtype.as_str()) => {
+                    return Err(format!(
+                        "guest {}: workload.type must be one of {:?}",
+                        g.userid,
+                        crate::dasd::TYPES
                     ));
                 }
                 Workload::Client { servers, .. } => {

@@ -130,17 +130,26 @@ impl Sim {
             return;
         }
         if self.vcpus[v as usize].pagewait {
+            if self.dasd.is_some() && self.enter_io_wait(l, v) {
+                return;
+            }
             self.enter_page_wait(l, v);
             return;
         }
-        let vc = &mut self.vcpus[v as usize];
-        let u = vc.user as usize;
-        if vc.remaining == 0 {
+        let u = self.vcpus[v as usize].user as usize;
+        if self.vcpus[v as usize].remaining == 0 {
+            // Guest DASD I/O: the next I/O starts, or the transaction ends.
+            if self.dasd.is_some() && self.dasd_burst_done(l, v) {
+                return;
+            }
             if self.vnet.is_some() && self.users[u].program.role().is_some() {
                 // A request or reply is ready to send through the virtual network.
                 self.vnet_burst_done(l, v);
                 return;
             }
+        }
+        let vc = &mut self.vcpus[v as usize];
+        if vc.remaining == 0 {
             // The burst is complete: one transaction done.
             self.users[u].acct.tx_done += 1;
             match self.users[u]

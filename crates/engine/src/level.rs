@@ -93,6 +93,25 @@ pub enum DispatchPath {
     SpecialtyEngines,
 }
 
+/// CP's SCSI container (the layer that drives EDEV LUNs): the z/VM 5.2 code, or the 5.3 code
+/// tuned for shorter paths on common requests (seed 004).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum ScsiContainer {
+    Untuned,
+    #[default]
+    Tuned,
+}
+
+/// SCSI write-same for writes of one repeated block to an EDEV (CMS FORMAT), z/VM 5.3+.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteSame {
+    Off,
+    #[default]
+    On,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -107,6 +126,10 @@ pub struct Switches {
     pub dispatch_path: DispatchPath,
     #[serde(default)]
     pub reorder: Reorder,
+    #[serde(default)]
+    pub scsi_container: ScsiContainer,
+    #[serde(default)]
+    pub write_same: WriteSame,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -125,6 +148,8 @@ pub fn levels() -> Vec<Level> {
         edev_paging: EdevPaging::FbaEmulation,
         dispatch_path: DispatchPath::PreSpecialty,
         reorder: Reorder::On,
+        scsi_container: ScsiContainer::Untuned,
+        write_same: WriteSame::Off,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -138,10 +163,14 @@ pub fn levels() -> Vec<Level> {
         edev_paging: EdevPaging::FbaEmulation,
         dispatch_path: DispatchPath::PreSpecialty,
         reorder: Reorder::On,
+        scsi_container: ScsiContainer::Untuned,
+        write_same: WriteSame::Off,
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,
         dispatch_path: DispatchPath::SpecialtyEngines,
+        scsi_container: ScsiContainer::Tuned,
+        write_same: WriteSame::On,
         ..zvm52.clone()
     };
     let zvm62 = zvm53.clone();
@@ -173,7 +202,7 @@ pub fn levels() -> Vec<Level> {
         },
         Level {
             name: "zvm-5.3",
-            title: "z/VM 5.3 (EDEV paging bypasses FBA emulation; specialty-engine dispatcher)",
+            title: "z/VM 5.3 (EDEV paging bypasses FBA emulation; SCSI container tuning; write-same; specialty-engine dispatcher)",
             switches: zvm53,
         },
         Level {

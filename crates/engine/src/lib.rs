@@ -8,6 +8,7 @@
 pub mod bench;
 pub mod config;
 pub mod cpu;
+pub mod dasd;
 pub mod dispatcher;
 pub mod io;
 pub mod level;

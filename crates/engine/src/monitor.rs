@@ -248,10 +248,17 @@ impl Sim {
                 .collect(),
             intervals,
             storage: self.storage_summary(),
-            devices: self.device_summaries(),
             smt: self.smt_summary(busy, dur),
             cpi: self.cpi_summary(),
+            devices: {
+                let mut d = self.device_summaries();
+                if let Some(m) = self.dasd.as_ref() {
+                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
+                }
+                d
+            },
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
+            dasd: self.dasd_summary(),
         }
     }
 
@@ -443,4 +450,7 @@ pub struct Summary {
     /// Virtual networking between client and server guests; absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vnet: Option<crate::vnet::VnetSummary>,
+    /// Guest DASD I/O per user (rows E1-E3); absent without such workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dasd: Option<crate::dasd::DasdSummary>,
 }

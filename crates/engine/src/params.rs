@@ -158,6 +158,26 @@ params! {
         "assumed: pre-6.3 reorder: reset the reference bit and requeue one resident frame of the guest (seed 003 says only that the time grows with the guest's resident pages); bounded by seed 004 D6, where reorder must stay a small part of the 5.2 ECKD CP/move";
     reorder_interval: "storage.reorder_interval" = 10000.0, "ms",
         "assumed: a faulting guest is reordered at most once per this interval (pre-6.3 CP reorders periodically; the period is not public in the seeds)";
+    mdisk_path_ccw: "mdisk.path_ccw_translate" = 3000.0, "instructions per I/O",
+        "assumed: CCW translation of a guest channel program (copy, fix the data pages, build the real CCWs); Diagnose X'250' block I/O skips it";
+    mdisk_path_eckd: "mdisk.path_eckd_io" = 6000.0, "instructions per I/O",
+        "assumed: start subchannel on the real ECKD device, its interrupt, and reflecting the interrupt to the guest";
+    mdisk_path_fba_emul: "mdisk.path_fba_emulation" = 8313.0, "instructions per I/O",
+        "seed 004 (row E2, calibrated with mdisk.path_scsi_container_53 on the XEDIT read CP CPU/read): FBA emulation of an EDEV request and the interrupt back to the guest, without the SCSI container";
+    mdisk_path_container_52: "mdisk.path_scsi_container_52" = 6000.0, "instructions per I/O",
+        "assumed: the z/VM 5.2 SCSI container's path per request; its difference to the 5.3 path is set by row E2 (seed 004) through mdisk.path_scsi_container_53";
+    mdisk_path_container_53: "mdisk.path_scsi_container_53" = 2620.0, "instructions per I/O",
+        "seed 004 (row E2, calibrated: the 5.2 -> 5.3 drop of XEDIT CP CPU/read): the tuned SCSI container's path per request";
+    mdisk_path_block: "mdisk.path_per_block" = 390.0, "instructions per 4 KB block",
+        "seed 004 (row E1, calibrated on the CP CPU of CMS FORMAT without write-same): per 4 KB block, translating and fixing the guest's data buffer; write-same passes one block and skips it";
+    mdisk_path_native_scsi: "mdisk.path_native_scsi" = 2000.0, "instructions per I/O",
+        "assumed: a Linux guest's dedicated FCP subchannel: CP handles the QDIO adapter interruption and the SIGA only";
+    mdisk_edev_read: "mdisk.edev.read_ms_per_block" = 0.034, "ms per 4 KB",
+        "seed 004 (row E2, calibrated on the 5.2 XEDIT read rate): transfer of a 4 KB cache hit from the 2105 over 1 Gb FCP";
+    mdisk_edev_write: "mdisk.edev.write_ms_per_block" = 0.178, "ms per 4 KB",
+        "seed 004 (row E1, calibrated on the 5.2 FORMAT elapsed time): sustained sequential write rate of the 2105 LUN (destage-bound)";
+    mdisk_edev_write_same: "mdisk.edev.write_same_ms_per_block" = 0.105, "ms per 4 KB",
+        "seed 004 (row E1, calibrated on the 5.3 FORMAT elapsed time): the subsystem's write-same rate";
     // --- end of storage, paging and I/O ---
     // --- the lab's expectation curves (not used by the simulator) ---
     caf_4way: "lab.caf_4way" = 0.890, "1",

@@ -252,6 +252,10 @@ pub struct Sim {
     pub cpu: crate::cpu::Cpu,
     /// Virtual networking between client and server guests (None: no such workload).
     pub(crate) vnet: Option<Box<crate::vnet::Vnet>>,
+    /// Guest DASD I/O to minidisk volumes (None: no such workload), and the entity number of
+    /// its first volume (after the paging devices).
+    pub(crate) dasd: Option<Box<crate::dasd::Dasd>>,
+    pub(crate) first_mdev: u32,
 }
 
 impl Sim {
@@ -369,7 +373,11 @@ impl Sim {
                 .map(Box::new);
         let first_dev = first_vcpu + vcpus.len() as u32;
         let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
-        let n_ent = first_vcpu as usize + vcpus.len() + n_dev;
+        let dasd = crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed)?
+            .map(Box::new);
+        let first_mdev = first_dev + n_dev as u32;
+        let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
         }
@@ -414,8 +422,11 @@ impl Sim {
             first_dev,
             cpu,
             vnet,
+            dasd,
+            first_mdev,
             cfg,
         };
+        sim.dasd_init();
         sim.normalize_shares();
         sim.refresh_entitlement(0);
         sim.q
@@ -475,7 +486,11 @@ impl Sim {
     fn fire(&mut self, e: u32) {
         if e >= self.first_vcpu {
             if e >= self.first_dev {
-                self.device_event(e - self.first_dev);
+                if e >= self.first_mdev {
+                    self.mdisk_event(e - self.first_mdev);
+                } else {
+                    self.device_event(e - self.first_dev);
+                }
                 return;
             }
             self.vcpu_wake(e - self.first_vcpu);

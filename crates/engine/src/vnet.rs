@@ -9,6 +9,9 @@
 //! client's ETR), so the client and the server are coupled as in the real workload: a slower
 //! client thread (SMT-2) lowers the rate the servers see.
 //!
+//! A guest with page references (`refs`, e.g. a server's file cache) touches one page at the
+//! start of each request it continues with, as the other workloads do per transaction.
+//!
 //! Each message costs the sender `path.vnet_msg` instructions of chargeable CP time (the copy
 //! of the frame into the receiver's buffer and the adapter interruption), paid at the head of
 //! the sender's next run on a processor.
@@ -139,8 +142,12 @@ impl Sim {
         };
         match next_work {
             Some(work) => {
+                self.vcpus[v as usize].remaining = work;
+                // A guest with page references (a server's file cache) touches a page first.
+                if self.paging.is_some() && self.page_touch(l, v) {
+                    return;
+                }
                 let vc = &mut self.vcpus[v as usize];
-                vc.remaining = work;
                 if vc.slice_left > 0 {
                     self.start_run_pub(l, v, 0, 0);
                 } else {

@@ -30,6 +30,8 @@ pub enum Program {
     /// A client or a server of the virtual network (see `vnet`): its bursts are requests and
     /// replies, and it waits for messages rather than thinking.
     Net { role: Role, dist: Dist },
+    /// Guest DASD I/O (see `dasd`): bursts are the guest CPU between I/Os.
+    Io { cpu: f64, dist: Dist },
 }
 
 #[inline(always)]
@@ -58,6 +60,16 @@ impl Program {
                     servers,
                 },
                 dist,
+            },
+            Workload::DasdIo {
+                cpu_ns, ios, dist, ..
+            } => Program::Io {
+                cpu: cpu_ns as f64 / (ios as f64 + 1.0),
+                dist,
+            },
+            Workload::Format { .. } => Program::Io {
+                cpu: 0.0,
+                dist: Dist::Fixed,
             },
             Workload::Server { cpu_ns, dist } => Program::Net {
                 role: Role::Server { cpu: cpu_ns as f64 },
@@ -123,7 +135,8 @@ impl Program {
             Program::Hungry { dist, .. }
             | Program::Partial { dist, .. }
             | Program::Interactive { dist, .. }
-            | Program::Net { dist, .. } => dist,
+            | Program::Net { dist, .. }
+            | Program::Io { dist, .. } => dist,
         };
         draw(rng, mean, dist)
     }
@@ -131,7 +144,7 @@ impl Program {
     /// Time until the first transaction starts (None: starts at once).
     pub fn first_wake(&self, rng: &mut Rng) -> Option<Time> {
         match *self {
-            Program::Net { .. } => None,
+            Program::Net { .. } | Program::Io { .. } => None,
             Program::Hungry { .. } => None,
             // Stagger the start so that users are not in lock step.
             Program::Partial { period, .. } => Some(rng.below((period as Time).max(1))),
@@ -158,6 +171,7 @@ impl Program {
                 role: Role::Client { cpu, .. } | Role::Server { cpu },
                 dist,
             } => draw(rng, cpu, dist),
+            Program::Io { cpu, dist } => draw(rng, cpu, dist),
         }
     }
 
@@ -180,7 +194,7 @@ impl Program {
             }
             Program::Interactive { think, dist, .. } => AfterBurst::Think(draw(rng, think, dist)),
             // Not reached: the dispatcher hands a client's or server's burst end to `vnet`.
-            Program::Net { .. } => AfterBurst::Think(1),
+            Program::Net { .. } | Program::Io { .. } => AfterBurst::Think(1),
         }
     }
 
@@ -190,7 +204,7 @@ impl Program {
             Program::Hungry { .. } => None,
             Program::Partial { burst, period, .. } => Some(burst / period),
             Program::Interactive { think, cpu, .. } => Some(cpu / (cpu + think)),
-            Program::Net { .. } => None,
+            Program::Net { .. } | Program::Io { .. } => None,
         }
     }
 }

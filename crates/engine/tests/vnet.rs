@@ -129,10 +129,22 @@ proptest! {
 }
 
 #[test]
-#[ignore]
-fn debug_dump() {
-    let s = run(web(2, 4, 4, 2, 300, 200, 4, "exp", 20, free_cp()));
-    let mut j = serde_json::to_value(&s).unwrap();
-    j["intervals"] = json!(null);
-    println!("{}", serde_json::to_string_pretty(&j).unwrap());
+fn servers_with_a_file_cache_page_when_storage_is_short() {
+    // Servers touch a page of their 64 MB file cache per request; 16 MB of frames: they fault,
+    // wait for page-ins, and the clients' rate drops against the storage-rich run.
+    let mk = |frames: u64| {
+        let mut j = serde_json::to_value(web(2, 2, 2, 1, 200, 200, 4, "exp", 4, json!({}))).unwrap();
+        j["guests"][1]["storage_pages"] = json!(16384);
+        j["guests"][1]["refs"] = json!({"pattern": "uniform", "range_pages": 16384});
+        j["storage"] = json!({"frames": frames, "prefill": true,
+                              "paging_volumes": [{"type": "eckd", "slots": 100000, "count": 2}]});
+        Config::from_json(&j.to_string()).expect("config")
+    };
+    let rich = run(mk(40000));
+    let short = run(mk(4096));
+    let st = short.storage.as_ref().expect("storage");
+    assert!(st.faults > 1000, "faults {}", st.faults);
+    assert!(rich.storage.as_ref().unwrap().faults < st.faults / 10);
+    assert!(short.etr < 0.8 * rich.etr, "short {} rich {}", short.etr, rich.etr);
+    assert_eq!(short.vnet.as_ref().unwrap().requests_served, short.transactions);
 }

@@ -72,6 +72,8 @@ class Metric:
     at: dict | None = None
     divide_by: str | None = None  # another scenario: the value is this run's / that run's (same level)
     divide_at: dict | None = None  # the configuration of the divide_by run (as ``at``)
+    # A ratio metric: the simulated compare / base value, judged against this published ratio.
+    published_ratio: float | None = None
 
 
 @dataclass
@@ -100,7 +102,8 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
                           m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
                           _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("divide_by"),
-                          _check_at(m.get("divide_at"), f"row[{i}].metric.divide_at", path))
+                          _check_at(m.get("divide_at"), f"row[{i}].metric.divide_at", path),
+                          m.get("published_ratio"))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -252,6 +255,21 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
                 # A ratio of two scenarios at the same level (e.g. SMT-2 / non-SMT ETR).
                 dens = runs_of(m.divide_by, m.divide_at)
                 sim = {side: (v / d if (d := _lookup(dens[side], m.value)) else math.nan) for side, v in sim.items()}
+            if m.published_ratio is not None:
+                b, c = sim.get("base", math.nan), sim.get("compare", math.nan)
+                ratio = c / b if b else math.nan
+                out.append(base_info | {
+                    "metric": m.name,
+                    "base_level": r.base, "compare_level": r.compare,
+                    "published": {"base": None, "compare": m.published_ratio},
+                    "simulated": {"compare": None if math.isnan(ratio) else ratio,
+                                  "base_value": None if math.isnan(b) else b,
+                                  "compare_value": None if math.isnan(c) else c},
+                    "tolerance": str(m.tolerance),
+                    "verdict": _judge(ratio, m.published_ratio, m.tolerance) or MISS,
+                    "reason": "",
+                })
+                continue
             verdicts = [v for v in (_judge(sim.get("base", math.nan), m.published_base, m.tolerance),
                                     _judge(sim.get("compare", math.nan), m.published_compare, m.tolerance)) if v]
             out.append(base_info | {

@@ -1,0 +1,476 @@
+//! Guest DASD I/O: minidisks on ECKD and emulated FBA (EDEV) volumes, and dedicated SCSI LUNs.
+//!
+//! A guest virtual CPU issues a synchronous I/O: CP's path runs first as chargeable CP time on
+//! the guest's processor (start subchannel with CCW translation, or Diagnose X'250' block I/O
+//! without it; for an EDEV the FBA emulation and the SCSI container; per 4 KB block the data
+//! buffer's translation and pinning), then the virtual CPU waits for the device, then it
+//! continues with its next piece of guest CPU. A Linux guest on a dedicated FCP subchannel
+//! ("scsi") drives its LUN through QDIO; CP only handles the adapter interruption.
+//!
+//! Mechanism switches: the SCSI container's path (`scsi_container`: 5.2 untuned, 5.3 tuned) and
+//! SCSI write-same (`write_same`): CMS FORMAT on an EDEV passes one 512-byte block and a count
+//! instead of the data, so no per-block buffer work in CP and the subsystem writes at its
+//! write-same rate (seed 004, rows E1-E3).
+//!
+//! Devices are `io::Device` queues (one I/O at a time per volume); guests naming the same volume
+//! share it. Minidisk workloads here re-read small files or write sequentially: reads are cache
+//! hits (no disconnect time) and writes go at the subsystem's sustained write rate.
+
+use crate::config::{Dist, Workload};
+use crate::io::{DevType, Device, IoReq, Service};
+use crate::level::{ScsiContainer, Switches, WriteSame};
+use crate::params::Params;
+use crate::queue::Time;
+use crate::rng::Rng;
+use crate::sim::{path_ns, Sim, VState, NONE};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+pub const TYPES: [&str; 3] = ["eckd", "edev", "scsi"];
+pub const METHODS: [&str; 2] = ["ssch", "diag250"];
+
+/// A guest's I/O program.
+#[derive(Clone, Debug)]
+pub struct IoProgram {
+    pub vol: u32,
+    /// Guest CPU per piece (a transaction's CPU over its I/Os + 1 pieces).
+    pub cpu: f64,
+    pub ios: u32,
+    pub blocks: u32,
+    pub think: f64,
+    pub write: bool,
+    pub format: bool,
+    /// I/Os a virtual CPU keeps in flight (1: it waits for each; more: a Linux guest's block
+    /// layer queues them and the virtual CPU runs on until that many are outstanding).
+    pub window: u32,
+    pub dist: Dist,
+    /// CP time of one I/O (ns) and its device transfer time (ns).
+    pub cost: Time,
+    pub xfer: f64,
+}
+
+/// Per-user DASD figures (rows E1-E3).
+#[derive(Clone, Debug, Serialize)]
+pub struct DasdUser {
+    pub ios: u64,
+    pub kb: u64,
+    pub transactions: u64,
+    pub tx_per_s: f64,
+    pub cp_ms: f64,
+    pub virtual_ms: f64,
+    pub cp_us_per_io: f64,
+    pub cp_us_per_kb: f64,
+    pub cp_us_per_tx: f64,
+    pub virtual_us_per_tx: f64,
+    pub kb_per_s: f64,
+    /// A FORMAT's elapsed time (None until it finished).
+    pub finished_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DasdSummary {
+    pub users: BTreeMap<String, DasdUser>,
+}
+
+pub struct Dasd {
+    pub devs: Vec<Device>,
+    /// Per user: its program (None: no DASD workload).
+    pub prog: Vec<Option<IoProgram>>,
+    /// Per virtual CPU: I/Os left in the current transaction; volume of the I/O it is starting.
+    pub io_left: Vec<u32>,
+    pub pending: Vec<u32>,
+    /// Per virtual CPU: I/Os in flight (asynchronous programs), and whether it waits for one.
+    pub inflight: Vec<u32>,
+    pub blocked: Vec<bool>,
+    /// Per user: I/Os and blocks done, when a FORMAT finished.
+    pub ios: Vec<u64>,
+    pub blocks: Vec<u64>,
+    pub finished: Vec<Option<Time>>,
+}
+
+fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, same: bool) -> Time {
+    let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
+    let per_block = if same { 0.0 } else { p.mdisk_path_block * blocks as f64 };
+    let path = match dtype {
+        DevType::Eckd => translate + p.mdisk_path_eckd + per_block,
+        DevType::Edev => {
+            let container = match sw.scsi_container {
+                ScsiContainer::Untuned => p.mdisk_path_container_52,
+                ScsiContainer::Tuned => p.mdisk_path_container_53,
+            };
+            translate + p.mdisk_path_fba_emul + container + per_block
+        }
+        DevType::Scsi => p.mdisk_path_native_scsi,
+    };
+    path_ns(p, path, 0.0)
+}
+
+impl Dasd {
+    /// The DASD model of a scenario, or None when no guest does DASD I/O.
+    pub fn new(
+        guests: &[crate::config::Guest],
+        p: &Params,
+        sw: &Switches,
+        seed: u64,
+    ) -> Result<Option<Dasd>, String> {
+        let ms = 1e6;
+        let mut vols: Vec<(String, DevType)> = Vec::new();
+        let mut prog = Vec::new();
+        for g in guests {
+            let (volume, dtype) = match &g.workload {
+                Workload::DasdIo { volume, dtype, .. } | Workload::Format { volume, dtype, .. } => {
+                    (volume, dtype)
+                }
+                _ => {
+                    prog.extend((0..g.count).map(|_| None));
+                    continue;
+                }
+            };
+            let t = match dtype.as_str() {
+                "eckd" => DevType::Eckd,
+                "edev" => DevType::Edev,
+                "scsi" => DevType::Scsi,
+                other => return Err(format!("guest {}: unknown DASD type '{other}'", g.userid)),
+            };
+            let vol = match vols.iter().position(|(n, _)| n == volume) {
+                Some(i) if vols[i].1 != t => {
+                    return Err(format!(
+                        "guest {}: volume {volume} is named with two device types",
+                        g.userid
+                    ))
+                }
+                Some(i) => i,
+                None => {
+                    vols.push((volume.clone(), t));
+                    vols.len() - 1
+                }
+            } as u32;
+            let (read_pp, write_pp) = match t {
+                DevType::Eckd => (p.eckd_connect * ms, p.eckd_connect * ms),
+                _ => (p.mdisk_edev_read * ms, p.mdisk_edev_write * ms),
+            };
+            let ip = match g.workload {
+                Workload::DasdIo {
+                    ref method,
+                    cpu_ns,
+                    ios,
+                    blocks,
+                    think_ns,
+                    write,
+                    dist,
+                    window,
+                    ..
+                } => IoProgram {
+                    vol,
+                    cpu: cpu_ns as f64 / (ios as f64 + 1.0),
+                    ios,
+                    blocks,
+                    think: think_ns as f64,
+                    write,
+                    format: false,
+                    window: window.max(1),
+                    dist,
+                    cost: io_cost(p, sw, t, method == "ssch", blocks, false),
+                    xfer: blocks as f64 * if write { write_pp } else { read_pp },
+                },
+                Workload::Format {
+                    size_mb, blocks, ..
+                } => {
+                    let total = size_mb * 256;
+                    let ios = total.div_ceil(blocks as u64).min(u32::MAX as u64) as u32;
+                    let same = t == DevType::Edev && sw.write_same == WriteSame::On;
+                    let pp = if same {
+                        p.mdisk_edev_write_same * ms
+                    } else {
+                        write_pp
+                    };
+                    IoProgram {
+                        vol,
+                        cpu: 0.0,
+                        ios,
+                        blocks,
+                        think: 0.0,
+                        write: true,
+                        format: true,
+                        window: 1,
+                        dist: Dist::Fixed,
+                        cost: io_cost(p, sw, t, true, blocks, same),
+                        xfer: blocks as f64 * pp,
+                    }
+                }
+                _ => unreachable!(),
+            };
+            prog.extend((0..g.count).map(|_| Some(ip.clone())));
+        }
+        if vols.is_empty() {
+            return Ok(None);
+        }
+        let devs = vols
+            .iter()
+            .enumerate()
+            .map(|(i, (name, t))| {
+                let pend = match t {
+                    DevType::Eckd => p.eckd_pend,
+                    _ => p.edev_pend,
+                } * ms;
+                Device::new(
+                    name.clone(),
+                    *t,
+                    1,
+                    Service {
+                        pend,
+                        disconnect: 0.0,
+                        connect_per_page: 0.0,
+                    },
+                    0,
+                    Rng::stream(seed, 950_000 + i as u64),
+                )
+            })
+            .collect();
+        let n = prog.len();
+        Ok(Some(Dasd {
+            devs,
+            prog,
+            io_left: Vec::new(),
+            pending: Vec::new(),
+            inflight: Vec::new(),
+            blocked: Vec::new(),
+            ios: vec![0; n],
+            blocks: vec![0; n],
+            finished: vec![None; n],
+        }))
+    }
+}
+
+#[inline]
+fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
+    let x = match dist {
+        Dist::Exp => rng.exp(mean),
+        Dist::Fixed => mean,
+    };
+    ((x + 0.5) as Time).max(1)
+}
+
+impl Sim {
+    /// Size the per-virtual-CPU state once the virtual CPUs exist.
+    pub(crate) fn dasd_init(&mut self) {
+        let n = self.vcpus.len();
+        let Some(d) = self.dasd.as_mut() else { return };
+        d.pending = vec![NONE; n];
+        d.inflight = vec![0; n];
+        d.blocked = vec![false; n];
+        d.io_left = (0..n)
+            .map(|v| {
+                let u = self.vcpus[v].user as usize;
+                d.prog[u].as_ref().map_or(0, |p| p.ios)
+            })
+            .collect();
+    }
+
+    /// `v`'s guest CPU piece ended on processor `l`: start its next I/O, or end the transaction.
+    /// Returns false if `v` does no DASD I/O (the caller goes on as usual).
+    pub(crate) fn dasd_burst_done(&mut self, l: u32, v: u32) -> bool {
+        let u = self.vcpus[v as usize].user as usize;
+        let Some(d) = self.dasd.as_mut() else {
+            return false;
+        };
+        let Some(p) = d.prog[u].as_ref() else {
+            return false;
+        };
+        if d.io_left[v as usize] > 0 {
+            d.io_left[v as usize] -= 1;
+            if p.window > 1 {
+                // Asynchronous: the I/O is queued now; the virtual CPU runs the I/O's CP path
+                // and goes on with its next piece of work unless the window is full.
+                let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
+                let r = IoReq {
+                    pages: p.blocks,
+                    read: !p.write,
+                    waiter: v,
+                    queued: self.now,
+                    tag: NONE,
+                };
+                let xfer = p.xfer;
+                d.ios[u] += 1;
+                d.blocks[u] += r.pages as u64;
+                d.inflight[v as usize] += 1;
+                let full = d.inflight[v as usize] >= p.window;
+                if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
+                    self.q.schedule(self.first_mdev + vol, t);
+                }
+                let vc = &mut self.vcpus[v as usize];
+                vc.cp_owed += cost;
+                if full {
+                    self.dasd.as_mut().unwrap().blocked[v as usize] = true;
+                    vc.pagewait = true; // CP-only run, then wait for a completion
+                } else {
+                    vc.remaining = draw(&mut vc.rng, cpu, dist);
+                }
+                self.start_run_pub(l, v, 0, 0);
+                return true;
+            }
+            d.pending[v as usize] = p.vol;
+            let vc = &mut self.vcpus[v as usize];
+            vc.cp_owed += p.cost;
+            vc.pagewait = true; // a CP-only run, then the wait for the device
+            self.start_run_pub(l, v, 0, 0);
+            return true;
+        }
+        // The transaction is complete.
+        let (ios, format, think, cpu, dist) = (p.ios, p.format, p.think, p.cpu, p.dist);
+        d.io_left[v as usize] = ios;
+        self.users[u].acct.tx_done += 1;
+        if format {
+            d.finished[u] = Some(self.now);
+        }
+        if !format && think <= 0.0 {
+            // No think time: the next transaction starts at once.
+            self.users[u].acct.tx_started += 1;
+            let vc = &mut self.vcpus[v as usize];
+            vc.remaining = draw(&mut vc.rng, cpu, dist);
+            if vc.slice_left > 0 {
+                self.start_run_pub(l, v, 0, 0);
+            } else {
+                self.slice_end(l, v);
+            }
+            return true;
+        }
+        self.vcpus[v as usize].state = VState::Dormant;
+        if std::mem::take(&mut self.lpus[l as usize].bg) {
+            self.sched.bg_running -= 1;
+        }
+        self.lpus[l as usize].vcpu = NONE;
+        if format {
+            self.q.cancel(self.first_vcpu + v); // done for good
+        } else {
+            let t = draw(&mut self.vcpus[v as usize].rng, think, dist);
+            self.q.schedule(self.first_vcpu + v, self.now + t);
+        }
+        self.end_run(v);
+        self.vcpu_idle(v);
+        self.dispatch_next(l);
+        true
+    }
+
+    /// The I/O's CP path is done: `v` leaves processor `l` and waits for its device.
+    /// Returns false if `v` has no minidisk I/O starting (a page fault's wait instead).
+    pub(crate) fn enter_io_wait(&mut self, l: u32, v: u32) -> bool {
+        let now = self.now;
+        let Some(d) = self.dasd.as_mut() else {
+            return false;
+        };
+        let vol = d.pending[v as usize];
+        if vol == NONE {
+            if !d.blocked[v as usize] {
+                return false;
+            }
+            // An asynchronous virtual CPU with a full window: wait for a completion.
+            if std::mem::take(&mut self.lpus[l as usize].bg) {
+                self.sched.bg_running -= 1;
+            }
+            self.lpus[l as usize].vcpu = NONE;
+            self.vcpus[v as usize].state = VState::PageWait;
+            self.vcpus[v as usize].want_since = now;
+            self.end_run(v);
+            self.vcpu_idle(v);
+            self.dispatch_next(l);
+            return true;
+        }
+        let u = self.vcpus[v as usize].user as usize;
+        let p = d.prog[u].as_ref().expect("dasd program");
+        let r = IoReq {
+            pages: p.blocks,
+            read: !p.write,
+            waiter: v,
+            queued: now,
+            tag: NONE,
+        };
+        d.ios[u] += 1;
+        d.blocks[u] += p.blocks as u64;
+        if let Some(t) = d.devs[vol as usize].submit_xfer(now, r, p.xfer) {
+            self.q.schedule(self.first_mdev + vol, t);
+        }
+        if std::mem::take(&mut self.lpus[l as usize].bg) {
+            self.sched.bg_running -= 1;
+        }
+        self.lpus[l as usize].vcpu = NONE;
+        self.vcpus[v as usize].state = VState::PageWait;
+        self.vcpus[v as usize].want_since = now;
+        self.end_run(v);
+        self.vcpu_idle(v);
+        self.dispatch_next(l);
+        true
+    }
+
+    /// A minidisk volume's I/O completed: its guest continues.
+    pub(crate) fn mdisk_event(&mut self, vol: u32) {
+        let now = self.now;
+        let d = self.dasd.as_mut().expect("dasd");
+        let dev = &mut d.devs[vol as usize];
+        let r = dev.complete(now);
+        if let Some(t) = dev.next_completion() {
+            self.q.schedule(self.first_mdev + vol, t);
+        }
+        let Some(r) = r else { return };
+        let v = r.waiter;
+        if v == NONE {
+            return;
+        }
+        let u = self.vcpus[v as usize].user as usize;
+        let p = d.prog[u].as_ref().expect("dasd program");
+        let (cpu, dist) = (p.cpu, p.dist);
+        if p.window > 1 {
+            d.inflight[v as usize] -= 1;
+            // Only a virtual CPU waiting for room in its window is woken.
+            if !std::mem::take(&mut d.blocked[v as usize]) {
+                return;
+            }
+            // Its CP-only run may still be on a processor: it then runs on without waiting.
+            if self.vcpus[v as usize].state != VState::PageWait {
+                let vc = &mut self.vcpus[v as usize];
+                vc.pagewait = false;
+                vc.remaining = draw(&mut vc.rng, cpu, dist);
+                return;
+            }
+        }
+        d.pending[v as usize] = NONE;
+        let vc = &mut self.vcpus[v as usize];
+        vc.pagewait = false;
+        vc.state = VState::Dormant;
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        self.vcpu_runnable(v);
+    }
+
+    pub fn dasd_summary(&self) -> Option<DasdSummary> {
+        let d = self.dasd.as_ref()?;
+        let secs = self.now.max(1) as f64 / 1e9;
+        let mut users = BTreeMap::new();
+        for (u, p) in d.prog.iter().enumerate() {
+            if p.is_none() {
+                continue;
+            }
+            let a = &self.users[u].acct;
+            let kb = d.blocks[u] * 4;
+            let cp_us = a.cp_ns as f64 / 1e3;
+            let tx = a.tx_done.max(1) as f64;
+            users.insert(
+                self.users[u].userid.clone(),
+                DasdUser {
+                    ios: d.ios[u],
+                    kb,
+                    transactions: a.tx_done,
+                    tx_per_s: a.tx_done as f64 / secs,
+                    cp_ms: cp_us / 1e3,
+                    virtual_ms: a.virt_ns as f64 / 1e6,
+                    cp_us_per_io: cp_us / d.ios[u].max(1) as f64,
+                    cp_us_per_kb: cp_us / kb.max(1) as f64,
+                    cp_us_per_tx: cp_us / tx,
+                    virtual_us_per_tx: a.virt_ns as f64 / 1e3 / tx,
+                    kb_per_s: kb as f64 / secs,
+                    finished_s: d.finished[u].map(|t| t as f64 / 1e9),
+                },
+            );
+        }
+        Some(DasdSummary { users })
+    }
+}
