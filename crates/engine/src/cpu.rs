@@ -587,3 +587,46 @@ impl Sim {
         self.sched.has_ready()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> CpiModel {
+        CpiModel::from_params(&crate::params::Params::default())
+    }
+
+    #[test]
+    fn placement_fills_chips_then_drawers() {
+        let t = Topology::new(20, 1, 8, &model());
+        assert_eq!(t.chip[7], 0);
+        assert_eq!(t.chip[8], 1);
+        assert_eq!(t.chip[19], 2);
+        let t = Topology::new(64, 2, 8, &model());
+        assert_eq!(t.drawer[31], 0);
+        assert_eq!(t.drawer[32], 1);
+        assert_eq!(t.chip[32], 4, "a drawer starts a new chip");
+    }
+
+    #[test]
+    fn spreading_over_more_drawers_costs_speed() {
+        let one = Topology::new(16, 1, 8, &model());
+        let two = Topology::new(16, 2, 8, &model());
+        assert!(two.sourcing[0] > one.sourcing[0]);
+        assert!(two.factor[0] < one.factor[0]);
+        // One chip: nominal speed.
+        let chip = Topology::new(8, 1, 8, &model());
+        assert!(chip.factor.iter().all(|&f| f == 1.0));
+    }
+
+    #[test]
+    fn wall_for_inverts_work_in() {
+        for &(work, rate) in &[(1u64, ONE / 3), (10_000_000, ONE * 5 / 8), (123_457, ONE - 1)] {
+            let mut frac = 0;
+            let wall = wall_for(work, rate, 0);
+            assert!(work_in(wall, rate, &mut frac) >= work);
+            let mut frac = 0;
+            assert!(work_in(wall - 1, rate, &mut frac) < work);
+        }
+    }
+}
