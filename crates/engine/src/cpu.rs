@@ -621,7 +621,11 @@ mod tests {
 
     #[test]
     fn wall_for_inverts_work_in() {
-        for &(work, rate) in &[(1u64, ONE / 3), (10_000_000, ONE * 5 / 8), (123_457, ONE - 1)] {
+        for &(work, rate) in &[
+            (1u64, ONE / 3),
+            (10_000_000, ONE * 5 / 8),
+            (123_457, ONE - 1),
+        ] {
             let mut frac = 0;
             let wall = wall_for(work, rate, 0);
             assert!(work_in(wall, rate, &mut frac) >= work);

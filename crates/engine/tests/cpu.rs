@@ -126,7 +126,14 @@ fn share_strategy() -> impl Strategy<Value = Share> {
 /// Random loads: cores, guests (transactional, any think and CPU, 1-3 virtual CPUs, any
 /// share including LIMITHARD and LIMITSOFT), CP level, seed.
 fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)> {
-    let g = (1u32..6, 0u64..30, 1u64..20, any::<bool>(), 1u32..4, share_strategy());
+    let g = (
+        1u32..6,
+        0u64..30,
+        1u64..20,
+        any::<bool>(),
+        1u32..4,
+        share_strategy(),
+    );
     (
         1u32..5,
         prop::collection::vec(g, 1..5),
@@ -225,6 +232,41 @@ proptest! {
         let j = serde_json::to_string(&cfg).unwrap();
         prop_assert_eq!(zvm::run_json(&j).unwrap(), zvm::run_json(&j).unwrap());
     }
+
+    /// SET MULTITHREAD at random instants: a thread is never busy longer than it was online,
+    /// work done still equals t1 + c2 t2, and no virtual CPU or transaction is lost.
+    #[test]
+    fn set_multithread_conserves((cores, guests, seed, level) in load_strategy(),
+                                 at in prop::collection::vec((1u64..999, 1u32..3), 1..5),
+                                 smt2 in any::<bool>()) {
+        let mut cfg = config(cores, if smt2 { "smt2" } else { "smt1" }, guests, 1_000, seed);
+        cfg.level = level.into();
+        cfg.actions = at.iter().map(|&(t, n)| Action::SetMultithreading { at_ns: t * MS, threads: n }).collect();
+        // SMT-1 scenarios allocate second threads only when some action asks for 2.
+        let mut sim = Sim::new(cfg).unwrap();
+        sim.run();
+        let s = sim.summary();
+        let now = sim.now;
+        for (l, lp) in sim.lpus.iter().enumerate() {
+            let online = sim.cpu.online_ns[l] + if sim.cpu.online[l] { now - sim.cpu.online_since[l] } else { 0 };
+            prop_assert!(lp.busy_ns <= online, "lpu {l}: busy {} online {online}", lp.busy_ns);
+        }
+        let work: u64 = sim.lpus.iter().map(|l| l.busy_ns - l.slow_ns).sum();
+        let predicted = s.smt.mt1_equivalent_s * 1e9;
+        prop_assert!((work as f64 - predicted).abs() <= 1e-6 * predicted + 1e4,
+            "work {work} vs t1 + c2 t2 {predicted}");
+        prop_assert!(s.smt.raw_thread_s * 1e9 <= sim.cpu.online_total(now) as f64 + 1.0);
+        for u in &s.users {
+            prop_assert_eq!(u.tx_started - u.transactions, u.tx_in_flight);
+        }
+        // Every virtual CPU that wants to run is either running on an online thread or waiting.
+        for (v, vc) in sim.vcpus.iter().enumerate() {
+            if vc.state == zvm::sim::VState::Running {
+                let l = sim.lpus.iter().position(|lp| lp.vcpu == v as u32);
+                prop_assert!(l.is_some_and(|l| sim.cpu.online[l]), "vcpu {v} running nowhere online");
+            }
+        }
+    }
 }
 
 #[test]
@@ -298,7 +340,10 @@ fn set_multithread_moves_work_and_threads() {
         .iter()
         .map(|i| i.smt.as_ref().unwrap().logical_cpus)
         .collect();
-    assert!(online[0] == 2 && online[2] == 4 && online[5] == 2, "{online:?}");
+    assert!(
+        online[0] == 2 && online[2] == 4 && online[5] == 2,
+        "{online:?}"
+    );
     // Capacity: about 2 cores for 1 s, 2 x c2 for 1 s, 2 for 1 s.
     let tx: Vec<f64> = s.intervals.iter().map(|i| i.etr).collect();
     assert!(tx[2] > 1.2 * tx[0] && tx[5] < 1.05 * tx[0], "{tx:?}");
