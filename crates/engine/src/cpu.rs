@@ -531,6 +531,10 @@ impl Sim {
             for l in cores..2 * cores {
                 let v = self.lpus[l as usize].vcpu;
                 let sys = self.lpus[l as usize].sys_left + self.lpus[l as usize].sys_owed;
+                if v != NONE && self.vcpus[v as usize].pagewait {
+                    // A page fault's (or I/O's) CP work not done yet goes with its virtual CPU.
+                    self.vcpus[v as usize].cp_owed += self.lpus[l as usize].cp_left;
+                }
                 {
                     let lp = &mut self.lpus[l as usize];
                     lp.sys_left = 0;

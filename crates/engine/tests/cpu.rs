@@ -409,3 +409,61 @@ fn drawer_cpi_calibration_b10() {
     assert_eq!(sim.summary().cpi.speed_factor, 1.0);
     assert!(sim.lpus.iter().all(|l| l.rate == zvm::cpu::ONE));
 }
+
+#[test]
+fn set_multithread_with_paging_keeps_faults_going() {
+    use zvm::config::{PagingVolume, Refs, StorageCfg};
+    let mut g = guest(
+        "PG",
+        6,
+        Workload::CpuBound {
+            demand: None,
+            tx_cpu_ns: Some(20_000),
+            dist: Dist::Fixed,
+        },
+    );
+    g.storage_pages = Some(4096);
+    g.refs = Some(Refs::Uniform { range_pages: 4096 });
+    let mut cfg = config(2, "smt2", vec![g], 2_000, 5);
+    cfg.interval_ns = 250 * MS;
+    cfg.storage = Some(StorageCfg {
+        frames: 12_000,
+        paging_volumes: vec![PagingVolume {
+            dtype: "eckd".into(),
+            slots: 100_000,
+            count: 2,
+        }],
+        prefill: true,
+    });
+    cfg.actions = vec![
+        Action::SetMultithreading {
+            at_ns: 500 * MS,
+            threads: 1,
+        },
+        Action::SetMultithreading {
+            at_ns: 1_000 * MS,
+            threads: 2,
+        },
+        Action::SetMultithreading {
+            at_ns: 1_500 * MS,
+            threads: 1,
+        },
+    ];
+    let mut sim = Sim::new(cfg).unwrap();
+    sim.run();
+    let s = sim.summary();
+    // Every interval completes transactions (no virtual CPU is lost in page wait).
+    for iv in &s.intervals {
+        assert!(iv.transactions > 100, "{}", iv.transactions);
+    }
+    for u in &s.users {
+        assert!(u.tx_in_flight <= 1);
+    }
+    assert_eq!(s.smt.multithreading_switches, 3);
+    let st = s.storage.unwrap();
+    assert!(
+        st.faults > 1000 && st.pages_read > 1000,
+        "{} faults",
+        st.faults
+    );
+}
