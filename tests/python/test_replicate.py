@@ -21,7 +21,10 @@ def test_catalogue_covers_every_experiment_row():
         assert published <= set(ids), sorted(published - set(ids))
     for r in rows:
         assert r.status in ("modelled", "not-modelled", "out-of-scope")
-        if r.status == "modelled":
+        if r.status == "modelled" and r.suite:
+            assert r.metrics and r.base and r.compare
+            assert (rep.ROOT / "scenarios" / "suites" / f"{r.suite}.toml").exists()
+        elif r.status == "modelled":
             assert r.scenario and r.metrics and (r.base or r.compare)
             assert (rep.ROOT / "scenarios" / "replicate" / r.scenario).exists()
         else:
@@ -82,3 +85,32 @@ def test_judge_shape():
 def test_parallel_equals_sequential():
     rows = [r for r in rep.load_catalogue() if r.id in ("A1", "A3", "B1")]
     assert rep.replicate_parallel(rows, 2) == rep.replicate(rows)
+
+
+def test_suite_rows_read_summary_groups_and_gaps():
+    from zvmlab.lab import replicate_suite as rs
+
+    def cell(i, storage, e, t):
+        return {"id": f"c{i}", "axes": {"storage": storage, "cores": i}, "etrr": {"ratio": e}, "itrr": {"ratio": t}}
+
+    res = {"summary": {"etrr": {"mean": 1.1}}, "scenarios": [
+        cell(1, "rich", 1.0, 1.0), cell(2, "rich", 1.02, 1.0), cell(3, "constrained", 1.3, 1.2),
+        cell(4, "constrained", 1.1, 1.4)]}
+    d = rs.document(res)
+    assert d["cells"] == 4 and d["summary"]["etrr"]["mean"] == 1.1
+    assert d["by"]["storage"]["rich"]["etrr_mean"] == pytest.approx(1.01)
+    assert d["by"]["storage"]["constrained"]["itrr_mean"] == pytest.approx(1.3)
+    assert d["gap"]["storage"]["constrained-rich"]["etrr"] == pytest.approx(0.19)
+    assert d["gap"]["storage"]["rich-constrained"]["itrr"] == pytest.approx(-0.3)
+    assert rep._lookup(d, "gap.storage.constrained-rich.etrr") == pytest.approx(0.19)
+
+
+def test_a_suite_row_runs_the_suite_at_both_levels():
+    row = rep.Row("F9", "000", "x", "smoke suite", "published", "P", "modelled", base="zvm-6.3", compare="zvm-6.4",
+                  suite="smoke", metrics=[rep.Metric("cells", "cells", rep.Tolerance.parse("0pp", "t"),
+                                                     published_compare=8),
+                                          rep.Metric("ETRR", "summary.etrr.mean", rep.Tolerance.parse("0pp", "t"),
+                                                     published_compare="above 0")])
+    out = rep.replicate([row])
+    assert [o["verdict"] for o in out] == [rep.PASS, rep.PASS]
+    assert out[0]["simulated"]["compare"] == 8

@@ -90,6 +90,8 @@ class Row:
     base: str | None = None
     compare: str | None = None
     metrics: list[Metric] = field(default_factory=list)
+    # A row measured on a whole regression suite (F1): its name in scenarios/suites/.
+    suite: str | None = None
 
 
 def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
@@ -107,7 +109,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
-                        metrics))
+                        metrics, r.get("suite")))
     return rows
 
 
@@ -231,6 +233,12 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
             continue
         if progress:
             progress(done, len(todo), r.id)
+        if r.suite:
+            out.extend(_suite_row(r, seed, base_info))
+            done += 1
+            if progress:
+                progress(done, len(todo), r.id)
+            continue
         cache: dict[tuple[str, str, str], dict] = {}
         need_check = any("check." in m.value for m in r.metrics)
 
@@ -284,6 +292,26 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
         done += 1
         if progress:
             progress(done, len(todo), r.id)
+    return out
+
+
+def _suite_row(r: Row, seed: int | None, base_info: dict) -> list[dict]:
+    """A row measured on a regression suite: one suite run at the row's two levels."""
+    from . import replicate_suite
+
+    doc = replicate_suite.measure(str(r.suite), str(r.base), str(r.compare), seed)
+    out = []
+    for m in r.metrics:
+        v = _lookup(doc, m.value)
+        out.append(base_info | {
+            "metric": m.name,
+            "base_level": r.base, "compare_level": r.compare,
+            "published": {"base": m.published_base, "compare": m.published_compare},
+            "simulated": {"compare": None if math.isnan(v) else v},
+            "tolerance": str(m.tolerance),
+            "verdict": _judge(v, m.published_compare, m.tolerance) or MISS,
+            "reason": "",
+        })
     return out
 
 
