@@ -1,8 +1,12 @@
 """Processors (issue 4) through the command line: SMT modes and limits, SET MULTITHREAD, drawers."""
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from conftest import run_json, zvmlab
+from zvmlab import engine, scenario
+from zvmlab.errors import InputError
 
 GOOD = """
 [system]
@@ -87,3 +91,47 @@ def test_smt1_runs_as_non_smt(tmp_path):
     a, b = run_json("run", f, "--json"), run_json("run", g, "--json")
     for k in ("etr", "itr", "tv_ratio", "avg_processor_busy_pct", "events", "users"):
         assert a[k] == b[k], k
+
+
+_FUZZ_TEMPLATE = """[system]
+level = "zvm-6.4"
+processors = {cores}
+smt = "{smt}"
+{machine}{drawers}
+[run]
+duration = "300ms"
+interval = "100ms"
+seed = {seed}
+[[guest]]
+userid = "W"
+count = {count}
+workload = {{ kind = "transactional", think = "{think}ms", cpu = "{cpu}ms" }}
+{actions}"""
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cores=st.integers(-1, 70), smt=st.sampled_from(["off", "smt1", "smt2", "smt3"]),
+       machine=st.sampled_from([None, "z13", "z14", "z15"]), drawers=st.one_of(st.none(), st.integers(0, 5)),
+       seed=st.integers(0, 100), count=st.integers(1, 12), think=st.integers(0, 20), cpu=st.integers(1, 10),
+       acts=st.lists(st.tuples(st.integers(0, 300), st.sampled_from(["1", "2", "3", "TYPE IFL 2", "ALL 1"])),
+                     max_size=4))
+def test_processor_fuzz_front_and_engine_agree(cores, smt, machine, drawers, seed, count, think, cpu, acts):
+    """Whatever processor configuration the front accepts, the engine runs it, conserving time;
+    whatever it rejects is a located message."""
+    text = _FUZZ_TEMPLATE.format(
+        cores=cores, smt=smt, machine=f'machine = "{machine}"\n' if machine else "",
+        drawers=f"drawers = {drawers}\n" if drawers is not None else "", seed=seed, count=count, think=think,
+        cpu=cpu, actions="".join(f'[[action]]\nat = "{t}ms"\ncommand = "SET MULTITHREAD {n}"\n' for t, n in acts))
+    try:
+        sc = scenario.loads(text, "fuzz.toml")
+    except InputError as e:
+        assert e.file == "fuzz.toml" and e.field
+        return
+    s = engine.simulate(sc.engine_config())
+    smt_s = s["smt"]
+    assert 0 <= smt_s["core_busy_pct"] <= 100 + 1e-6
+    assert smt_s["thread_density"] == 0 or 1 - 1e-9 <= smt_s["thread_density"] <= 2 + 1e-9
+    assert smt_s["capacity_factor"] == 0 or 1 - 1e-9 <= smt_s["capacity_factor"] <= 2
+    assert s["avg_processor_busy_pct"] <= 100 + 1e-6
+    for p in s["processor_detail"]:
+        assert p["busy_pct"] <= 100 + 1e-6
