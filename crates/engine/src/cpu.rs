@@ -310,6 +310,17 @@ fn work_in(dt: Time, rate: u64, frac: &mut u64) -> u64 {
     (acc >> 32) as u64
 }
 
+/// Nominal work a thread at `rate` does in `slice` ns of CPU time (minor time slices are CPU
+/// time, cp-model §4.2).
+#[inline(always)]
+pub fn slice_work(slice: Time, rate: u64) -> u64 {
+    if rate == ONE {
+        slice
+    } else {
+        ((slice as u128 * rate as u128) >> 32) as u64
+    }
+}
+
 /// Wall ns needed to do `work` nominal ns at `rate`, given the carried fraction `frac`.
 #[inline(always)]
 pub fn wall_for(work: u64, rate: u64, frac: u64) -> Time {
@@ -394,7 +405,8 @@ impl Sim {
         lp.virt_left -= g;
         let vc = &mut self.vcpus[v as usize];
         vc.remaining -= g;
-        vc.slice_left -= g;
+        // The slice is CPU time: it runs down by the wall time of guest work.
+        vc.slice_left = vc.slice_left.saturating_sub(wg);
         vc.run_used += wc + wg;
         let a = &mut self.users[vc.user as usize].acct;
         a.cp_ns += wc;
@@ -465,6 +477,13 @@ impl Sim {
         if rate == ONE {
             // The fast path keeps no fraction of a work-ns (less than 1 ns is dropped).
             self.lpus[s as usize].frac = 0;
+        }
+        // The guest work the rest of the minor time slice allows at the new rate.
+        let v = self.lpus[s as usize].vcpu;
+        if v != NONE && !self.vcpus[v as usize].pagewait {
+            let vc = &self.vcpus[v as usize];
+            let virt = vc.remaining.min(slice_work(vc.slice_left, rate));
+            self.lpus[s as usize].virt_left = virt;
         }
         let left = self.work_left(s);
         if left > 0 {

@@ -53,14 +53,16 @@ impl Sim {
     /// Start (or continue) running `v` on `l` with `cp` ns of chargeable CP work first.
     #[inline(always)]
     fn start_run(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
+        let rate = self.lpus[l as usize].rate;
         let vc = &mut self.vcpus[v as usize];
         vc.state = VState::Running;
         let cp = cp + std::mem::take(&mut vc.cp_owed);
         // A page fault's run is CP time only; the virtual CPU then waits for its page-in.
+        // The minor time slice is CPU (thread) time: the work it allows depends on the rate.
         let virt = if vc.pagewait {
             0
         } else {
-            vc.remaining.min(vc.slice_left)
+            vc.remaining.min(crate::cpu::slice_work(vc.slice_left, rate))
         };
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = v;
