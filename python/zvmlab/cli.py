@@ -24,6 +24,7 @@ COMMANDS = [
     ("validate", "validate"),
     ("levels", "levels"),
     ("params", "params"),
+    ("cpc", "cpc"),
     ("solve", "solve"),
     ("check", "check"),
     ("bisect", "bisect"),

@@ -88,3 +88,15 @@ def mmcn_throughput(n: int, c: int, think: float, burst: float) -> float:
 
 def bench_reference(horizon_ms: int, seed: int) -> dict:
     return json.loads(_engine.bench_reference(horizon_ms, seed))
+
+
+def polarize(cpc: dict) -> dict:
+    """PR/SM entitlement, vertical polarization and placement of a CPC, by the engine's arithmetic.
+
+    ``cpc`` is the engine's form: ``{"shared", "dedicated", "lpars": [{"name", "weight",
+    "logical", "dedicated", "polarization", "busy"}]}``.
+    """
+    try:
+        return json.loads(_engine.polarize_json(json.dumps(cpc)))
+    except EngineError as e:
+        raise InputError(str(e)) from None

@@ -45,11 +45,30 @@ _USERID = re.compile(r"^[A-Z0-9@#$_-]{1,8}$")
 _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "model parameters",
              "guest": "guest virtual machines ([[guest]])", "action": "timed CP commands ([[action]])",
              "title": "a title for reports", "description": "free text",
-             "storage": "real storage for guest pages and paging volumes ([storage])"}
+             "storage": "real storage for guest pages and paging volumes ([storage])",
+             "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])"}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
                 "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
-                "switches": "mechanism switches set on top of the level, e.g. { sched = \"entitlement-excess\" }"}
+                "switches": "mechanism switches set on top of the level, e.g. { sched = \"entitlement-excess\" }",
+                "lpar": "name of the LPAR z/VM runs in (with [cpc])",
+                "weight": "PR/SM weight of the LPAR, 1-999 (with [cpc])",
+                "polarization": "vertical | horizontal (SET SRM POLARIZATION, with [cpc])",
+                "unparking": "large | medium | small (SET SRM UNPARKING, vertical only, with [cpc])",
+                "excessuse": "high | medium | low | none (SET SRM EXCESSUSE, with [cpc])"}
+_LPAR_ONLY = ("lpar", "weight", "polarization", "unparking", "excessuse")
+_CPC_KEYS = {"shared_ifls": "shared physical IFLs (the pool PR/SM dispatches shared logical cores on)",
+             "dedicated_ifls": "dedicated physical IFLs",
+             "lpar": "partner partitions: [[cpc.lpar]] with name, weight, logical, busy"}
+_CPC_LPAR_KEYS = {"name": "LPAR name, 1-8 characters", "weight": "PR/SM weight 1-999 (shared LPARs)",
+                  "logical": "logical cores",
+                  "busy": "fraction of its logical cores it keeps busy, 0-1, or a list of them taken in turn",
+                  "busy_period": "with a list of busy fractions: how long each holds, e.g. \"10s\"",
+                  "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal"}
+POLARIZATIONS = ("vertical", "horizontal")
+UNPARKINGS = ("large", "medium", "small")
+EXCESSUSES = ("high", "medium", "low", "none")
+MAX_IFLS = 256
 _RUN_KEYS = {"duration": "run length", "interval": "monitor sample interval", "seed": "random seed"}
 _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload": "what it runs",
                "vcpus": "virtual CPUs", "count": "number of identical guests",
@@ -320,6 +339,7 @@ class Scenario:
     storage: dict | None = None
     machine: str | None = None
     drawers: int | None = None
+    cpc: dict | None = None
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -327,7 +347,6 @@ class Scenario:
             cfg["machine"] = self.machine
         if self.drawers is not None:
             cfg["drawers"] = self.drawers
-
         for g, e in zip(self.guests, cfg["guests"]):
             if g.storage_pages is not None:
                 e["storage_pages"] = g.storage_pages
@@ -335,6 +354,8 @@ class Scenario:
                 e["refs"] = dict(g.refs)
         if self.storage is not None:
             cfg["storage"] = self.storage
+        if self.cpc is not None:
+            cfg["cpc"] = {k: (list(map(dict, v)) if k == "lpars" else v) for k, v in self.cpc.items()}
         return cfg
 
     def _engine_config(self) -> dict:
@@ -650,13 +671,18 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
             raise InputError(f"{processors} cores of a {machine or 'z14'} ({per} cores per drawer) need at least "
                              f"{need} drawers", file=file, line=ln("system", "drawers"), field="system.drawers",
                              fix=f"use drawers = {need}..{min(MAX_DRAWERS, processors)}, or leave it out")
+    cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, lines=lines)
+    if cpc is not None and smt != "off":
+        raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
+                         "threads the SMT model does not suspend together)", file=file, line=ln("system", "smt"),
+                         field="system.smt", fix='use smt = "off" with [cpc], or leave [cpc] out')
 
     title = doc.get("title", "")
     if not isinstance(title, str):
         raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
-                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers)
+                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc)
 
 
 def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
@@ -774,6 +800,169 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
                          file=file, line=ln("storage", None), field="storage.paging_volumes",
                          fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
     return {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+
+
+def _choice(v: Any, options: tuple[str, ...], *, file, line, where: str) -> str:
+    if not isinstance(v, str) or v.lower() not in options:
+        close = difflib.get_close_matches(str(v).lower(), list(options), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise InputError(f"{v!r} is not accepted", file=file, line=line, field=where,
+                         fix=f"{hint}accepted: {', '.join(options)}")
+    return v.lower()
+
+
+def _weight(v: Any, *, file, line, where: str) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise InputError(f"{v!r} is not a whole number", file=file, line=line, field=where,
+                         fix="a shared LPAR's PR/SM weight is a whole number 1-999")
+    if not 1 <= v <= 999:
+        raise InputError(f"weight {v} is out of range" + (" (a shared LPAR with weight 0 gets no entitlement)"
+                                                          if v == 0 else ""),
+                         file=file, line=line, field=where, fix="a shared LPAR's PR/SM weight must be 1-999")
+    return v
+
+
+def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[str, str], *, file,
+         lines: _Lines) -> dict | None:
+    """The [cpc] section and the LPAR keys of [system] (PR/SM, polarization, parking)."""
+    ln = lines.find
+    if not cpc:
+        for k in _LPAR_ONLY:
+            if k in system:
+                raise InputError("applies only to an LPAR on a described CPC", file=file, line=ln("system", k),
+                                 field=f"system.{k}",
+                                 fix="add a [cpc] section with shared_ifls (and [[cpc.lpar]] partners), "
+                                     f"or remove system.{k}")
+        return None
+    _unknown_keys(cpc, _CPC_KEYS, file=file, lines=lines, table="cpc", index=0, where="cpc")
+    if "shared_ifls" not in cpc:
+        raise InputError("missing", file=file, line=ln("cpc", None), field="cpc.shared_ifls",
+                         fix="say how many shared physical IFLs the CPC has, e.g. shared_ifls = 16")
+    shared = _int(cpc["shared_ifls"], 1, MAX_IFLS, file=file, line=ln("cpc", "shared_ifls"), where="cpc.shared_ifls",
+                  what="the number of shared physical IFLs")
+    dedicated = _int(cpc.get("dedicated_ifls", 0), 0, MAX_IFLS, file=file, line=ln("cpc", "dedicated_ifls"),
+                     where="cpc.dedicated_ifls", what="the number of dedicated physical IFLs")
+    if processors > shared:
+        raise InputError(f"{processors} logical processors but the CPC has {shared} shared physical IFLs",
+                         file=file, line=ln("system", "processors"), field="system.processors",
+                         fix=f"an LPAR may have at most {shared} shared logical cores here: lower "
+                             "system.processors or raise cpc.shared_ifls")
+    if "weight" not in system:
+        raise InputError("missing", file=file, line=ln("system", None), field="system.weight",
+                         fix="give the LPAR's PR/SM weight, 1-999, e.g. weight = 30")
+    weight = _weight(system["weight"], file=file, line=ln("system", "weight"), where="system.weight")
+    from . import engine
+
+    sw = engine.switches(level, switches)
+    vertical_ok = sw.get("polarization") == "vertical"
+    pol = _choice(system.get("polarization", "vertical" if vertical_ok else "horizontal"), POLARIZATIONS,
+                  file=file, line=ln("system", "polarization"), where="system.polarization")
+    if pol == "vertical" and not vertical_ok:
+        raise InputError(f"level {level} runs horizontally polarized only (vertical came with z/VM 6.3)", file=file,
+                         line=ln("system", "polarization"), field="system.polarization",
+                         fix='set polarization = "horizontal" or use level zvm-6.3 or later')
+    unparking = None
+    if "unparking" in system:
+        if pol == "horizontal":
+            raise InputError("SET SRM UNPARKING applies only to a vertically polarized LPAR", file=file,
+                             line=ln("system", "unparking"), field="system.unparking",
+                             fix='remove system.unparking or set polarization = "vertical"')
+        unparking = _choice(system["unparking"], UNPARKINGS, file=file, line=ln("system", "unparking"),
+                            where="system.unparking")
+        if unparking != "large" and sw.get("unparking") != "vm66063":
+            raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
+                             "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
+                             field="system.unparking",
+                             fix='add switches = { unparking = "vm66063" } to [system] (the APAR) or use "large"')
+    excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
+                        where="system.excessuse")
+    name = system.get("lpar", "ZVM")
+    if not isinstance(name, str) or not 1 <= len(name) <= 8:
+        raise InputError(f"{name!r} is not an LPAR name", file=file, line=ln("system", "lpar"), field="system.lpar",
+                         fix="an LPAR name has 1-8 characters")
+    partners_in = cpc.get("lpar", [])
+    if not isinstance(partners_in, list):
+        raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
+                         fix="write partner partitions as [[cpc.lpar]] tables")
+    names = {name: "system.lpar"}
+    partners = []
+    ded_used = 0
+    for i, lp in enumerate(partners_in):
+        where = f"cpc.lpar[{i}]"
+        line = lambda k, i=i: ln("cpc.lpar", k, i)  # noqa: E731
+        if not isinstance(lp, dict):
+            raise InputError("must be a table", file=file, field=where, fix="write [[cpc.lpar]] tables")
+        _unknown_keys(lp, _CPC_LPAR_KEYS, file=file, lines=lines, table="cpc.lpar", index=i, where=where)
+        for k in ("name", "logical"):
+            if k not in lp:
+                raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
+                                 fix='e.g. [[cpc.lpar]] name = "PROD" weight = 70 logical = 4 busy = 0.9')
+        pname = lp["name"]
+        if not isinstance(pname, str) or not 1 <= len(pname) <= 8:
+            raise InputError(f"{pname!r} is not an LPAR name", file=file, line=line("name"), field=f"{where}.name",
+                             fix="an LPAR name has 1-8 characters")
+        if pname in names:
+            raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname]})", file=file,
+                             line=line("name"), field=f"{where}.name", fix="give every LPAR its own name")
+        names[pname] = f"{where}.name"
+        ded = lp.get("dedicated", False)
+        if not isinstance(ded, bool):
+            raise InputError(f"{ded!r} is not true or false", file=file, line=line("dedicated"),
+                             field=f"{where}.dedicated", fix="write dedicated = true or dedicated = false")
+        limit = dedicated if ded else shared
+        logical = _int(lp["logical"], 1, MAX_IFLS, file=file, line=line("logical"), where=f"{where}.logical",
+                       what="the number of logical cores")
+        if ded:
+            ded_used += logical
+            if ded_used > dedicated:
+                raise InputError(f"dedicated LPARs need {ded_used} dedicated IFLs but the CPC has {dedicated}",
+                                 file=file, line=line("logical"), field=f"{where}.logical",
+                                 fix="raise cpc.dedicated_ifls or give dedicated LPARs fewer logical cores")
+        elif logical > limit:
+            raise InputError(f"{logical} logical cores but the CPC has {shared} shared physical IFLs", file=file,
+                             line=line("logical"), field=f"{where}.logical",
+                             fix=f"a shared LPAR may have at most {shared} logical cores here")
+        if ded:
+            pweight = 0
+            if "weight" in lp:
+                raise InputError("a dedicated LPAR has no weight", file=file, line=line("weight"),
+                                 field=f"{where}.weight", fix="remove weight or set dedicated = false")
+        else:
+            if "weight" not in lp:
+                raise InputError("missing weight", file=file, line=line(None), field=f"{where}.weight",
+                                 fix="a shared LPAR needs a PR/SM weight 1-999")
+            pweight = _weight(lp["weight"], file=file, line=line("weight"), where=f"{where}.weight")
+        busy = lp.get("busy", 0.0)
+        pattern = busy if isinstance(busy, list) else [busy]
+        if not pattern:
+            raise InputError("empty list", file=file, line=line("busy"), field=f"{where}.busy",
+                             fix="give a busy fraction 0-1, or a list of them, e.g. busy = [0.4, 0.9]")
+        for b in pattern:
+            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+                raise InputError(f"busy {b!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
+                                 fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
+        period = 0
+        if isinstance(busy, list):
+            if "busy_period" not in lp:
+                raise InputError("missing busy_period", file=file, line=line("busy"), field=f"{where}.busy_period",
+                                 fix='with a list of busy fractions, say how long each holds, e.g. busy_period = "10s"')
+            period = parse_duration(lp["busy_period"], where=f"{where}.busy_period", file=file,
+                                    line=line("busy_period"))
+        elif "busy_period" in lp:
+            raise InputError("busy_period needs a list of busy fractions", file=file, line=line("busy_period"),
+                             field=f"{where}.busy_period", fix="e.g. busy = [0.4, 0.9] busy_period = \"10s\"")
+        ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),
+                       where=f"{where}.polarization")
+        partner = {"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
+                   "polarization": ppol, "busy": float(pattern[0])}
+        if isinstance(busy, list):
+            partner |= {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
+        partners.append(partner)
+    out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
+                           "weight": weight, "polarization": pol, "excessuse": excessuse}
+    if unparking is not None:
+        out["unparking"] = unparking
+    return out
 
 
 def _workload(w: Any, *, file, line, where) -> Workload:

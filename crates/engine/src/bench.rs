@@ -73,6 +73,7 @@ pub fn reference_config(
         }],
         actions: vec![],
         storage: None,
+        cpc: None,
     }
 }
 

@@ -36,6 +36,75 @@ pub struct Config {
     /// Real storage and paging volumes (issue 5); None: no storage model (costs nothing).
     #[serde(default)]
     pub storage: Option<StorageCfg>,
+    /// The CPC around the simulated LPAR (issue 4); None: the LPAR owns its processors.
+    #[serde(default)]
+    pub cpc: Option<CpcCfg>,
+}
+
+/// The CPC: shared and dedicated physical IFLs, the partner LPARs, and the simulated LPAR's
+/// own PR/SM and SRM settings (its logical cores are `processors`).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpcCfg {
+    pub shared: u32,
+    #[serde(default)]
+    pub dedicated: u32,
+    /// Partner partitions (name, weight, logical cores, busy demand).
+    #[serde(default)]
+    pub lpars: Vec<crate::prsm::LparSpec>,
+    /// The simulated LPAR.
+    #[serde(default = "default_lpar_name")]
+    pub name: String,
+    pub weight: u32,
+    #[serde(default = "default_pol")]
+    pub polarization: crate::prsm::Polarization,
+    /// SET SRM UNPARKING (vertical only; None for horizontal).
+    #[serde(default)]
+    pub unparking: Option<crate::prsm::Unparking>,
+    #[serde(default = "default_excessuse")]
+    pub excessuse: crate::prsm::ExcessUse,
+}
+
+fn default_lpar_name() -> String {
+    "ZVM".into()
+}
+fn default_pol() -> crate::prsm::Polarization {
+    crate::prsm::Polarization::Vertical
+}
+fn default_excessuse() -> crate::prsm::ExcessUse {
+    crate::prsm::ExcessUse::Medium
+}
+
+impl CpcCfg {
+    /// The whole CPC, the simulated LPAR first, with `processors` logical cores.
+    pub fn spec(&self, processors: u32) -> crate::prsm::CpcSpec {
+        let mut lpars = vec![crate::prsm::LparSpec {
+            name: self.name.clone(),
+            weight: self.weight,
+            logical: processors,
+            dedicated: false,
+            polarization: self.polarization,
+            busy: 0.0,
+            busy_pattern: vec![],
+            busy_period_ns: 0,
+        }];
+        lpars.extend(self.lpars.iter().cloned());
+        crate::prsm::CpcSpec {
+            shared: self.shared,
+            dedicated: self.dedicated,
+            lpars,
+        }
+    }
+
+    pub fn check(&self, processors: u32) -> Result<(), String> {
+        if self.polarization == crate::prsm::Polarization::Horizontal && self.unparking.is_some() {
+            return Err("system.unparking applies only to a vertically polarized LPAR (system.polarization = \"vertical\")".into());
+        }
+        if self.weight == 0 {
+            return Err("system.weight of the simulated LPAR must be 1..999 (got 0)".into());
+        }
+        self.spec(processors).check()
+    }
 }
 
 /// Real storage available for guest pages (the DPA after locked pages and trace frames) and
@@ -384,6 +453,9 @@ impl Config {
                 }
             }
         }
+        if let Some(c) = &self.cpc {
+            c.check(self.processors)?;
+        }
         self.check_storage()
     }
 
@@ -400,6 +472,12 @@ impl Config {
             return Err(format!(
                 "system.processors = {} with system.smt = \"{}\": z/VM multithreads at most {MAX_SMT_CORES} cores; use processors <= {MAX_SMT_CORES} or smt = \"off\" (up to {MAX_CORES} cores)",
                 self.processors, self.smt
+            ));
+        }
+        if mode != SmtMode::Off && self.cpc.is_some() {
+            return Err(format!(
+                "system.smt = \"{}\" with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose threads the SMT model does not suspend together); use smt = \"off\" with [cpc]",
+                self.smt
             ));
         }
         if let Some(m) = &self.machine {

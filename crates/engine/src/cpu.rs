@@ -487,7 +487,7 @@ impl Sim {
         }
         let left = self.work_left(s);
         if left > 0 {
-            let t = self.now + self.run_wall(s, left);
+            let t = self.now + self.lpus[s as usize].susp_left + self.run_wall(s, left);
             self.q.schedule(ENT_FIRST_LPU + s, t);
         } else {
             self.lpus[s as usize].frac = 0;

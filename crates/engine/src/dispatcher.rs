@@ -20,9 +20,16 @@ impl Sim {
             return;
         }
         lp.charged_to = t;
+        // PR/SM: wall time the logical processor waits, not powered, before its work runs.
+        let w = dt.min(lp.susp_left);
+        lp.susp_left -= w;
+        lp.susp_ns += w;
+        dt -= w;
         if lp.rate != crate::cpu::ONE {
             // SMT thread speed or drawer CPI (cpu.rs).
-            self.charge_scaled(l, dt);
+            if dt > 0 {
+                self.charge_scaled(l, dt);
+            }
             return;
         }
         let s = dt.min(lp.sys_left);
@@ -70,8 +77,10 @@ impl Sim {
         lp.cp_left = cp;
         lp.virt_left = virt;
         lp.frac = 0;
-        let t = self.now + self.run_wall(l, sys + cp + virt);
-        self.q.schedule(ENT_FIRST_LPU + l, t);
+        let run = self.run_wall(l, sys + cp + virt);
+        let susp = self.prsm_suspend(l, run);
+        self.lpus[l as usize].susp_left = susp;
+        self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
     }
 
     pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
@@ -83,8 +92,15 @@ impl Sim {
     pub(crate) fn dispatch_next(&mut self, l: u32) {
         self.charge(l, self.now);
         let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed)
-            + std::mem::take(&mut self.sched.sys_pending);
-        match self.pick(l) {
+            + std::mem::take(&mut self.sched.sys_pending)
+            + self.prsm_wake(l);
+        // A processor z/VM parked takes no work.
+        let next = if self.lpus[l as usize].parked {
+            None
+        } else {
+            self.pick(l)
+        };
+        match next {
             Some(v) => {
                 self.on_dispatch(v, l);
                 self.start_run(l, v, sys, self.cost_dispatch);
@@ -98,11 +114,16 @@ impl Sim {
                 if sys > 0 {
                     lp.sys_left = sys;
                     lp.frac = 0;
-                    let t = self.now + self.run_wall(l, sys);
-                    self.q.schedule(ENT_FIRST_LPU + l, t);
+                    let run = self.run_wall(l, sys);
+                    let susp = self.prsm_suspend(l, run);
+                    self.lpus[l as usize].susp_left = susp;
+                    self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
                     self.cpu_set_busy(l, true);
                 } else {
-                    self.idle.push(l);
+                    lp.waiting = true;
+                    if !lp.parked {
+                        self.idle.push(l);
+                    }
                     self.cpu_set_busy(l, false);
                 }
             }
@@ -119,6 +140,7 @@ impl Sim {
         }
         lp.cp_left = 0;
         lp.virt_left = 0;
+        lp.susp_left = 0;
         self.slice_end(l, v);
     }
 

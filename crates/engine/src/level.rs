@@ -112,6 +112,28 @@ pub enum WriteSame {
     On,
 }
 
+/// Which PR/SM polarization CP can run in (cp-model §11; SRM POLARIZATION came with 6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Polarizing {
+    /// Before z/VM 6.3: horizontal only, no parking.
+    HorizontalOnly,
+    /// z/VM 6.3+ (HiperDispatch): vertical (the default) or horizontal.
+    #[default]
+    Vertical,
+}
+
+/// The unparking models CP offers in vertical mode (cp-model §3.3, §11).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum UnparkingModels {
+    /// z/VM 6.3 and 6.4 GA: unpark every core that appears powered (what VM66063 calls LARGE).
+    #[default]
+    LargeOnly,
+    /// VM66063: SET SRM UNPARKING LARGE | MEDIUM | SMALL.
+    Vm66063,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -130,6 +152,10 @@ pub struct Switches {
     pub scsi_container: ScsiContainer,
     #[serde(default)]
     pub write_same: WriteSame,
+    #[serde(default)]
+    pub polarization: Polarizing,
+    #[serde(default)]
+    pub unparking: UnparkingModels,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -150,6 +176,8 @@ pub fn levels() -> Vec<Level> {
         reorder: Reorder::On,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
+        polarization: Polarizing::HorizontalOnly,
+        unparking: UnparkingModels::LargeOnly,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -165,6 +193,8 @@ pub fn levels() -> Vec<Level> {
         reorder: Reorder::On,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
+        polarization: Polarizing::HorizontalOnly,
+        unparking: UnparkingModels::LargeOnly,
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,
@@ -177,6 +207,7 @@ pub fn levels() -> Vec<Level> {
     let zvm63 = Switches {
         agelist: AgeList::On,
         reorder: Reorder::Off,
+        polarization: Polarizing::Vertical,
         ..zvm53.clone()
     };
     let zvm64 = Switches {

@@ -59,6 +59,7 @@ impl Monitor {
 impl Sim {
     pub(crate) fn monitor_sample(&mut self) {
         self.charge_all();
+        self.prsm_sample();
         let users = self
             .users
             .iter()
@@ -257,6 +258,7 @@ impl Sim {
                 }
                 d
             },
+            lpar: self.lpar_summary(),
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
         }
@@ -447,6 +449,9 @@ pub struct Summary {
     pub smt: SmtSummary,
     /// The drawer CPI model for this LPAR (issue 4).
     pub cpi: CpiSummary,
+    /// PR/SM and parking (issue 4); absent without a [cpc].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lpar: Option<crate::lpar::LparSummary>,
     /// Virtual networking between client and server guests; absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub vnet: Option<crate::vnet::VnetSummary>,

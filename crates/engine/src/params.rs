@@ -118,6 +118,30 @@ params! {
         "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer";
     cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
         "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served from another drawer";
+    prsm_lpdisp: "prsm.c_lpdisp" = 2.0, "us per PR/SM dispatch",
+        "assumed: PR/SM time to dispatch one logical core on a physical core (cp-model §1.4, §10.2 [A]); reported as %LPmgt (FCX302), chargeable to no LPAR";
+    prsm_trun_k: "prsm.trun_k" = 25.0, "ms",
+        "assumed: PR/SM dispatch interval = k x shared physical / active shared logical cores, clamped to [trun_min, trun_max]; 'dynamically determined' by the number of logical and physical processors (PR/SM planning guide, cp-model §1.4 [P]/[A])";
+    prsm_trun_min: "prsm.trun_min" = 12.5, "ms",
+        "public [K]: z/OS-documented default PR/SM dispatch interval range 12.5-25 ms (cp-model §10.2), assumed to apply to IFL pools";
+    prsm_trun_max: "prsm.trun_max" = 25.0, "ms",
+        "public [K]: upper end of the 12.5-25 ms default PR/SM dispatch interval (cp-model §10.2)";
+    prsm_min_avail: "prsm.min_avail" = 0.01, "fraction of wall time",
+        "assumed: floor of the share of wall time a wanting logical core is powered, so a core PR/SM barely powers still progresses (a numerical guard, far below any share that matters)";
+    path_wake: "prsm.path_wake" = 2000.0, "instructions",
+        "assumed: z/VM side of waking a logical processor that loaded an enabled wait in an LPAR (SIGP to it, wait exit, dispatcher re-entry); system time of the woken processor; only with a [cpc] (without one the engine has no PR/SM layer)";
+    hd_t_park: "hd.t_park" = 2000.0, "ms",
+        "public: z/VM makes its parking decision every two seconds (Velocity Software lparpark, cp-model §3.3)";
+    hd_gpd_window: "hd.gpd_window" = 20000.0, "ms",
+        "assumed: history of Global Performance Data samples z/VM projects the excess capacity from (the mean over the window); z/VM forecasts from a history with a confidence level (Velocity lparpark, cp-model §3.3) whose length is not public: ten parking periods";
+    hd_headroom: "hd.headroom" = 1.0, "cores",
+        "assumed: the 'needed' capacity of the unparking models is the last period's utilization plus one core, like the CPUPAD default of 100 % (SRM statement, cp-model §3.3), so a saturated unparked set can grow";
+    hd_excess_high: "hd.excess_high" = 1.0, "fraction of projected excess",
+        "assumed: SET SRM EXCESSUSE HIGH counts on all of the projected unentitled capacity (cp-model §3.3 confidence levels [A])";
+    hd_excess_medium: "hd.excess_medium" = 0.5, "fraction of projected excess",
+        "assumed: SET SRM EXCESSUSE MEDIUM (the default) counts on half of the projected unentitled capacity (cp-model §3.3 [A])";
+    hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess",
+        "assumed: SET SRM EXCESSUSE LOW counts on a quarter of the projected unentitled capacity (cp-model §3.3 [A]); NONE counts on none";
     // --- end of processors ---
     // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
     path_fault: "storage.path_fault" = 4000.0, "instructions",

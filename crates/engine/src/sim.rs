@@ -223,6 +223,12 @@ pub struct Lpu {
     pub busy: bool,
     /// Busy wall time not matched by nominal work (slow threads): work done = busy_ns - slow_ns.
     pub slow_ns: u64,
+    /// PR/SM (with a [cpc]): wall time left suspended (not powered) at the head of the run,
+    /// and the total suspended; parked by z/VM; in an enabled wait (waking it is a dispatch).
+    pub susp_left: Time,
+    pub susp_ns: u64,
+    pub parked: bool,
+    pub waiting: bool,
 }
 
 pub struct Sim {
@@ -250,6 +256,8 @@ pub struct Sim {
     pub(crate) first_dev: u32,
     /// Cores, drawers, SMT threads and their speeds (cpu.rs).
     pub cpu: crate::cpu::Cpu,
+    /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
+    pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
     pub(crate) vnet: Option<Box<crate::vnet::Vnet>>,
     /// Guest DASD I/O to minidisk volumes (None: no such workload), and the entity number of
@@ -393,6 +401,15 @@ impl Sim {
             })
             .collect();
         let mon = crate::monitor::Monitor::new(users.len(), p as usize);
+        let lpar = match &cfg.cpc {
+            Some(c) => Some(Box::new(crate::lpar::LparState::new(
+                c,
+                p,
+                &params,
+                &level.switches,
+            )?)),
+            None => None,
+        };
         let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {
             Box::new(crate::vnet::Vnet::new(
                 vcpus.len(),
@@ -421,12 +438,16 @@ impl Sim {
             paging,
             first_dev,
             cpu,
+            lpar,
             vnet,
             dasd,
             first_mdev,
             cfg,
         };
         sim.dasd_init();
+        if let Some(n) = sim.lpar.as_ref().map(|s| s.unparked) {
+            sim.apply_parking(n);
+        }
         sim.normalize_shares();
         sim.refresh_entitlement(0);
         sim.q
@@ -500,6 +521,7 @@ impl Sim {
             self.monitor_sample();
         } else if e == ENT_SCHED {
             self.sched_tick();
+            self.prsm_tick();
         } else {
             self.command_due();
         }

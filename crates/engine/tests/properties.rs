@@ -101,6 +101,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
                 .collect(),
             actions: vec![],
             storage: None,
+            cpc: None,
         })
 }
 
@@ -181,6 +182,7 @@ fn different_seeds_differ() {
         }],
         actions: vec![],
         storage: None,
+        cpc: None,
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

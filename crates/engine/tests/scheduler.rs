@@ -83,6 +83,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         guests,
         actions: vec![],
         storage: None,
+        cpc: None,
     }
 }
 

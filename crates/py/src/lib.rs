@@ -110,6 +110,16 @@ fn bench_reference(py: Python<'_>, horizon_ms: u64, seed: u64) -> PyResult<Strin
     serde_json::to_string(&r).map_err(|e| err(e.to_string()))
 }
 
+/// PR/SM entitlement, vertical polarization and placement of a CPC (JSON `prsm::CpcSpec`),
+/// as JSON `prsm::CpcPol`.
+#[pyfunction]
+fn polarize_json(cpc_json: &str) -> PyResult<String> {
+    let spec: zvm::prsm::CpcSpec =
+        serde_json::from_str(cpc_json).map_err(|e| err(format!("cpc: {e}")))?;
+    let pol = zvm::prsm::polarize(&spec).map_err(err)?;
+    serde_json::to_string(&pol).map_err(|e| err(e.to_string()))
+}
+
 /// Exact M/M/c//N throughput.
 #[pyfunction]
 fn mmcn_throughput(n: u32, c: u32, think_mean: f64, burst_mean: f64) -> f64 {
@@ -127,6 +137,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(switches_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_reference, m)?)?;
     m.add_function(wrap_pyfunction!(mmcn_throughput, m)?)?;
+    m.add_function(wrap_pyfunction!(polarize_json, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -66,6 +66,12 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
                       f"capacity factor {smt['capacity_factor']:.3f}   {cpi['drawers']} drawer(s), "
                       f"CPI {cpi['cpi']:.2f}, speed {cpi['speed_factor']:.3f}")
     console.print(f"  {s['events']:,} events in {s['wall_s']:.3f} s ({s['events_per_s'] / 1e6:.2f} M events/s)")
+    lp = s.get("lpar")
+    if lp:
+        console.print(f"  LPAR {lp['name']}: entitled {100 * lp['entitlement']:.0f} %, {lp['vh']} Vh {lp['vm']} Vm "
+                      f"{lp['vl']} Vl {lp['hz']} Hz, unparking {lp['unparking']}: {lp['unparked_avg']:.2f} unparked "
+                      f"({lp['unparked_vl_avg']:.2f} Vl), %LPmgt {lp['cpc_lpmgt_pct']:.3f} (this LPAR "
+                      f"{lp['lpmgt_pct']:.3f}), %Susp {lp['susp_pct']:.1f}")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
     t = Table(title="Users (100 % = one processor)", title_justify="left")
     for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions"):

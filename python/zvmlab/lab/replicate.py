@@ -10,14 +10,17 @@ published figure for each side, and a tolerance (``"2pp"`` absolute, ``"20%"`` r
 A published figure is a number (the simulated value must be within the tolerance of it), or
 ``"tracks"`` / ``"deviated"`` (the value must be within / beyond the tolerance of zero: used for
 errors against the Solver), or ``"below X"`` / ``"above X"`` (clearly below / above X, by more than
-the tolerance), or absent. A metric may name its own scenario (a row with two conditions), and
-``divide_by`` another scenario: the value is then the ratio of the two runs at the same level.
+the tolerance), or ``"at most X"`` / ``"at least X"`` (not above / below X by more than the
+tolerance), or absent. A metric may name its own scenario (a row with two conditions), and a
+value may take a term from another scenario's run at the same level: ``lpar.unparked_avg@b12-small.toml``;
+``divide_by`` another scenario (at ``divide_at``) makes the value the ratio of the two runs.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,6 +116,17 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     return rows
 
 
+_AT = re.compile(r"([A-Za-z0-9_.]+)@([A-Za-z0-9_.\-]+\.toml)")
+
+
+def _resolve(expr: str, run_of: Callable[[str], dict | None]) -> str:
+    """Replace every ``path@scenario.toml`` in ``expr`` by its value in that scenario's run."""
+    def sub(m: re.Match) -> str:
+        other = run_of(m.group(2))
+        return repr(_lookup(other, m.group(1)) if other is not None else math.nan)
+    return _AT.sub(sub, expr)
+
+
 _AT_KEYS = ("processors", "counts", "smt")
 
 
@@ -150,6 +164,10 @@ def levels_label(r: dict) -> str:
 
 def _lookup(run: dict, path: str) -> float:
     path = path.strip()
+    try:
+        return float(path)
+    except ValueError:
+        pass
     if path.startswith("|") and path.endswith("|") and " - " in path:
         a, b = path[1:-1].rsplit(" - ", 1)
         return abs(_lookup(run, a) - float(b))
@@ -177,6 +195,12 @@ def _judge(sim: float, published, tol: Tolerance) -> str | None:
         return PASS if tol.ok(sim, 0.0) else MISS
     if published == "deviated":
         return MISS if tol.ok(sim, 0.0) else PASS
+    if isinstance(published, str) and published.startswith(("at most ", "at least ")):
+        # "at most 1": not above 1 by more than the tolerance (N(small) <= N(medium)).
+        x = float(published.split()[2])
+        bound = tol.value * abs(x) if tol.relative else tol.value
+        ok = sim <= x + bound + 1e-12 if published.startswith("at most") else sim >= x - bound - 1e-12
+        return PASS if ok else MISS
     if isinstance(published, str) and published.split()[0] in ("below", "above"):
         # "below 80": clearly below (by more than the tolerance); "above 80" likewise.
         word, x = published.split()[0], float(published.split()[1])
@@ -258,7 +282,8 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
                 out.append(base_info | _sweep_metric(r, m, seed))
                 continue
             runs = runs_of(m.scenario or str(r.scenario), m.at)
-            sim = {side: _lookup(run, m.value) for side, run in runs.items()}
+            sim = {side: _lookup(run, _resolve(m.value, lambda name, side=side: runs_of(name, m.at).get(side)))
+                   for side, run in runs.items()}
             if m.divide_by:
                 # A ratio of two scenarios at the same level (e.g. SMT-2 / non-SMT ETR).
                 dens = runs_of(m.divide_by, m.divide_at)

@@ -1,0 +1,503 @@
+//! The simulated LPAR under PR/SM, and z/VM's vertical-mode parking (the engine side of
+//! `prsm`). Present only when the scenario has a `[cpc]`; without one nothing here runs.
+//!
+//! Mechanism (cp-model §1.4, §3.3, fluid form of PR/SM's time slicing [A]):
+//! - Every `hd.t_park` z/VM measures its logical processors' utilization, projects the capacity
+//!   PR/SM will power (entitlement plus the counted share of the pool's unused capacity, from
+//!   the partner LPARs' demand: Global Performance Data) and applies SET SRM UNPARKING to
+//!   decide how many logical cores stay unparked (Vh first, then Vm, then Vl). Parked
+//!   processors take no work.
+//! - The pool's capacity is shared by PR/SM (`prsm::pool_share`): vertical-highs on their own
+//!   cores, the other logical cores of every LPAR on what the vertical-highs leave, entitlement
+//!   first, excess by weight. A logical processor powered a share `a` of the time it wants to run
+//!   waits `w (1/a - 1)` suspended (FCX304 %Susp) for every `w` of work it runs. Partners keep
+//!   all their logical cores busy `busy` of the time (a fixed or a changing demand).
+//! - PR/SM dispatches: one each time a waiting logical processor is woken, plus one per
+//!   dispatch interval of suspended-and-resumed running; each costs `prsm.c_lpdisp` of PR/SM
+//!   time (FCX302 %LPmgt). Partner LPARs' dispatches come from their steady demand.
+//! - Waking a processor that waits costs z/VM `prsm.path_wake` of system time.
+
+use crate::config::CpcCfg;
+use crate::params::Params;
+use crate::prsm::{self, CpcPol, CpcSpec, Ent, ExcessUse, Polarization, Unparking};
+use crate::queue::Time;
+use crate::sim::{Sim, NONE};
+use serde::Serialize;
+
+pub struct LparState {
+    pub spec: CpcSpec,
+    pub pol: CpcPol,
+    ents: Vec<Ent>,
+    model: Option<Unparking>,
+    excess_factor: f64,
+    headroom: f64,
+    min_avail: f64,
+    /// Powered share of wall time of each logical processor while it wants to run.
+    pub avail: Vec<f64>,
+    pub unparked: u32,
+    trun: Time,
+    /// Dispatch interval rule: k, min, max (ms).
+    trun_k: (f64, f64, f64),
+    c_lpdisp: Time,
+    pub wake_cost: Time,
+    t_park: Time,
+    next_park: Time,
+    last_park: Time,
+    mark_busy: u64,
+    mark_susp: u64,
+    /// Wall running time (ns) since the last PR/SM redispatch of a not fully powered core.
+    run_acc: Vec<Time>,
+    pub dispatches: u64,
+    pub wakes: u64,
+    /// Integrals of the unparked count (and of unparked vertical-lows) over time (core-ns).
+    unparked_int: f64,
+    unparked_vl_int: f64,
+    last_change: Time,
+    /// Partner LPARs' PR/SM dispatches per second at their current demand, and the count up
+    /// to `rate_since`.
+    partner_rate: f64,
+    partner_disp: f64,
+    rate_since: Time,
+    /// Partners' busy fractions now (index 0, ours, unused); our demand per unparked core.
+    now_busy: Vec<f64>,
+    d: f64,
+    /// Global Performance Data samples (time, excess capacity for us) over the window.
+    gpd: std::collections::VecDeque<(Time, f64)>,
+    gpd_window: Time,
+    /// Monitor intervals (FCX304/FCX302-like), and the counters at the last sample.
+    intervals: Vec<LparInterval>,
+    mark: (Time, f64, f64, u64, u64, f64),
+}
+
+/// One monitor interval of the LPAR under PR/SM.
+#[derive(Clone, Debug, Serialize)]
+pub struct LparInterval {
+    pub end_s: f64,
+    pub unparked_avg: f64,
+    pub unparked_vl_avg: f64,
+    /// Suspended time of the logical processors, percent of one processor summed (%Susp).
+    pub susp_pct: f64,
+    /// PR/SM management time for this LPAR's dispatches and the CPC's, % of one core (%LPmgt).
+    pub lpmgt_pct: f64,
+    pub cpc_lpmgt_pct: f64,
+}
+
+impl LparState {
+    pub fn new(
+        c: &CpcCfg,
+        processors: u32,
+        p: &Params,
+        sw: &crate::level::Switches,
+    ) -> Result<LparState, String> {
+        c.check(processors)?;
+        use crate::level::{Polarizing, UnparkingModels};
+        if c.polarization == Polarization::Vertical && sw.polarization == Polarizing::HorizontalOnly
+        {
+            return Err("system.polarization = \"vertical\" needs a level with vertical polarization (z/VM 6.3+); this level runs horizontal only".into());
+        }
+        if matches!(c.unparking, Some(Unparking::Medium | Unparking::Small))
+            && sw.unparking != UnparkingModels::Vm66063
+        {
+            return Err("system.unparking = medium or small needs VM66063 (switch unparking = \"vm66063\"); this level unparks every core that appears powered (large)".into());
+        }
+        let spec = c.spec(processors);
+        let pol = prsm::polarize(&spec)?;
+        let ents = prsm::entitlements(&spec);
+        let model = match c.polarization {
+            Polarization::Vertical => Some(c.unparking.unwrap_or(Unparking::Large)),
+            Polarization::Horizontal => None,
+        };
+        let excess_factor = match c.excessuse {
+            ExcessUse::High => p.hd_excess_high,
+            ExcessUse::Medium => p.hd_excess_medium,
+            ExcessUse::Low => p.hd_excess_low,
+            ExcessUse::None => 0.0,
+        };
+        let ms = 1e6;
+        let mut st = LparState {
+            spec,
+            pol,
+            ents,
+            model,
+            excess_factor,
+            headroom: p.hd_headroom,
+            min_avail: p.prsm_min_avail.clamp(1e-6, 1.0),
+            avail: vec![1.0; processors as usize],
+            unparked: processors,
+            trun: 1,
+            trun_k: (p.prsm_trun_k, p.prsm_trun_min, p.prsm_trun_max),
+            c_lpdisp: (p.prsm_lpdisp * 1e3).round() as Time,
+            wake_cost: crate::sim::path_ns(p, p.path_wake, 0.0),
+            t_park: ((p.hd_t_park * ms).round() as Time).max(1),
+            next_park: 0,
+            last_park: 0,
+            mark_busy: 0,
+            mark_susp: 0,
+            run_acc: vec![0; processors as usize],
+            dispatches: 0,
+            wakes: 0,
+            unparked_int: 0.0,
+            unparked_vl_int: 0.0,
+            last_change: 0,
+            partner_rate: 0.0,
+            partner_disp: 0.0,
+            rate_since: 0,
+            now_busy: Vec::new(),
+            d: 1.0,
+            gpd: std::collections::VecDeque::new(),
+            gpd_window: ((p.hd_gpd_window * ms).round() as Time).max(1),
+            intervals: Vec::new(),
+            mark: (0, 0.0, 0.0, 0, 0, 0.0),
+        };
+        // At IPL nothing is measured yet: every core is wanted.
+        st.partners_at(0);
+        st.sample_gpd(0);
+        st.decide(processors as f64, processors as f64, 0);
+        st.next_park = st.t_park;
+        Ok(st)
+    }
+
+    fn me(&self) -> &prsm::LparPol {
+        &self.pol.lpars[0]
+    }
+
+    /// Every core's share of a physical core with ours `n` unparked at `d` each, the partners
+    /// busy on all their cores at their current demand.
+    fn shares(&self, n: u32, d: f64) -> Vec<Vec<f64>> {
+        let w: Vec<u32> = self.spec.lpars.iter().map(|l| l.weight).collect();
+        let mut un: Vec<u32> = self.spec.lpars.iter().map(|l| l.logical).collect();
+        un[0] = n;
+        let mut dd = self.now_busy.clone();
+        dd[0] = d;
+        prsm::pool_share(&self.pol, &w, &un, &dd)
+    }
+
+    /// The partners' demand at `t`; true if it changed since the last call.
+    pub fn partners_at(&mut self, t: Time) -> bool {
+        let b: Vec<f64> = self.spec.lpars.iter().map(|l| l.busy_at(t)).collect();
+        let changed = b != self.now_busy;
+        self.now_busy = b;
+        changed
+    }
+
+    /// One Global Performance Data sample: the pool capacity beyond our entitlement that PR/SM
+    /// would give us now if we wanted every core; kept for `hd.gpd_window`.
+    pub fn sample_gpd(&mut self, t: Time) {
+        let full: f64 = self.shares(self.me().logical, 1.0)[0].iter().sum();
+        let x = (full - self.ents[0].cores()).max(0.0);
+        self.gpd.push_back((t, x));
+        while self
+            .gpd
+            .front()
+            .is_some_and(|&(t0, _)| t0 + self.gpd_window < t)
+        {
+            self.gpd.pop_front();
+        }
+    }
+
+    /// Parking decision from the measured utilization `busy` (cores, what the LPAR ran) and
+    /// `want` (cores, ran plus suspended: what it asked PR/SM for); the projected excess is the
+    /// mean of the GPD samples in the window.
+    pub fn decide(&mut self, busy: f64, want: f64, t: Time) {
+        let me = self.me();
+        let logical = me.logical;
+        let vh_vm = me.vh + me.vm;
+        let e = self.ents[0].cores();
+        self.unparked = match self.model {
+            None => logical,
+            Some(m) => {
+                let n = self.gpd.len().max(1) as f64;
+                let excess = self.gpd.iter().map(|&(_, x)| x).sum::<f64>() / n;
+                prsm::unparked_count(
+                    m,
+                    logical,
+                    vh_vm,
+                    e,
+                    excess,
+                    self.excess_factor,
+                    busy + self.headroom,
+                )
+            }
+        };
+        self.d = (want / self.unparked as f64).clamp(0.0, 1.0).max(1e-3);
+        self.reshare(t);
+    }
+
+    /// PR/SM's shares for the current unparked set and partner demand (at a parking decision,
+    /// and whenever a partner's demand changes).
+    pub fn reshare(&mut self, t: Time) {
+        self.partner_disp = self.partner_dispatches(t);
+        self.rate_since = t;
+        let n = self.unparked as usize;
+        let d = self.d;
+        let got = self.shares(self.unparked, d);
+        // Parked processors only finish the run they were in: at full speed (no new work).
+        self.avail = got[0]
+            .iter()
+            .enumerate()
+            .map(|(i, x)| {
+                if i < n {
+                    (x / d).clamp(self.min_avail, 1.0)
+                } else {
+                    1.0
+                }
+            })
+            .collect();
+        // Dispatch interval from the logical cores competing for the pool.
+        let active: u32 = self.unparked
+            + self
+                .spec
+                .lpars
+                .iter()
+                .zip(&self.now_busy)
+                .skip(1)
+                .filter(|(l, b)| !l.dedicated && **b > 0.0)
+                .map(|(l, _)| l.logical)
+                .sum::<u32>();
+        let (k, lo, hi) = self.trun_k;
+        self.trun =
+            ((prsm::dispatch_interval_ms(self.spec.shared, active, k, lo, hi) * 1e6).round()
+                as Time)
+                .max(1);
+        // Partners run steadily between changes: their non-Vh usage is redispatched once per
+        // interval.
+        let tr_s = self.trun as f64 / 1e9;
+        self.partner_rate = self
+            .pol
+            .lpars
+            .iter()
+            .zip(&got)
+            .skip(1)
+            .flat_map(|(l, g)| l.cores.iter().zip(g))
+            .filter(|(c, _)| matches!(c.pol, prsm::Pol::Vm | prsm::Pol::Vl | prsm::Pol::Hz))
+            .map(|(_, g)| g / tr_s)
+            .sum();
+    }
+
+    /// Partner LPARs' PR/SM dispatches from the start of the run up to `t`.
+    fn partner_dispatches(&self, t: Time) -> f64 {
+        self.partner_disp + self.partner_rate * (t - self.rate_since) as f64 / 1e9
+    }
+
+    fn vl_unparked(&self) -> u32 {
+        let me = self.me();
+        self.unparked.saturating_sub(me.vh + me.vm).min(me.vl)
+    }
+}
+
+/// What the run reports about PR/SM and parking (FCX302/FCX304-like).
+#[derive(Clone, Debug, Serialize)]
+pub struct LparSummary {
+    pub name: String,
+    pub entitlement: f64,
+    pub vh: u32,
+    pub vm: u32,
+    pub vl: u32,
+    pub hz: u32,
+    pub unparking: String,
+    /// Time-averaged unparked logical cores, and unparked vertical-lows.
+    pub unparked_avg: f64,
+    pub unparked_vl_avg: f64,
+    /// PR/SM dispatches of this LPAR's logical cores, and of the partners (estimated).
+    pub prsm_dispatches: u64,
+    pub partner_dispatches: f64,
+    pub wakes: u64,
+    /// PR/SM management time, percent of one physical core (FCX302 %LPmgt): this LPAR's
+    /// dispatches, and the CPC's (partners included).
+    pub lpmgt_pct: f64,
+    pub cpc_lpmgt_pct: f64,
+    /// Logical processors' suspended time, percent of one processor summed (FCX304 %Susp).
+    pub susp_pct: f64,
+    pub dispatch_interval_ms: f64,
+    pub intervals: Vec<LparInterval>,
+    /// CPC-wide polarization (row B13): vertical-highs and the physical cores they occupy,
+    /// the other shared logical cores and the physical cores left for them.
+    pub cpc_vh: u32,
+    pub cpc_vh_physical: u32,
+    pub cpc_non_vh: u32,
+    pub cpc_non_vh_physical: u32,
+    /// Powered share of each unparked logical processor at the end of the run (0: parked).
+    pub availability: Vec<f64>,
+}
+
+impl Sim {
+    /// Suspended wall time before `work` ns of work on processor `l`, and PR/SM dispatch counting.
+    #[inline]
+    pub(crate) fn prsm_suspend(&mut self, l: u32, work: Time) -> Time {
+        let Some(st) = self.lpar.as_deref_mut() else {
+            return 0;
+        };
+        let a = st.avail[l as usize];
+        if a >= 1.0 || work == 0 {
+            return 0;
+        }
+        let susp = (work as f64 * (1.0 / a - 1.0)).round() as Time;
+        let acc = &mut st.run_acc[l as usize];
+        *acc += work + susp;
+        st.dispatches += *acc / st.trun;
+        *acc %= st.trun;
+        susp
+    }
+
+    /// A processor that waited is woken: one PR/SM dispatch, and z/VM's wake path (system time).
+    #[inline]
+    pub(crate) fn prsm_wake(&mut self, l: u32) -> Time {
+        let lp = &mut self.lpus[l as usize];
+        if !std::mem::take(&mut lp.waiting) {
+            return 0;
+        }
+        match self.lpar.as_deref_mut() {
+            None => 0,
+            Some(st) => {
+                st.dispatches += 1;
+                st.wakes += 1;
+                st.wake_cost
+            }
+        }
+    }
+
+    /// Every scheduler tick: partners' demand and a GPD sample; every `hd.t_park` the parking
+    /// decision.
+    pub(crate) fn prsm_tick(&mut self) {
+        let now = self.now;
+        let Some(st) = self.lpar.as_deref_mut() else {
+            return;
+        };
+        let changed = st.partners_at(now);
+        st.sample_gpd(now);
+        if now < st.next_park {
+            if changed {
+                st.reshare(now);
+            }
+            return;
+        }
+        self.charge_all();
+        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        let st = self.lpar.as_deref_mut().unwrap();
+        let win = (now - st.last_park).max(1) as f64;
+        let ubusy = (busy - st.mark_busy) as f64 / win;
+        let uwant = (busy + susp - st.mark_busy - st.mark_susp) as f64 / win;
+        st.mark_busy = busy;
+        st.mark_susp = susp;
+        st.last_park = now;
+        st.next_park = now + st.t_park;
+        self.prsm_account_unparked();
+        let st = self.lpar.as_deref_mut().unwrap();
+        st.decide(ubusy, uwant, now);
+        let n = st.unparked;
+        self.apply_parking(n);
+    }
+
+    /// A monitor sample: the LPAR's counters over the interval just ended.
+    pub(crate) fn prsm_sample(&mut self) {
+        if self.lpar.is_none() {
+            return;
+        }
+        self.prsm_account_unparked();
+        let now = self.now;
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        let st = self.lpar.as_deref_mut().unwrap();
+        let partner = st.partner_dispatches(now);
+        let (t0, un0, vl0, susp0, disp0, part0) = st.mark;
+        let len = (now - t0).max(1) as f64;
+        let own = (st.dispatches - disp0) as f64;
+        let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / len;
+        st.intervals.push(LparInterval {
+            end_s: now as f64 / 1e9,
+            unparked_avg: (st.unparked_int - un0) / len,
+            unparked_vl_avg: (st.unparked_vl_int - vl0) / len,
+            susp_pct: 100.0 * (susp - susp0) as f64 / len,
+            lpmgt_pct: pct(own),
+            cpc_lpmgt_pct: pct(own + partner - part0),
+        });
+        st.mark = (
+            now,
+            st.unparked_int,
+            st.unparked_vl_int,
+            susp,
+            st.dispatches,
+            partner,
+        );
+    }
+
+    fn prsm_account_unparked(&mut self) {
+        if let Some(st) = self.lpar.as_deref_mut() {
+            let dt = (self.now - st.last_change) as f64;
+            st.unparked_int += st.unparked as f64 * dt;
+            st.unparked_vl_int += st.vl_unparked() as f64 * dt;
+            st.last_change = self.now;
+        }
+    }
+
+    /// Park processors `n..` and unpark `0..n` (logical cores are ordered Vh, Vm, Vl).
+    pub(crate) fn apply_parking(&mut self, n: u32) {
+        let p = self.lpus.len() as u32;
+        for l in 0..p {
+            let park = l >= n;
+            if self.lpus[l as usize].parked == park {
+                continue;
+            }
+            self.lpus[l as usize].parked = park;
+            if park {
+                // A waiting processor leaves the idle set; a running one stops after its run.
+                if let Some(i) = self.idle.iter().position(|&x| x == l) {
+                    self.idle.remove(i);
+                }
+                // Its virtual CPUs find a home among the unparked processors.
+                for v in self.vcpus.iter_mut() {
+                    if v.home == l {
+                        v.home %= n.max(1);
+                    }
+                }
+            } else if self.lpus[l as usize].vcpu == NONE && self.lpus[l as usize].sys_left == 0 {
+                self.lpus[l as usize].waiting = true;
+                self.dispatch_next(l);
+            }
+        }
+    }
+
+    pub(crate) fn lpar_summary(&self) -> Option<LparSummary> {
+        let st = self.lpar.as_deref()?;
+        let me = st.me();
+        let dur = self.now.max(1) as f64;
+        let tail = (self.now - st.last_change) as f64;
+        let un = (st.unparked_int + st.unparked as f64 * tail) / dur;
+        let unvl = (st.unparked_vl_int + st.vl_unparked() as f64 * tail) / dur;
+        let partner = st.partner_dispatches(self.now);
+        let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / dur;
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        Some(LparSummary {
+            name: me.name.clone(),
+            entitlement: me.entitlement,
+            vh: me.vh,
+            vm: me.vm,
+            vl: me.vl,
+            hz: me.hz,
+            unparking: match st.model {
+                None => "none (horizontal)".into(),
+                Some(m) => format!("{m:?}").to_lowercase(),
+            },
+            unparked_avg: un,
+            unparked_vl_avg: unvl,
+            prsm_dispatches: st.dispatches,
+            partner_dispatches: partner,
+            wakes: st.wakes,
+            lpmgt_pct: pct(st.dispatches as f64),
+            cpc_lpmgt_pct: pct(st.dispatches as f64 + partner),
+            susp_pct: 100.0 * susp as f64 / dur,
+            dispatch_interval_ms: st.trun as f64 / 1e6,
+            intervals: st.intervals.clone(),
+            cpc_vh: st.pol.vh_total,
+            cpc_vh_physical: st.pol.vh_physical,
+            cpc_non_vh: st.pol.non_vh_total,
+            cpc_non_vh_physical: st.pol.non_vh_physical,
+            availability: st
+                .avail
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| if (i as u32) < st.unparked { a } else { 0.0 })
+                .collect(),
+        })
+    }
+}

@@ -1,0 +1,792 @@
+//! PR/SM: the CPC's shared physical cores, LPAR weights, entitlement, vertical polarization,
+//! placement, the pool's fluid share of capacity, and z/VM's parking/unparking (VM66063).
+//!
+//! Everything here is pure arithmetic on a CPC description, so it can be tested on its own
+//! (cp-model §1.2-1.4, §3.3). The simulator uses it through a thin hook (`sim.rs`/`dispatcher.rs`):
+//! a logical processor that is not powered all the time loses wall time to PR/SM suspension
+//! before its work runs, parked processors take no work, and PR/SM dispatches are counted.
+//!
+//! - Entitlement (cp-model §1.2): E = shared physical cores × weight / Σ weights of the shared
+//!   LPARs. An LPAR cannot be entitled to more than its logical cores; what it cannot hold is
+//!   shared again by weight among the others ([A]: the water-fill PR/SM's weight rule implies).
+//!   Exact rational arithmetic (`Ent`), so the polarization thresholds never round wrongly.
+//! - Vertical polarization (cp-model §1.3): E integral: E vertical-highs; frac(E) >= 1/2: floor(E)
+//!   Vh + 1 Vm; frac(E) < 1/2: floor(E)-1 Vh + 2 Vm (0 Vh + 1 Vm below one core); the rest Vl.
+//! - Placement: every Vh on its own physical core; every other shared logical core (Vm, Vl,
+//!   horizontal) on the physical cores left over, round robin; dedicated cores on dedicated ones.
+
+use serde::{Deserialize, Serialize};
+
+/// An exact entitlement in cores: num / den.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Ent {
+    pub num: u128,
+    pub den: u128,
+}
+
+impl Ent {
+    pub fn cores(&self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+    pub fn floor(&self) -> u32 {
+        (self.num / self.den) as u32
+    }
+    fn frac_num(&self) -> u128 {
+        self.num % self.den
+    }
+    pub fn is_integral(&self) -> bool {
+        self.frac_num() == 0
+    }
+    /// ceil(E) in cores.
+    pub fn ceil(&self) -> u32 {
+        self.floor() + u32::from(!self.is_integral())
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Polarization {
+    Vertical,
+    Horizontal,
+}
+
+/// Polarization of one logical core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub enum Pol {
+    /// Vertical-high: 100 % of a physical core.
+    Vh,
+    /// Vertical-medium: part of a core.
+    Vm,
+    /// Vertical-low: no entitlement; runs on capacity others leave unused.
+    Vl,
+    /// Horizontal: the LPAR's entitlement spread evenly over its logical cores.
+    Hz,
+    /// Dedicated: its own physical core, not in the shared pool.
+    Ded,
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LparSpec {
+    pub name: String,
+    #[serde(default)]
+    pub weight: u32,
+    pub logical: u32,
+    #[serde(default)]
+    pub dedicated: bool,
+    #[serde(default = "vertical")]
+    pub polarization: Polarization,
+    /// Demand of a partner LPAR: fraction of its logical cores it keeps busy (0..1).
+    #[serde(default)]
+    pub busy: f64,
+    /// A demand that changes: these fractions in turn, each held for `busy_period_ns`
+    /// (empty: `busy` all the time).
+    #[serde(default)]
+    pub busy_pattern: Vec<f64>,
+    #[serde(default)]
+    pub busy_period_ns: u64,
+}
+
+impl LparSpec {
+    /// The partner's busy fraction at time `t` (ns).
+    pub fn busy_at(&self, t: u64) -> f64 {
+        if self.busy_pattern.is_empty() || self.busy_period_ns == 0 {
+            return self.busy;
+        }
+        let k = (t / self.busy_period_ns) as usize % self.busy_pattern.len();
+        self.busy_pattern[k]
+    }
+}
+
+fn vertical() -> Polarization {
+    Polarization::Vertical
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpcSpec {
+    /// Shared physical IFLs (the pool PR/SM dispatches shared logical cores on).
+    pub shared: u32,
+    /// Dedicated physical IFLs.
+    #[serde(default)]
+    pub dedicated: u32,
+    pub lpars: Vec<LparSpec>,
+}
+
+/// One logical core after polarization and placement.
+#[derive(Clone, Debug, Serialize)]
+pub struct Core {
+    pub pol: Pol,
+    /// Entitlement of this core, in cores (1 for Vh and dedicated, 0 for Vl).
+    pub ent: f64,
+    /// Home physical core: its own for Vh/dedicated, a pool core for the others.
+    pub home: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct LparPol {
+    pub name: String,
+    pub weight: u32,
+    pub logical: u32,
+    pub dedicated: bool,
+    pub polarization: Polarization,
+    /// Entitlement in cores (exact as num/den in `ent`).
+    pub entitlement: f64,
+    pub ent: Ent,
+    pub vh: u32,
+    pub vm: u32,
+    pub vl: u32,
+    pub hz: u32,
+    pub ded: u32,
+    pub cores: Vec<Core>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CpcPol {
+    pub shared: u32,
+    pub dedicated: u32,
+    pub lpars: Vec<LparPol>,
+    /// Vertical-highs in the CPC, and the physical cores they occupy (one each).
+    pub vh_total: u32,
+    pub vh_physical: u32,
+    /// Shared logical cores that are not vertical-high, and the physical cores left for them.
+    pub non_vh_total: u32,
+    pub non_vh_physical: u32,
+}
+
+impl CpcSpec {
+    /// Structural checks (the Python front gives located messages for the same rules).
+    pub fn check(&self) -> Result<(), String> {
+        if self.shared == 0 && self.dedicated == 0 {
+            return Err("cpc: a CPC needs at least one physical IFL (shared or dedicated)".into());
+        }
+        if self.lpars.is_empty() {
+            return Err("cpc: no LPARs".into());
+        }
+        let mut ded = 0u32;
+        let mut seen = std::collections::BTreeSet::new();
+        for l in &self.lpars {
+            if !seen.insert(l.name.as_str()) {
+                return Err(format!("cpc: LPAR name '{}' is used twice", l.name));
+            }
+            if l.logical == 0 {
+                return Err(format!(
+                    "cpc: LPAR {}: logical cores must be at least 1",
+                    l.name
+                ));
+            }
+            if !l.busy_pattern.is_empty() && l.busy_period_ns == 0 {
+                return Err(format!(
+                    "cpc: LPAR {}: a busy pattern needs a positive period",
+                    l.name
+                ));
+            }
+            if let Some(b) = l.busy_pattern.iter().find(|b| !(0.0..=1.0).contains(*b)) {
+                return Err(format!(
+                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {b})",
+                    l.name
+                ));
+            }
+            if !(0.0..=1.0).contains(&l.busy) {
+                return Err(format!(
+                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {})",
+                    l.name, l.busy
+                ));
+            }
+            if l.dedicated {
+                ded += l.logical;
+            } else {
+                if l.weight == 0 || l.weight > 999 {
+                    return Err(format!(
+                        "cpc: LPAR {}: weight of a shared LPAR must be 1..999 (got {})",
+                        l.name, l.weight
+                    ));
+                }
+                if l.logical > self.shared {
+                    return Err(format!(
+                        "cpc: LPAR {}: {} shared logical cores but the CPC has {} shared physical IFLs",
+                        l.name, l.logical, self.shared
+                    ));
+                }
+            }
+        }
+        if ded > self.dedicated {
+            return Err(format!(
+                "cpc: dedicated LPARs need {ded} dedicated IFLs but the CPC has {}",
+                self.dedicated
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Entitlement of every LPAR (dedicated ones: their logical cores, outside the pool).
+pub fn entitlements(cpc: &CpcSpec) -> Vec<Ent> {
+    let n = cpc.lpars.len();
+    let mut out: Vec<Option<Ent>> = vec![None; n];
+    for (i, l) in cpc.lpars.iter().enumerate() {
+        if l.dedicated {
+            out[i] = Some(Ent {
+                num: l.logical as u128,
+                den: 1,
+            });
+        }
+    }
+    // Water-fill: an LPAR whose weight share exceeds its logical cores holds its logical cores;
+    // the rest of the pool is shared again by weight among the others.
+    let mut pool = cpc.shared as u128;
+    loop {
+        let wsum: u128 = cpc
+            .lpars
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| out[*i].is_none())
+            .map(|(_, l)| l.weight as u128)
+            .sum();
+        if wsum == 0 {
+            break;
+        }
+        let mut capped = false;
+        for (i, l) in cpc.lpars.iter().enumerate() {
+            if out[i].is_none() && pool * l.weight as u128 > l.logical as u128 * wsum {
+                out[i] = Some(Ent {
+                    num: l.logical as u128,
+                    den: 1,
+                });
+                pool -= l.logical as u128;
+                capped = true;
+            }
+        }
+        if !capped {
+            for (i, l) in cpc.lpars.iter().enumerate() {
+                if out[i].is_none() {
+                    out[i] = Some(Ent {
+                        num: pool * l.weight as u128,
+                        den: wsum,
+                    });
+                }
+            }
+            break;
+        }
+    }
+    out.into_iter()
+        .map(|e| e.unwrap_or(Ent { num: 0, den: 1 }))
+        .collect()
+}
+
+/// Vertical-high and vertical-medium counts for entitlement `e` (cp-model §1.3).
+pub fn vertical_counts(e: Ent) -> (u32, u32) {
+    let fl = e.floor();
+    if e.is_integral() {
+        (fl, 0)
+    } else if 2 * e.frac_num() >= e.den {
+        (fl, 1)
+    } else if fl == 0 {
+        (0, 1)
+    } else {
+        (fl - 1, 2)
+    }
+}
+
+/// Polarize and place the whole CPC.
+pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
+    cpc.check()?;
+    let ents = entitlements(cpc);
+    let mut lpars = Vec::new();
+    for (l, &e) in cpc.lpars.iter().zip(&ents) {
+        let (mut vh, mut vm, mut vl, mut hz, mut ded) = (0, 0, 0, 0, 0);
+        let mut cores = Vec::new();
+        if l.dedicated {
+            ded = l.logical;
+            cores.extend((0..ded).map(|_| Core {
+                pol: Pol::Ded,
+                ent: 1.0,
+                home: 0,
+            }));
+        } else if l.polarization == Polarization::Horizontal {
+            hz = l.logical;
+            let per = e.cores() / l.logical as f64;
+            cores.extend((0..hz).map(|_| Core {
+                pol: Pol::Hz,
+                ent: per,
+                home: 0,
+            }));
+        } else {
+            (vh, vm) = vertical_counts(e);
+            vl = l.logical - vh - vm;
+            let vm_ent = if vm > 0 {
+                (e.cores() - vh as f64) / vm as f64
+            } else {
+                0.0
+            };
+            cores.extend((0..vh).map(|_| Core {
+                pol: Pol::Vh,
+                ent: 1.0,
+                home: 0,
+            }));
+            cores.extend((0..vm).map(|_| Core {
+                pol: Pol::Vm,
+                ent: vm_ent,
+                home: 0,
+            }));
+            cores.extend((0..vl).map(|_| Core {
+                pol: Pol::Vl,
+                ent: 0.0,
+                home: 0,
+            }));
+        }
+        lpars.push(LparPol {
+            name: l.name.clone(),
+            weight: l.weight,
+            logical: l.logical,
+            dedicated: l.dedicated,
+            polarization: l.polarization,
+            entitlement: e.cores(),
+            ent: e,
+            vh,
+            vm,
+            vl,
+            hz,
+            ded,
+            cores,
+        });
+    }
+    // Placement: Vh on physical cores 0.., one each; the rest of the shared pool for the others.
+    let vh_total: u32 = lpars.iter().map(|l| l.vh).sum();
+    let non_vh_total: u32 = lpars.iter().map(|l| l.vm + l.vl + l.hz).sum();
+    let mut next = 0u32;
+    for l in lpars.iter_mut() {
+        for c in l.cores.iter_mut().filter(|c| c.pol == Pol::Vh) {
+            c.home = next;
+            next += 1;
+        }
+    }
+    let pool_first = vh_total;
+    // With every shared core taken by a Vh, the others float over the whole pool.
+    let (pool_lo, pool_n) = if cpc.shared > vh_total {
+        (pool_first, cpc.shared - vh_total)
+    } else {
+        (0, cpc.shared.max(1))
+    };
+    let mut k = 0u32;
+    let mut dnext = cpc.shared;
+    for l in lpars.iter_mut() {
+        for c in l.cores.iter_mut() {
+            match c.pol {
+                Pol::Vm | Pol::Vl | Pol::Hz => {
+                    c.home = pool_lo + k % pool_n;
+                    k += 1;
+                }
+                Pol::Ded => {
+                    c.home = dnext;
+                    dnext += 1;
+                }
+                Pol::Vh => {}
+            }
+        }
+    }
+    Ok(CpcPol {
+        shared: cpc.shared,
+        dedicated: cpc.dedicated,
+        lpars,
+        vh_total,
+        vh_physical: vh_total,
+        non_vh_total,
+        non_vh_physical: cpc.shared.saturating_sub(vh_total),
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pool's fluid share of capacity (cp-model §1.4, [A]).
+
+/// Share of a physical core each logical core gets while it wants to run (fluid PR/SM,
+/// placement-aware). LPAR j keeps its first `unparked[j]` cores (Vh, Vm, Vl order) busy a
+/// fraction `d[j]` of the time each (z/VM spreads its work over its unparked cores); the others
+/// get nothing.
+/// - A vertical-high has its own physical core: it gets all it wants.
+/// - Every other shared core (Vm, Vl, horizontal) runs on whatever physical capacity the
+///   vertical-highs leave: the pool's non-Vh cores plus idle time on the Vh cores. From it each
+///   core is first guaranteed min(d, its entitlement), then the rest goes by LPAR weight to the
+///   LPARs that want more (uncapped, cp-model §1.2), and evenly among an LPAR's cores.
+/// - Dedicated cores get what they want on their own cores, outside the pool.
+pub fn pool_share(pol: &CpcPol, weights: &[u32], unparked: &[u32], d: &[f64]) -> Vec<Vec<f64>> {
+    let mut out: Vec<Vec<f64>> = pol.lpars.iter().map(|l| vec![0.0; l.cores.len()]).collect();
+    let mut used = 0.0;
+    let mut caps: Vec<Vec<(usize, f64)>> = vec![Vec::new(); pol.lpars.len()];
+    for (j, l) in pol.lpars.iter().enumerate() {
+        let dj = d[j].clamp(0.0, 1.0);
+        let n = (unparked[j] as usize).min(l.cores.len());
+        for (k, c) in l.cores.iter().enumerate().take(n) {
+            match c.pol {
+                Pol::Ded => out[j][k] = dj,
+                Pol::Vh => {
+                    out[j][k] = dj;
+                    used += dj;
+                }
+                Pol::Vm | Pol::Vl | Pol::Hz => {
+                    let g = dj.min(c.ent);
+                    out[j][k] = g;
+                    used += g;
+                    if dj > g {
+                        caps[j].push((k, dj - g));
+                    }
+                }
+            }
+        }
+    }
+    let left = (pol.shared as f64 - used).max(0.0);
+    let w: Vec<f64> = weights.iter().map(|&x| x as f64).collect();
+    let cap: Vec<f64> = caps.iter().map(|c| c.iter().map(|x| x.1).sum()).collect();
+    let extra = crate::scheduler::water_fill(left, &w, &cap);
+    for (j, cj) in caps.iter().enumerate() {
+        if cj.is_empty() || extra[j] <= 0.0 {
+            continue;
+        }
+        let ones = vec![1.0; cj.len()];
+        let c: Vec<f64> = cj.iter().map(|x| x.1).collect();
+        for ((k, _), e) in cj
+            .iter()
+            .zip(crate::scheduler::water_fill(extra[j], &ones, &c))
+        {
+            out[j][*k] += e;
+        }
+    }
+    out
+}
+
+/// PR/SM dispatch interval (cp-model §1.4): k × shared physical / active shared logical cores,
+/// clamped to [t_min, t_max] (all in ms).
+pub fn dispatch_interval_ms(
+    shared: u32,
+    active_logical: u32,
+    k: f64,
+    t_min: f64,
+    t_max: f64,
+) -> f64 {
+    let r = if active_logical == 0 {
+        1.0
+    } else {
+        shared as f64 / active_logical as f64
+    };
+    (k * r).clamp(t_min, t_max.max(t_min))
+}
+
+// ---------------------------------------------------------------------------------------------
+// z/VM vertical mode: parking and unparking (VM66063, cp-model §3.3).
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Unparking {
+    Large,
+    Medium,
+    Small,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExcessUse {
+    High,
+    Medium,
+    Low,
+    None,
+}
+
+/// How many logical cores z/VM keeps unparked (cp-model §3.3, [A] shaped to seed 000):
+/// - `powered` P = min(logical, E + f(EXCESSUSE) × projected excess): what appears powered;
+/// - LARGE: every core that appears powered, ceil(P);
+/// - MEDIUM: the Vh and Vm cores plus the vertical-lows needed and powered,
+///   max(Vh+Vm, ceil(min(need, P)));
+/// - SMALL: only the cores needed and powered, ceil(min(need, P)).
+///
+/// All clamped to 1..logical. Since Vh+Vm = ceil(E) <= ceil(P), SMALL <= MEDIUM <= LARGE.
+pub fn unparked_count(
+    model: Unparking,
+    logical: u32,
+    vh_vm: u32,
+    ent: f64,
+    excess: f64,
+    excess_factor: f64,
+    need: f64,
+) -> u32 {
+    let ceil = |x: f64| (x - 1e-9).ceil().max(0.0) as u32;
+    let p = (ent + excess_factor.clamp(0.0, 1.0) * excess.max(0.0)).min(logical as f64);
+    let m = need.max(0.0).min(p);
+    let n = match model {
+        Unparking::Large => ceil(p).max(vh_vm),
+        Unparking::Medium => vh_vm.max(ceil(m)),
+        Unparking::Small => ceil(m),
+    };
+    n.clamp(1, logical.max(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lpar(name: &str, weight: u32, logical: u32) -> LparSpec {
+        LparSpec {
+            name: name.into(),
+            weight,
+            logical,
+            dedicated: false,
+            polarization: Polarization::Vertical,
+            busy: 0.0,
+            busy_pattern: vec![],
+            busy_period_ns: 0,
+        }
+    }
+
+    /// Row B13 (seed 000): the CPC of the VM66063 charts. Weights in the ratio of the published
+    /// entitlements (688 : 1978 hundredths of a core = 344 : 989, PR/SM weights are 1..999),
+    /// logical cores = Vh + Vm + Vl as published. The counts and placement must come out of
+    /// the arithmetic.
+    fn b13() -> CpcSpec {
+        CpcSpec {
+            shared: 86,
+            dedicated: 0,
+            lpars: vec![
+                lpar("A", 344, 12),
+                lpar("B", 989, 24),
+                lpar("C", 989, 24),
+                lpar("D", 989, 28),
+                lpar("E", 989, 28),
+            ],
+        }
+    }
+
+    #[test]
+    fn b13_polarization_test() {
+        let p = polarize(&b13()).unwrap();
+        let got: Vec<(u32, u32, u32)> = p.lpars.iter().map(|l| (l.vh, l.vm, l.vl)).collect();
+        assert_eq!(
+            got,
+            vec![(6, 1, 5), (19, 1, 4), (19, 1, 4), (19, 1, 8), (19, 1, 8)]
+        );
+        assert!((p.lpars[0].entitlement - 6.88).abs() < 1e-12);
+        assert!((p.lpars[1].entitlement - 19.78).abs() < 1e-12);
+        assert_eq!(p.vh_total, 82);
+        assert_eq!(p.vh_physical, 82);
+        assert_eq!(p.non_vh_total, 34);
+        assert_eq!(p.non_vh_physical, 4);
+        let homes: std::collections::BTreeSet<u32> = p
+            .lpars
+            .iter()
+            .flat_map(|l| l.cores.iter())
+            .filter(|c| c.pol != Pol::Vh)
+            .map(|c| c.home)
+            .collect();
+        assert_eq!(homes.into_iter().collect::<Vec<_>>(), vec![82, 83, 84, 85]);
+    }
+
+    #[test]
+    fn busy_pattern_test() {
+        let mut l = lpar("P", 1, 1);
+        l.busy = 0.3;
+        assert_eq!(l.busy_at(123), 0.3);
+        l.busy_pattern = vec![0.5, 0.9];
+        l.busy_period_ns = 10;
+        assert_eq!(
+            (l.busy_at(0), l.busy_at(9), l.busy_at(10), l.busy_at(25)),
+            (0.5, 0.5, 0.9, 0.5)
+        );
+    }
+
+    #[test]
+    fn vertical_count_rule_test() {
+        let e = |num: u128, den: u128| Ent { num, den };
+        assert_eq!(vertical_counts(e(688, 100)), (6, 1));
+        assert_eq!(vertical_counts(e(650, 100)), (6, 1));
+        assert_eq!(vertical_counts(e(649, 100)), (5, 2));
+        assert_eq!(vertical_counts(e(700, 100)), (7, 0));
+        assert_eq!(vertical_counts(e(30, 100)), (0, 1));
+        assert_eq!(vertical_counts(e(130, 100)), (0, 2));
+    }
+
+    #[test]
+    fn entitlement_capped_at_logical_cores_test() {
+        // Weight 900 of 1000 on 10 cores would be 9 cores, but the LPAR has only 2 logical.
+        let c = CpcSpec {
+            shared: 10,
+            dedicated: 0,
+            lpars: vec![lpar("BIG", 900, 2), lpar("OTHER", 100, 10)],
+        };
+        let e = entitlements(&c);
+        assert_eq!(e[0].cores(), 2.0);
+        assert_eq!(e[1].cores(), 8.0);
+    }
+
+    #[test]
+    fn unparking_examples_test() {
+        // E = 6.88 (6 Vh + 1 Vm), 12 logical, 3 cores of excess, 2.5 cores needed.
+        let f = |m| unparked_count(m, 12, 7, 6.88, 3.0, 1.0, 2.5);
+        assert_eq!(f(Unparking::Large), 10);
+        assert_eq!(f(Unparking::Medium), 7);
+        assert_eq!(f(Unparking::Small), 3);
+        // EXCESSUSE NONE: no vertical-low is ever unparked.
+        assert_eq!(
+            unparked_count(Unparking::Large, 12, 7, 6.88, 3.0, 0.0, 12.0),
+            7
+        );
+    }
+
+    fn share_all(c: &CpcSpec, d: &[f64]) -> Vec<Vec<f64>> {
+        let p = polarize(c).unwrap();
+        let w: Vec<u32> = c.lpars.iter().map(|l| l.weight).collect();
+        let n: Vec<u32> = c.lpars.iter().map(|l| l.logical).collect();
+        pool_share(&p, &w, &n, d)
+    }
+
+    #[test]
+    fn pool_share_examples_test() {
+        // A5-like: 4 shared cores, weights 30/70, both horizontal 4-ways, partner busy: each
+        // of our cores is powered 30 % of the time.
+        let mut c = CpcSpec {
+            shared: 4,
+            dedicated: 0,
+            lpars: vec![lpar("VM", 30, 4), lpar("OTHER", 70, 4)],
+        };
+        for l in c.lpars.iter_mut() {
+            l.polarization = Polarization::Horizontal;
+        }
+        let got = share_all(&c, &[1.0, 1.0]);
+        assert!(got[0].iter().all(|x| (x - 0.3).abs() < 1e-9), "{got:?}");
+        // Partner idle: ours run whenever they want.
+        let got = share_all(&c, &[1.0, 0.0]);
+        assert!(got[0].iter().all(|x| (x - 1.0).abs() < 1e-9));
+        // Partner at half: 2 cores left for us.
+        let got = share_all(&c, &[1.0, 0.5]);
+        assert!((got[0].iter().sum::<f64>() - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn crowded_vertical_lows_test() {
+        // B13's CPC with every partner 95 % busy on all its cores: the Vh keep their cores,
+        // our vertical-lows share what the partners' Vh leave with the partners' Vm and Vl.
+        let got = share_all(&b13(), &[0.4, 0.95, 0.95, 0.95, 0.95]);
+        let a = &got[0];
+        assert!(a[..6].iter().all(|x| (x - 0.4).abs() < 1e-12));
+        assert!((a[6] - 0.4).abs() < 1e-12); // Vm: 0.4 is within its 0.88
+        assert!(a[7..].iter().all(|x| *x < 0.4 - 1e-3), "{a:?}");
+    }
+
+    fn arb_cpc() -> impl Strategy<Value = CpcSpec> {
+        (1u32..=128).prop_flat_map(|shared| {
+            (
+                Just(shared),
+                proptest::collection::vec(
+                    (1u32..=999, 1u32..=shared, any::<bool>(), 0.0f64..=1.0),
+                    1..8,
+                ),
+            )
+                .prop_map(|(shared, ls)| CpcSpec {
+                    shared,
+                    dedicated: 0,
+                    lpars: ls
+                        .into_iter()
+                        .enumerate()
+                        .map(|(i, (w, n, h, b))| LparSpec {
+                            name: format!("L{i}"),
+                            weight: w,
+                            logical: n,
+                            dedicated: false,
+                            polarization: if h {
+                                Polarization::Horizontal
+                            } else {
+                                Polarization::Vertical
+                            },
+                            busy: b,
+                            busy_pattern: vec![],
+                            busy_period_ns: 0,
+                        })
+                        .collect(),
+                })
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn polarization_properties(cpc in arb_cpc()) {
+            let p = polarize(&cpc).unwrap();
+            // Σ entitlement = shared pool (or every logical core, if there are fewer).
+            let total: f64 = p.lpars.iter().map(|l| l.entitlement).sum();
+            let logical: u32 = cpc.lpars.iter().map(|l| l.logical).sum();
+            let want = (cpc.shared.min(logical)) as f64;
+            prop_assert!((total - want).abs() < 1e-9, "sum {total} vs {want}");
+            let mut vh_homes = std::collections::BTreeSet::new();
+            for l in &p.lpars {
+                // Every logical core has exactly one polarization.
+                prop_assert_eq!(l.vh + l.vm + l.vl + l.hz + l.ded, l.logical);
+                prop_assert_eq!(l.cores.len() as u32, l.logical);
+                prop_assert!(l.entitlement <= l.logical as f64 + 1e-12);
+                // Vh never exceeds the entitlement; Vh + Vm covers it exactly.
+                prop_assert!(l.vh as f64 <= l.entitlement + 1e-12);
+                if l.polarization == Polarization::Vertical {
+                    prop_assert_eq!(l.vh + l.vm, l.ent.ceil());
+                    let s: f64 = l.cores.iter().map(|c| c.ent).sum();
+                    prop_assert!((s - l.entitlement).abs() < 1e-9);
+                    prop_assert!(l.cores.iter().all(|c| c.ent <= 1.0 + 1e-12));
+                }
+                for c in &l.cores {
+                    prop_assert!(c.home < cpc.shared);
+                    if c.pol == Pol::Vh {
+                        // Vh cores never share a physical core.
+                        prop_assert!(vh_homes.insert(c.home));
+                    }
+                }
+            }
+            // Non-Vh cores stay off the Vh physical cores (when any core is left for them).
+            if p.vh_total < cpc.shared {
+                for l in &p.lpars {
+                    for c in l.cores.iter().filter(|c| c.pol != Pol::Vh) {
+                        prop_assert!(!vh_homes.contains(&c.home));
+                    }
+                }
+            }
+            prop_assert_eq!(p.vh_physical + p.non_vh_physical, cpc.shared);
+        }
+
+        #[test]
+        fn pool_share_properties(cpc in arb_cpc(), ours in 0.0f64..=1.0) {
+            let p = polarize(&cpc).unwrap();
+            let w: Vec<u32> = cpc.lpars.iter().map(|l| l.weight).collect();
+            let n: Vec<u32> = cpc.lpars.iter().map(|l| l.logical).collect();
+            let d: Vec<f64> = cpc.lpars.iter().enumerate()
+                .map(|(i, l)| if i == 0 { ours } else { l.busy }).collect();
+            let got = pool_share(&p, &w, &n, &d);
+            let sum: f64 = got.iter().flatten().sum();
+            prop_assert!(sum <= cpc.shared as f64 + 1e-6);
+            for (j, l) in p.lpars.iter().enumerate() {
+                for (k, c) in l.cores.iter().enumerate() {
+                    let x = got[j][k];
+                    prop_assert!(x <= d[j] + 1e-9);
+                    // Every core gets at least its entitlement of what it wants; a Vh all of it.
+                    prop_assert!(x + 1e-9 >= d[j].min(c.ent));
+                    if c.pol == Pol::Vh { prop_assert!((x - d[j]).abs() < 1e-12); }
+                }
+            }
+            // Capacity left idle only when every core has all it wants.
+            if sum < cpc.shared as f64 - 1e-6 {
+                for (j, g) in got.iter().enumerate() {
+                    prop_assert!(g.iter().all(|x| (x - d[j]).abs() < 1e-6));
+                }
+            }
+        }
+
+        #[test]
+        fn unparking_monotone(logical in 1u32..=64, efrac in 0.0f64..=1.0, excess in 0.0f64..64.0,
+                              fx in 0.0f64..=1.0, util in 0.0f64..=1.0) {
+            // Any entitlement up to the logical cores, any utilization and excess projection.
+            let e = Ent { num: (efrac * logical as f64 * 1000.0).round() as u128, den: 1000 };
+            let (vh, vm) = vertical_counts(e);
+            let need = util * logical as f64;
+            let f = |m| unparked_count(m, logical, vh + vm, e.cores(), excess, fx, need);
+            let (s, m, l) = (f(Unparking::Small), f(Unparking::Medium), f(Unparking::Large));
+            prop_assert!(s <= m && m <= l, "{s} {m} {l}");
+            prop_assert!(l <= logical && s >= 1);
+            // MEDIUM keeps every Vh and Vm unparked.
+            prop_assert!(m >= (vh + vm).min(logical));
+        }
+
+    }
+}
