@@ -22,6 +22,9 @@ from typing import Any
 from .errors import InputError
 
 SMT_MODES = ("off", "smt1", "smt2")
+MACHINES = ("z13", "z14")
+MAX_SMT_CORES = 32  # seed 000: with SMT only the first 32 logical cores are used
+MAX_DRAWERS = 4
 DISTS = ("exp", "fixed")
 MAX_PROCESSORS = 64
 MAX_VCPUS = 64
@@ -44,7 +47,9 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
              "title": "a title for reports", "description": "free text",
              "storage": "real storage for guest pages and paging volumes ([storage])",
              "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])"}
-_SYSTEM_KEYS = {"level": "CP level", "processors": "logical processors", "smt": "off | smt1 | smt2",
+_SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
+                "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
+                "drawers": "drawers the LPAR's cores span (default: as few as fit)",
                 "switches": "mechanism switches set on top of the level, e.g. { sched = \"entitlement-excess\" }",
                 "lpar": "name of the LPAR z/VM runs in (with [cpc])",
                 "weight": "PR/SM weight of the LPAR, 1-999 (with [cpc])",
@@ -80,7 +85,8 @@ _VOLUME_KEYS = {"type", "size", "count"}
 PAGE = 4096
 MAX_GUEST_PAGES = 1 << 28  # 1 TB, the engine's limit
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
-_ACTION_KEYS = {"at": "time into the run", "command": "the CP command, e.g. \"SET SHARE USER1 RELATIVE 200\""}
+_ACTION_KEYS = {"at": "time into the run",
+                "command": "the CP command, e.g. \"SET SHARE USER1 RELATIVE 200\" or \"SET MULTITHREAD 2\""}
 _WORKLOAD_KEYS = {
     "cpu-bound": {"kind": "", "demand": "fraction of one processor per virtual CPU, (0, 1]",
                   "tx_cpu": "CPU per transaction (or per burst when demand < 1)", "dist": "exp | fixed"},
@@ -311,8 +317,9 @@ class Guest:
 class Action:
     at_ns: int
     userid: str
-    share: Share
+    share: Share | None
     command: str
+    threads: int | None = None  # SET MULTITHREAD: active threads per core
 
 
 @dataclass
@@ -330,10 +337,16 @@ class Scenario:
     title: str = ""
     switches: dict[str, str] = field(default_factory=dict)
     storage: dict | None = None
+    machine: str | None = None
+    drawers: int | None = None
     cpc: dict | None = None
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
+        if self.machine is not None:
+            cfg["machine"] = self.machine
+        if self.drawers is not None:
+            cfg["drawers"] = self.drawers
         for g, e in zip(self.guests, cfg["guests"]):
             if g.storage_pages is not None:
                 e["storage_pages"] = g.storage_pages
@@ -361,7 +374,8 @@ class Scenario:
                 for g in self.guests
             ],
             "actions": [
-                {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
+                {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.share is None
+                else {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
                 for a in self.actions
             ],
         }
@@ -466,6 +480,8 @@ def _flatten_params(d: dict, prefix: str = "") -> dict[str, Any]:
 
 
 _SET_SHARE = re.compile(r"^\s*SET\s+SHARE\s+(\S+)\s+(.*)$", re.IGNORECASE)
+# SET MULTITHREAD [ALL | TYPE IFL] 1|2 (threads per core; MULTITHREADING accepted as written in seed 000)
+_SET_MT = re.compile(r"^\s*SET\s+MULTITHREAD(?:ING)?\s+(?:ALL\s+|TYPE\s+IFL\s+)?([12])\s*$", re.IGNORECASE)
 
 
 def loads(text: str, path: str = "<scenario>") -> Scenario:
@@ -502,6 +518,18 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     if smt not in SMT_MODES:
         raise InputError(f"{smt!r} is not an SMT mode", file=file, line=ln("system", "smt"), field="system.smt",
                          fix=f"accepted: {', '.join(SMT_MODES)}")
+    if smt != "off" and processors > MAX_SMT_CORES:
+        raise InputError(f"{processors} cores with smt = {smt!r}: z/VM multithreads at most {MAX_SMT_CORES} cores",
+                         file=file, line=ln("system", "processors"), field="system.processors",
+                         fix=f"use processors <= {MAX_SMT_CORES} with SMT, or smt = \"off\" (up to {MAX_PROCESSORS} cores)")
+    machine = system.get("machine")
+    if machine is not None and machine not in MACHINES:
+        raise InputError(f"{machine!r} is not a modelled machine", file=file, line=ln("system", "machine"),
+                         field="system.machine", fix=f"accepted: {', '.join(MACHINES)}")
+    drawers = system.get("drawers")
+    if drawers is not None:
+        drawers = _int(drawers, 1, min(MAX_DRAWERS, processors), file=file, line=ln("system", "drawers"),
+                       where="system.drawers", what="the number of drawers the LPAR spans")
     switches = system.get("switches", {})
     if not isinstance(switches, dict) or not all(isinstance(v, str) for v in switches.values()):
         raise InputError("must be a table of names and string values", file=file, line=ln("system", "switches"),
@@ -616,10 +644,17 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         at = parse_duration(a["at"], where=f"{where}.at", file=file, line=ln("action", "at", i), allow_zero=True)
         cline = ln("action", "command", i)
         cmd = a["command"]
+        mt = _SET_MT.match(cmd) if isinstance(cmd, str) else None
+        if mt:
+            if smt == "off":
+                raise InputError("SET MULTITHREAD needs an SMT mode", file=file, line=cline, field=f"{where}.command",
+                                 fix='set system.smt = "smt1" or "smt2" (non-SMT to SMT needs a re-IPL)')
+            actions.append(Action(at, "", None, cmd, int(mt.group(1))))
+            continue
         m = _SET_SHARE.match(cmd) if isinstance(cmd, str) else None
         if not m:
             raise InputError(f"unsupported command {cmd!r}", file=file, line=cline, field=f"{where}.command",
-                             fix='supported: "SET SHARE userid <share operands>"')
+                             fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"')
         uid = m.group(1).upper()
         if uid not in seen:
             raise InputError(f"SET SHARE names unknown userid {uid}", file=file, line=cline, field=f"{where}.command",
@@ -629,14 +664,34 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     actions.sort(key=lambda a: a.at_ns)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
+    if drawers is not None:
+        per = _cores_per_drawer(machine or "z14", params)
+        need = -(-processors // per)
+        if drawers < need:
+            raise InputError(f"{processors} cores of a {machine or 'z14'} ({per} cores per drawer) need at least "
+                             f"{need} drawers", file=file, line=ln("system", "drawers"), field="system.drawers",
+                             fix=f"use drawers = {need}..{min(MAX_DRAWERS, processors)}, or leave it out")
     cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, lines=lines)
+    if cpc is not None and smt != "off":
+        raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
+                         "threads the SMT model does not suspend together)", file=file, line=ln("system", "smt"),
+                         field="system.smt", fix='use smt = "off" with [cpc], or leave [cpc] out')
 
     title = doc.get("title", "")
     if not isinstance(title, str):
         raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
-                    switches=dict(switches), storage=storage, cpc=cpc)
+                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc)
+
+
+def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
+    """Cores per drawer of a machine from the parameter table (with the scenario's overrides)."""
+    from . import engine
+
+    table = {p["name"]: p["default"] for p in engine.params()} | dict(params)
+    cpc = max(1, round(table[f"cpu.{machine}.cores_per_chip"]))
+    return cpc * max(1, round(table[f"cpu.{machine}.chips_per_drawer"]))
 
 
 def parse_size(text: Any, *, where: str, file: str | None, line: int | None) -> int:

@@ -35,7 +35,7 @@ def test_regression_suite_has_the_seed_000_shape():
     # every cell's scenario is valid and asks for what its axes say
     for c in s.cells:
         sc = scenario.loads(c.text, c.name)
-        assert sc.processors == c.axes["cores"] and sc.smt == "off"  # SMT-2 runs non-SMT until the engine has it
+        assert sc.processors == c.axes["cores"] and sc.smt == c.axes["smt"]
         assert sc.storage is not None
         refs = sum(g.refs["range_pages"] * g.count for g in sc.guests if g.refs)
         assert (sc.storage["frames"] >= refs) == (c.axes["storage"] == "rich")

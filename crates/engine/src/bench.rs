@@ -49,10 +49,13 @@ pub fn reference_config(
     for k in ["lock.line_cycles", "lock.hold_dispatch", "lock.hold_requeue", "lock.hold_ready"] {
         params.insert(k.to_string(), 0.0);
     }
+    params.insert("cpi.l1_miss_per_instr".to_string(), 0.0); // every processor at speed 1.0 (no drawer CPI)
     Config {
         level: "zvm-6.4".into(),
         processors: c,
         smt: "off".into(),
+        drawers: None,
+        machine: None,
         duration_ns: horizon_ms * MS,
         interval_ns: (horizon_ms * MS / 10).max(1),
         seed,

@@ -15,6 +15,12 @@ pub struct Config {
     pub processors: u32,
     #[serde(default = "default_smt")]
     pub smt: String,
+    /// Drawers the LPAR's cores span (None: as few as the machine's drawer size allows).
+    #[serde(default)]
+    pub drawers: Option<u32>,
+    /// Machine generation for the drawer topology: "z13" or "z14" (default).
+    #[serde(default)]
+    pub machine: Option<String>,
     pub duration_ns: Time,
     pub interval_ns: Time,
     #[serde(default)]
@@ -335,6 +341,16 @@ pub enum Action {
         userid: String,
         share: Share,
     },
+    /// SET MULTITHREAD: active threads per core (1 or 2) in an SMT mode.
+    SetMultithreading { at_ns: Time, threads: u32 },
+}
+
+impl Action {
+    pub fn at_ns(&self) -> Time {
+        match self {
+            Action::SetShare { at_ns, .. } | Action::SetMultithreading { at_ns, .. } => *at_ns,
+        }
+    }
 }
 
 impl Config {
@@ -352,6 +368,7 @@ impl Config {
                 self.processors
             ));
         }
+        self.check_cpu()?;
         if self.interval_ns == 0 || self.duration_ns == 0 {
             return Err("run.duration and run.interval must be positive".into());
         }
@@ -378,7 +395,10 @@ impl Config {
                     return Err(format!("guest {}: workload.cpu must be positive", g.userid));
                 }
                 Workload::Client { window: 0, .. } => {
-                    return Err(format!("guest {}: workload.window must be at least 1", g.userid));
+                    return Err(format!(
+                        "guest {}: workload.window must be at least 1",
+                        g.userid
+                    ));
                 }
                 Workload::DasdIo { ios: 0, .. } | Workload::DasdIo { blocks: 0, .. } => {
                     return Err(format!("guest {}: workload.ios and blocks must be at least 1", g.userid));
@@ -419,13 +439,63 @@ impl Config {
             }
         }
         for a in &self.actions {
-            let Action::SetShare { userid, share, .. } = a;
-            check_share(userid, share)?;
+            match a {
+                Action::SetShare { userid, share, .. } => check_share(userid, share)?,
+                Action::SetMultithreading { threads, .. } => {
+                    if self.smt == "off" {
+                        return Err("SET MULTITHREAD needs an SMT mode: set system.smt = \"smt1\" or \"smt2\" (non-SMT to SMT needs a re-IPL)".into());
+                    }
+                    if !(1..=2).contains(threads) {
+                        return Err(format!(
+                            "SET MULTITHREAD {threads}: threads per core must be 1 or 2"
+                        ));
+                    }
+                }
+            }
         }
         if let Some(c) = &self.cpc {
             c.check(self.processors)?;
         }
         self.check_storage()
+    }
+
+    /// Processor topology limits (seed 000): non-SMT up to 64 logical cores, SMT only on 32.
+    fn check_cpu(&self) -> Result<(), String> {
+        use crate::cpu::{SmtMode, MAX_CORES, MAX_DRAWERS, MAX_SMT_CORES};
+        let Some(mode) = SmtMode::parse(&self.smt) else {
+            return Err(format!(
+                "system.smt = '{}' is not an SMT mode; accepted: off, smt1, smt2",
+                self.smt
+            ));
+        };
+        if mode != SmtMode::Off && self.processors > MAX_SMT_CORES {
+            return Err(format!(
+                "system.processors = {} with system.smt = \"{}\": z/VM multithreads at most {MAX_SMT_CORES} cores; use processors <= {MAX_SMT_CORES} or smt = \"off\" (up to {MAX_CORES} cores)",
+                self.processors, self.smt
+            ));
+        }
+        if mode != SmtMode::Off && self.cpc.is_some() {
+            return Err(format!(
+                "system.smt = \"{}\" with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose threads the SMT model does not suspend together); use smt = \"off\" with [cpc]",
+                self.smt
+            ));
+        }
+        if let Some(m) = &self.machine {
+            if m != "z13" && m != "z14" {
+                return Err(format!(
+                    "system.machine = '{m}' is not modelled; accepted: z13, z14"
+                ));
+            }
+        }
+        if let Some(d) = self.drawers {
+            if d == 0 || d > MAX_DRAWERS || d > self.processors {
+                return Err(format!(
+                    "system.drawers = {d} must be 1..{MAX_DRAWERS} and at most system.processors ({})",
+                    self.processors
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn check_storage(&self) -> Result<(), String> {

@@ -25,6 +25,13 @@ impl Sim {
         lp.susp_left -= w;
         lp.susp_ns += w;
         dt -= w;
+        if lp.rate != crate::cpu::ONE {
+            // SMT thread speed or drawer CPI (cpu.rs).
+            if dt > 0 {
+                self.charge_scaled(l, dt);
+            }
+            return;
+        }
         let s = dt.min(lp.sys_left);
         lp.sys_left -= s;
         lp.sys_ns += s;
@@ -53,24 +60,27 @@ impl Sim {
     /// Start (or continue) running `v` on `l` with `cp` ns of chargeable CP work first.
     #[inline(always)]
     fn start_run(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
+        let rate = self.lpus[l as usize].rate;
         let vc = &mut self.vcpus[v as usize];
         vc.state = VState::Running;
         let cp = cp + std::mem::take(&mut vc.cp_owed);
         // A page fault's run is CP time only; the virtual CPU then waits for its page-in.
+        // The minor time slice is CPU (thread) time: the work it allows depends on the rate.
         let virt = if vc.pagewait {
             0
         } else {
-            vc.remaining.min(vc.slice_left)
+            vc.remaining.min(crate::cpu::slice_work(vc.slice_left, rate))
         };
-        let susp = self.prsm_suspend(l, sys + cp + virt);
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = v;
-        lp.susp_left = susp;
         lp.sys_left = sys;
         lp.cp_left = cp;
         lp.virt_left = virt;
-        self.q
-            .schedule(ENT_FIRST_LPU + l, self.now + susp + sys + cp + virt);
+        lp.frac = 0;
+        let run = self.run_wall(l, sys + cp + virt);
+        let susp = self.prsm_suspend(l, run);
+        self.lpus[l as usize].susp_left = susp;
+        self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
     }
 
     pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
@@ -95,7 +105,8 @@ impl Sim {
         match next {
             Some(v) => {
                 self.on_dispatch(v, l);
-                self.start_run(l, v, sys, self.cost_dispatch)
+                self.start_run(l, v, sys, self.cost_dispatch);
+                self.cpu_set_busy(l, true);
             }
             None => {
                 let lp = &mut self.lpus[l as usize];
@@ -103,16 +114,19 @@ impl Sim {
                 lp.cp_left = 0;
                 lp.virt_left = 0;
                 if sys > 0 {
-                    let susp = self.prsm_suspend(l, sys);
-                    let lp = &mut self.lpus[l as usize];
                     lp.sys_left = sys;
-                    lp.susp_left = susp;
-                    self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + sys);
+                    lp.frac = 0;
+                    let run = self.run_wall(l, sys);
+                    let susp = self.prsm_suspend(l, run);
+                    self.lpus[l as usize].susp_left = susp;
+                    self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
+                    self.cpu_set_busy(l, true);
                 } else {
                     lp.waiting = true;
                     if !lp.parked {
                         self.idle.push(l);
                     }
+                    self.cpu_set_busy(l, false);
                 }
             }
         }

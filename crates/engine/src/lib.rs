@@ -7,6 +7,7 @@
 
 pub mod bench;
 pub mod config;
+pub mod cpu;
 pub mod dasd;
 pub mod dispatcher;
 pub mod io;

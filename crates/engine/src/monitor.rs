@@ -31,6 +31,9 @@ pub struct IntervalRec {
     pub devices: Vec<crate::io::DevStats>,
     /// Spin locks: counters of this interval.
     pub locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
+    /// SMT modes: core time with one and with two busy threads in this interval, and the
+    /// logical CPUs online at its end.
+    pub cores: Option<(u64, u64, u32)>,
 }
 
 pub struct Monitor {
@@ -38,6 +41,7 @@ pub struct Monitor {
     prev_lpus: Vec<(u64, u64)>,
     prev_devs: Vec<crate::io::DevStats>,
     prev_locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
+    prev_cores: (u64, u64),
     last: Time,
     pub intervals: Vec<IntervalRec>,
 }
@@ -49,6 +53,7 @@ impl Monitor {
             prev_lpus: vec![(0, 0); lpus],
             prev_devs: Vec::new(),
             prev_locks: Default::default(),
+            prev_cores: (0, 0),
             last: 0,
             intervals: Vec::new(),
         }
@@ -98,6 +103,14 @@ impl Sim {
         }
         let locks = std::array::from_fn(|i| self.locks.counters[i].since(&self.mon.prev_locks[i]));
         self.mon.prev_locks = self.locks.counters;
+        let cores = if self.cpu.track {
+            self.cpu.sync(self.now);
+            let t = self.cpu.totals();
+            let p = std::mem::replace(&mut self.mon.prev_cores, t);
+            Some((t.0 - p.0, t.1 - p.1, self.cpu.cores * self.cpu.threads))
+        } else {
+            None
+        };
         self.mon.intervals.push(IntervalRec {
             start: self.mon.last,
             end: self.now,
@@ -105,6 +118,7 @@ impl Sim {
             lpus,
             devices,
             locks,
+            cores,
         });
         self.mon.last = self.now;
         if self.now < self.end {
@@ -116,12 +130,18 @@ impl Sim {
     /// The run summary (call after the run; deterministic for a given scenario, level and seed).
     pub fn summary(&self) -> Summary {
         let dur = self.now.max(1) as f64;
-        let p = self.lpus.len() as f64;
+        let p = (self.cpu.cores * self.cpu.threads) as f64;
         let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
+        // Logical-processor time online (SET MULTITHREAD moves it during the run).
+        let capacity = if self.cpu.switches == 0 {
+            dur * p
+        } else {
+            self.cpu.online_total(self.now) as f64
+        };
         let sys: u64 = self.lpus.iter().map(|l| l.sys_ns).sum();
         let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
         let tx: u64 = self.users.iter().map(|u| u.acct.tx_done).sum();
-        let busy_frac = busy as f64 / (dur * p);
+        let busy_frac = busy as f64 / capacity;
         let etr = tx as f64 / (dur / 1e9);
         let pct = |ns: u64| 100.0 * ns as f64 / dur;
         let users = self
@@ -135,6 +155,10 @@ impl Sim {
                 transactions: u.acct.tx_done,
                 tx_started: u.acct.tx_started,
                 tx_in_flight: u.acct.tx_started - u.acct.tx_done,
+                mt1_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
+                    - pct(u.acct.smt_shared_ns) * (1.0 - self.cpu.c2 / 2.0),
+                prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
+                    - pct(u.acct.smt_shared_ns) / 2.0,
             })
             .collect();
         let intervals = self
@@ -177,6 +201,16 @@ impl Sim {
                     transactions: itx,
                     etr: itx as f64 / (len / 1e9),
                     locks: crate::locks::Locks::summary(&iv.locks, len),
+                    smt: iv.cores.map(|(t1, t2, online)| {
+                        let core = (t1 + t2) as f64;
+                        let f = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
+                        SmtInterval {
+                            core_busy_pct: 100.0 * core / (len * self.cpu.cores as f64),
+                            thread_density: f(ibusy as f64, core),
+                            capacity_factor: f(t1 as f64 + self.cpu.c2 * t2 as f64, core),
+                            logical_cpus: online,
+                        }
+                    }),
                     devices: match &self.paging {
                         Some(pg) => pg
                             .devs
@@ -195,7 +229,7 @@ impl Sim {
             level: self.level.name.to_string(),
             switches: self.level.switches.to_map(),
             seed: self.cfg.seed,
-            processors: self.lpus.len() as u32,
+            processors: p as u32,
             duration_s: dur / 1e9,
             events: self.events,
             transactions: tx,
@@ -224,6 +258,8 @@ impl Sim {
             intervals,
             storage: self.storage_summary(),
             locks: crate::locks::Locks::summary(&self.locks.counters, dur),
+            smt: self.smt_summary(busy, dur),
+            cpi: self.cpi_summary(),
             devices: {
                 let mut d = self.device_summaries();
                 if let Some(m) = self.dasd.as_ref() {
@@ -236,6 +272,108 @@ impl Sim {
             dasd: self.dasd_summary(),
         }
     }
+
+    /// SMT measures (cp-model §2.3, §2.4): raw thread time, MT-1 equivalent, prorated core time.
+    fn smt_summary(&self, busy: u64, dur: f64) -> SmtSummary {
+        let (t1, t2) = if self.cpu.track {
+            // Counters are synced at every monitor sample, the last one at the end of the run.
+            let mut c = self.cpu.core_state.clone();
+            let now = self.now;
+            c.iter_mut().for_each(|c| {
+                let dt = now.saturating_sub(c.since);
+                match c.nbusy {
+                    1 => c.t1 += dt,
+                    2 => c.t2 += dt,
+                    _ => {}
+                }
+            });
+            c.iter().fold((0, 0), |a, c| (a.0 + c.t1, a.1 + c.t2))
+        } else {
+            (busy, 0)
+        };
+        let core = (t1 + t2) as f64;
+        let mt1 = t1 as f64 + self.cpu.c2 * t2 as f64;
+        let f = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
+        let max_cf = if self.cpu.n_lpus > self.cpu.cores {
+            self.cpu.c2
+        } else {
+            1.0
+        };
+        SmtSummary {
+            mode: self.cpu.mode.name().to_string(),
+            cores: self.cpu.cores,
+            threads_per_core: self.cpu.threads,
+            logical_cpus: self.cpu.cores * self.cpu.threads,
+            core_busy_pct: 100.0 * core / (dur * self.cpu.cores as f64),
+            thread_busy_pct: 100.0 * busy as f64 / dur,
+            thread_density: f(busy as f64, core),
+            capacity_factor: f(mt1, core),
+            max_capacity_factor: max_cf,
+            productivity: f(f(mt1, core), max_cf),
+            raw_thread_s: busy as f64 / 1e9,
+            mt1_equivalent_s: mt1 / 1e9,
+            prorated_core_s: core / 1e9,
+            multithreading_switches: self.cpu.switches,
+        }
+    }
+
+    /// The drawer CPI model's figures for this LPAR (averages over its cores).
+    fn cpi_summary(&self) -> CpiSummary {
+        let t = &self.cpu.topo;
+        let n = t.cores.max(1) as f64;
+        CpiSummary {
+            drawers: t.drawers,
+            chips: t.chip.iter().max().map_or(0, |c| c + 1),
+            sourcing_cycles_per_miss: t.sourcing.iter().sum::<f64>() / n,
+            cpi: t.cpi.iter().sum::<f64>() / n,
+            speed_factor: t.factor.iter().sum::<f64>() / n,
+            min_speed_factor: t.factor.iter().cloned().fold(1.0, f64::min),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SmtSummary {
+    /// off | smt1 | smt2 (as configured); threads per core active at the end of the run.
+    pub mode: String,
+    pub cores: u32,
+    pub threads_per_core: u32,
+    pub logical_cpus: u32,
+    /// Average core busy (a core is busy while any of its threads is), percent of one core.
+    pub core_busy_pct: f64,
+    /// Sum of logical-CPU (thread) busy, percent of one processor.
+    pub thread_busy_pct: f64,
+    /// Busy threads per busy core (1..2).
+    pub thread_density: f64,
+    /// Work done per core-busy time in non-SMT core units (MT-1 equivalent / core busy).
+    pub capacity_factor: f64,
+    pub max_capacity_factor: f64,
+    pub productivity: f64,
+    /// The three CPU-time measures, summed over the LPAR (cp-model §2.3).
+    pub raw_thread_s: f64,
+    pub mt1_equivalent_s: f64,
+    pub prorated_core_s: f64,
+    pub multithreading_switches: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SmtInterval {
+    pub core_busy_pct: f64,
+    pub thread_density: f64,
+    pub capacity_factor: f64,
+    /// Logical CPUs online at the end of the interval (SET MULTITHREAD).
+    pub logical_cpus: u32,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CpiSummary {
+    pub drawers: u32,
+    pub chips: u32,
+    pub sourcing_cycles_per_miss: f64,
+    pub cpi: f64,
+    /// Nominal work per wall time of a core running one thread (1.0: one-chip LPAR).
+    pub speed_factor: f64,
+    pub min_speed_factor: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -248,6 +386,10 @@ pub struct UserSummary {
     pub transactions: u64,
     pub tx_started: u64,
     pub tx_in_flight: u64,
+    /// SMT (cp-model §2.3): the user's CPU as MT-1 equivalent time and as prorated core time
+    /// (equal to cpu_pct without SMT-2; CP charges raw time, cpu_pct).
+    pub mt1_cpu_pct: f64,
+    pub prorated_cpu_pct: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -282,6 +424,9 @@ pub struct IntervalSummary {
     pub devices: Vec<crate::io::DeviceInterval>,
     /// Spin locks in this interval (FCX265 LOCKLOG per interval).
     pub locks: BTreeMap<String, crate::locks::LockSummary>,
+    /// SMT modes: core busy, thread density and capacity factor in this interval.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub smt: Option<SmtInterval>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -313,6 +458,10 @@ pub struct Summary {
     pub devices: Vec<crate::io::DeviceSummary>,
     /// Spin locks over the run, by lock name (FCX265 LOCKLOG columns).
     pub locks: BTreeMap<String, crate::locks::LockSummary>,
+    /// Cores and threads (issue 4): SMT time measures and capacity.
+    pub smt: SmtSummary,
+    /// The drawer CPI model for this LPAR (issue 4).
+    pub cpi: CpiSummary,
     /// PR/SM and parking (issue 4); absent without a [cpc].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lpar: Option<crate::lpar::LparSummary>,

@@ -50,7 +50,7 @@ params! {
     clock_ghz: "cpu.clock_ghz" = 5.2, "GHz",
         "public: z14 processor clock 5.2 GHz (cp-model §10.1); the seeds' recent measurements ran on z13/z14";
     cpi_cp: "cpu.cpi_cp" = 3.0, "cycles/instruction",
-        "assumed: CP code CPI ~3 on a single drawer (cp-model §10.1); replaced by the drawer CPI model of the processors issue";
+        "assumed: CP code CPI ~3 (cp-model §10.1) on a one-chip LPAR; on more chips and drawers CP work slows with the core's speed factor from the drawer CPI model (cpi.*, cpu.rs)";
     path_dispatch: "path.dispatch" = 2100.0, "instructions",
         "assumed: dispatcher select 1500 + SIE entry/exit 600 instructions per dispatch (cp-model §10.2); charged to the dispatched user";
     hw_sie_cycles: "hw.sie_cycles" = 3000.0, "cycles",
@@ -115,6 +115,26 @@ params! {
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones",
         "assumed: frame-manager zones of the 6.4 2 TB support (seed 000 gives no count); RSA2GLCK is split with them";
+    smt_c2: "smt.c2" = 1.25, "x a non-SMT core", // calibrated from row B1
+        "seed 000 (row B1, kind C, calibrated): z14 SMT-2 vs non-SMT per-core capacity +10 % to +40 %, average +25 %: capacity of a core with both threads busy (each thread runs at c2 / 2)";
+    z13_cores_per_chip: "cpu.z13.cores_per_chip" = 8.0, "cores",
+        "assumed: z13 PU chip with 8 cores (IBM z13 Technical Guide, not re-read [K]); a dedicated LPAR assumed to fill whole chips";
+    z13_chips_per_drawer: "cpu.z13.chips_per_drawer" = 6.0, "chips",
+        "assumed: z13 CPC drawer of 2 nodes x 3 PU chips (IBM z13 Technical Guide, not re-read [K]); with 8 cores per chip a 32-core LPAR fits one drawer and 64 cores span two, as in seed 001 Table 9";
+    z14_cores_per_chip: "cpu.z14.cores_per_chip" = 10.0, "cores",
+        "assumed: z14 PU chip with 10 cores (IBM z14 Technical Guide, not re-read [K])";
+    z14_chips_per_drawer: "cpu.z14.chips_per_drawer" = 6.0, "chips",
+        "assumed: z14 CPC drawer of 2 clusters x 3 PU chips (IBM z14 Technical Guide, not re-read [K])";
+    cpi_inf: "cpi.infinite" = 1.15, "cycles/instruction", // calibrated from row B10, 16-core column
+        "seed 001 (row B10, kind C, 16-core column, calibrated): infinite-cache CPI of the Apache workload; used for guest and CP work alike (one workload CPI)";
+    l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", // calibrated from row B10, 16-core column
+        "seed 001 (row B10, kind C, 16-core column, calibrated): L1 miss percent 1.31; 0 turns the drawer CPI model off (every core at speed 1.0)";
+    cycles_chip: "cpi.cycles_chip" = 1.5, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
+        "seed 001 (row B10, kind C, calibrated): average sourcing cycles of a miss on the core's own chip (mostly its own L2, hence small); solved with cpi.cycles_drawer and cpi.cycles_remote so that the z13 placement gives B10's sourcing cycles at 16, 32 and 64 cores";
+    cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
+        "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer";
+    cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
+        "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served from another drawer";
     prsm_lpdisp: "prsm.c_lpdisp" = 2.0, "us per PR/SM dispatch",
         "assumed: PR/SM time to dispatch one logical core on a physical core (cp-model §1.4, §10.2 [A]); reported as %LPmgt (FCX302), chargeable to no LPAR";
     prsm_trun_k: "prsm.trun_k" = 25.0, "ms",

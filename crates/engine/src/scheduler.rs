@@ -181,6 +181,20 @@ impl Scheduler {
         }
     }
 
+    /// Logical processors online (SET MULTITHREAD changes it): the share normalization counts
+    /// the online ones; local dispatch vectors exist for every allocated one.
+    pub(crate) fn set_processors(&mut self, online: u32, allocated: u32) {
+        self.n_cpu = online as f64;
+        if self.local && self.dvs.len() < allocated as usize {
+            self.dvs.resize_with(allocated as usize, BinaryHeap::new);
+        }
+    }
+
+    /// A virtual CPU waits for a processor (stale dispatch-vector entries count).
+    pub(crate) fn has_ready(&self) -> bool {
+        self.direct != NONE || !self.is_empty()
+    }
+
     /// Virtual CPUs waiting on dispatch vectors (stale entries included).
     pub fn len(&self) -> usize {
         self.dvs.iter().map(|d| d.len()).sum()
@@ -661,8 +675,28 @@ impl Sim {
             self.admit_from_elist();
             return;
         }
-        // Another processor may be idle (this one may pick an earlier deadline).
-        self.make_ready(v, false);
+        // The processor it ran on dispatches next: it takes `v` again unless a more urgent
+        // virtual CPU waits, and only then is an idle processor woken for `v` (handing `v` to
+        // an idle processor while its own goes idle would only move it, and under SMT land it
+        // beside a busy sibling).
+        self.requeue_ready(v);
+    }
+
+    /// `v` is ready again at the end of its slice on the processor that now dispatches next.
+    fn requeue_ready(&mut self, v: u32) {
+        if !self.offer(v, false) {
+            return;
+        }
+        let dv = if self.sched.local {
+            self.vcpus[v as usize].home as usize
+        } else {
+            0
+        };
+        if self.sched.dvs[dv].len() > 1 {
+            if let Some(l) = self.idle.pop() {
+                self.dispatch_next(l);
+            }
+        }
     }
 
     /// The end of `v`'s wait on the limit list.

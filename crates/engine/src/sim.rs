@@ -110,6 +110,9 @@ pub struct Acct {
     pub cp_ns: u64,
     pub tx_started: u64,
     pub tx_done: u64,
+    /// SMT: raw CPU time (virt + cp) run beside a busy sibling thread; the MT-1 equivalent and
+    /// prorated times are derived from it (cp-model §2.3).
+    pub smt_shared_ns: u64,
 }
 
 /// A guest virtual machine (its base VMDBK carries the share).
@@ -213,6 +216,13 @@ pub struct Lpu {
     pub sys_ns: u64,
     /// Running a LIMITSOFT user in the background (preempted when anyone else wants it).
     pub bg: bool,
+    /// Speed: nominal work-ns per wall-ns (fixed point, `cpu::ONE` = 1.0), the fraction of a
+    /// work-ns done and not yet accounted, and whether the thread is busy (SMT modes; cpu.rs).
+    pub rate: u64,
+    pub frac: u64,
+    pub busy: bool,
+    /// Busy wall time not matched by nominal work (slow threads): work done = busy_ns - slow_ns.
+    pub slow_ns: u64,
     /// PR/SM (with a [cpc]): wall time left suspended (not powered) at the head of the run,
     /// and the total suspended; parked by z/VM; in an enabled wait (waking it is a dispatch).
     pub susp_left: Time,
@@ -246,6 +256,8 @@ pub struct Sim {
     pub(crate) first_dev: u32,
     /// CP's spin locks (crate::locks).
     pub(crate) locks: crate::locks::Locks,
+    /// Cores, drawers, SMT threads and their speeds (cpu.rs).
+    pub cpu: crate::cpu::Cpu,
     /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
     pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
@@ -271,10 +283,9 @@ impl Sim {
         for (k, v) in &cfg.params {
             params.set(k, *v)?;
         }
-        if cfg.smt != "off" {
-            return Err(format!("system.smt = '{}' is not modelled yet (the processors issue adds SMT); use \"off\"", cfg.smt));
-        }
-        let p = cfg.processors;
+        let cpu = crate::cpu::Cpu::from_config(&cfg, &params)?;
+        let p = cpu.n_lpus;
+        let p_online = cpu.cores * cpu.threads;
         let first_vcpu = ENT_FIRST_LPU + p;
         let mut users = Vec::new();
         let mut vcpus = Vec::new();
@@ -308,7 +319,7 @@ impl Sim {
                         slice_left: 0,
                         deadline: 0,
                         rng: Rng::stream(cfg.seed, 1000 + id as u64),
-                        home: id % p,
+                        home: id % p_online,
                         heap_seq: 0,
                         want_since: 0,
                         run_start: 0,
@@ -348,14 +359,13 @@ impl Sim {
         }
         let mut actions = cfg.actions.clone();
         for a in &actions {
-            let Action::SetShare { userid, .. } = a;
-            if !users.iter().any(|u| &u.userid == userid) {
-                return Err(format!("action SET SHARE names unknown userid {userid}"));
+            if let Action::SetShare { userid, .. } = a {
+                if !users.iter().any(|u| &u.userid == userid) {
+                    return Err(format!("action SET SHARE names unknown userid {userid}"));
+                }
             }
         }
-        actions.sort_by_key(|a| match a {
-            Action::SetShare { at_ns, .. } => *at_ns,
-        });
+        actions.sort_by_key(|a| a.at_ns());
         let mut pages = Vec::new();
         let mut refs = Vec::new();
         for g in &cfg.guests {
@@ -381,12 +391,14 @@ impl Sim {
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
         }
-        let sched = Scheduler::new(&params, &level, p);
+        let mut sched = Scheduler::new(&params, &level, p_online);
+        sched.set_processors(p_online, p);
         let cost_dispatch = path_ns(&params, params.path_dispatch, params.hw_sie_cycles);
         let cost_slice_end = path_ns(&params, params.path_slice_end, 0.0);
         let lpus = (0..p)
-            .map(|_| Lpu {
+            .map(|l| Lpu {
                 vcpu: NONE,
+                rate: cpu.rate1[cpu.core_of(l) as usize],
                 ..Default::default()
             })
             .collect();
@@ -418,7 +430,7 @@ impl Sim {
             lpus,
             vcpus,
             users,
-            idle: (0..p).rev().collect(),
+            idle: (0..p_online).rev().collect(),
             sched,
             first_vcpu,
             actions,
@@ -429,6 +441,7 @@ impl Sim {
             paging,
             first_dev,
             locks,
+            cpu,
             lpar,
             vnet,
             dasd,
@@ -445,8 +458,7 @@ impl Sim {
             .schedule(ENT_MONITOR, sim.cfg.interval_ns.min(sim.end));
         sim.q.schedule(ENT_SCHED, sim.sched.tick.min(sim.end));
         if let Some(a) = sim.actions.first() {
-            let Action::SetShare { at_ns, .. } = a;
-            sim.q.schedule(ENT_COMMANDS, *at_ns);
+            sim.q.schedule(ENT_COMMANDS, a.at_ns());
         }
         for v in 0..sim.vcpus.len() as u32 {
             let u = sim.vcpus[v as usize].user as usize;
@@ -543,17 +555,15 @@ impl Sim {
     /// Timed CP commands.
     fn command_due(&mut self) {
         while self.next_action < self.actions.len() {
-            let Action::SetShare {
-                at_ns,
-                ref userid,
-                share,
-            } = self.actions[self.next_action];
+            let at_ns = self.actions[self.next_action].at_ns();
             if at_ns > self.now {
                 self.q.schedule(ENT_COMMANDS, at_ns);
                 return;
             }
-            let userid = userid.clone();
-            self.set_share(&userid, share);
+            match self.actions[self.next_action].clone() {
+                Action::SetShare { userid, share, .. } => self.set_share(&userid, share),
+                Action::SetMultithreading { threads, .. } => self.set_multithreading(threads),
+            }
             self.next_action += 1;
         }
     }

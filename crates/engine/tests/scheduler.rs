@@ -73,6 +73,8 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         level: level.into(),
         processors: n,
         smt: "off".into(),
+        drawers: None,
+        machine: None,
         duration_ns: secs * S,
         interval_ns: interval_s * S,
         seed: 7,

@@ -59,6 +59,12 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
                   f"{s['duration_s']:g} s simulated, seed {s['seed']}")
     console.print(f"  ETR {s['etr']:.3f} tx/s   ITR {s['itr']:.3f} tx/s   T/V {s['tv_ratio']:.4f}   "
                   f"processor busy {s['avg_processor_busy_pct']:.2f} %   system {s['system_pct']:.2f} %")
+    smt, cpi = s.get("smt") or {}, s.get("cpi") or {}
+    if smt.get("mode", "off") != "off" or cpi.get("speed_factor", 1.0) < 1.0:
+        console.print(f"  {smt['mode']}: {smt['cores']} cores, {smt['logical_cpus']} logical CPUs   "
+                      f"core busy {smt['core_busy_pct']:.2f} %   thread density {smt['thread_density']:.3f}   "
+                      f"capacity factor {smt['capacity_factor']:.3f}   {cpi['drawers']} drawer(s), "
+                      f"CPI {cpi['cpi']:.2f}, speed {cpi['speed_factor']:.3f}")
     console.print(f"  {s['events']:,} events in {s['wall_s']:.3f} s ({s['events_per_s'] / 1e6:.2f} M events/s)")
     lp = s.get("lpar")
     if lp:

@@ -34,6 +34,9 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
     sc = scenario.load(file).with_overrides(level=level, duration=duration)
+    if sc.smt != "off" and ns[-1] > scenario.MAX_SMT_CORES:
+        raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most {scenario.MAX_SMT_CORES} cores",
+                         field="--cores", fix=f"use core counts up to {scenario.MAX_SMT_CORES}, or a non-SMT scenario")
     with progress("scaling", not as_json) as update:
         res = sc_lab.run(sc, ns, scale_count=not no_scale_count, progress=update)
     if plot_path:

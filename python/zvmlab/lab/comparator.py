@@ -44,7 +44,7 @@ def shares_at(sc: Scenario, t_ns: int) -> dict[str, ScenarioShare]:
     """Shares in effect at simulated time ``t_ns`` (after every SET SHARE due by then)."""
     cur = {u: g.share for g in sc.guests for u in g.userids()}
     for a in sc.actions:
-        if a.at_ns <= t_ns:
+        if a.at_ns <= t_ns and a.share is not None:
             cur[a.userid] = a.share
     return cur
 

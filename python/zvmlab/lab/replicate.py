@@ -12,7 +12,8 @@ A published figure is a number (the simulated value must be within the tolerance
 errors against the Solver), or ``"below X"`` / ``"above X"`` (clearly below / above X, by more than
 the tolerance), or ``"at most X"`` / ``"at least X"`` (not above / below X by more than the
 tolerance), or absent. A metric may name its own scenario (a row with two conditions), and a
-value may take a term from another scenario's run at the same level: ``lpar.unparked_avg@b12-small.toml``.
+value may take a term from another scenario's run at the same level: ``lpar.unparked_avg@b12-small.toml``;
+``divide_by`` another scenario (at ``divide_at``) makes the value the ratio of the two runs.
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class Metric:
     # Configuration of this metric's runs, on top of the scenario: {"processors": 8,
     # "counts": {"SRV": 12}, "smt": "smt2"} (a column of a published scaling table).
     at: dict | None = None
+    divide_by: str | None = None  # another scenario: the value is this run's / that run's (same level)
+    divide_at: dict | None = None  # the configuration of the divide_by run (as ``at``)
     # A ratio metric: the simulated compare / base value, judged against this published ratio.
     published_ratio: float | None = None
 
@@ -103,7 +106,9 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
     for i, r in enumerate(doc.get("row", [])):
         metrics = [Metric(m["name"], m["value"], Tolerance.parse(m.get("tolerance", "0pp"), f"row[{i}].metric"),
                           m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
-                          _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("published_ratio"))
+                          _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("divide_by"),
+                          _check_at(m.get("divide_at"), f"row[{i}].metric.divide_at", path),
+                          m.get("published_ratio"))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -279,6 +284,10 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
             runs = runs_of(m.scenario or str(r.scenario), m.at)
             sim = {side: _lookup(run, _resolve(m.value, lambda name, side=side: runs_of(name, m.at).get(side)))
                    for side, run in runs.items()}
+            if m.divide_by:
+                # A ratio of two scenarios at the same level (e.g. SMT-2 / non-SMT ETR).
+                dens = runs_of(m.divide_by, m.divide_at)
+                sim = {side: (v / d if (d := _lookup(dens[side], m.value)) else math.nan) for side, v in sim.items()}
             if m.published_ratio is not None:
                 b, c = sim.get("base", math.nan), sim.get("compare", math.nan)
                 ratio = c / b if b else math.nan

@@ -1,0 +1,659 @@
+//! The processor hardware under CP: cores in chips in drawers, SMT threads, and a CPI model.
+//!
+//! Logical processors (CP's logical CPUs) are threads. Non-SMT and SMT-1 run one thread per
+//! core; SMT-2 two. Numbering is thread-major: logical processor `l` is thread `l / cores` of core
+//! `l % cores`, so the first `cores` logical processors are the same in every mode (SMT-1 is the
+//! non-SMT code path with one thread per core: seed 000 row B2).
+//!
+//! Speed. Work (guest bursts and CP path lengths) is in nominal ns: the time it takes on a
+//! thread alone on a core of a one-chip LPAR. A thread runs at `rate` work-ns per wall-ns:
+//! `rate = cpi_factor(core) x (1 if its sibling is idle, C2 / 2 if both threads are busy)`, so a
+//! core delivers 1.0 (one busy thread) or C2 (two) of a non-SMT core (cp-model §2.2, row B1).
+//! Rates are fixed point (`ONE` = 1.0, 32 fractional bits) and each logical processor carries
+//! the fraction of a work-ns it has done, so progress is exact over any number of rate changes.
+//! When a thread starts or stops, its sibling is accounted up to now at its old rate and its one
+//! pending run-end event is recomputed at its new rate.
+//!
+//! CPI (cp-model §1.1): `CPI = CPI_inf + (L1 misses / instruction) x sourcing cycles per miss`.
+//! A miss is sourced where the line was last used, taken to be any of the LPAR's cores alike
+//! (CP and guests move between logical processors); a core's sourcing cycles are the shares of
+//! the LPAR's cores on its own chip, on other chips of its drawer and in other drawers times the
+//! cycles of each distance. The speed factor of a core is CPI(1-core LPAR) / CPI(core): 1.0 while
+//! the LPAR fits on one chip, lower as it spreads over chips and drawers.
+
+use crate::queue::Time;
+use crate::sim::{Sim, ENT_FIRST_LPU, NONE};
+
+/// Fixed-point 1.0 of a rate (work-ns per wall-ns).
+pub const ONE: u64 = 1 << 32;
+const FRAC_MASK: u128 = (1u128 << 32) - 1;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmtMode {
+    Off,
+    Smt1,
+    Smt2,
+}
+
+impl SmtMode {
+    pub fn parse(s: &str) -> Option<SmtMode> {
+        match s {
+            "off" => Some(SmtMode::Off),
+            "smt1" => Some(SmtMode::Smt1),
+            "smt2" => Some(SmtMode::Smt2),
+            _ => None,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            SmtMode::Off => "off",
+            SmtMode::Smt1 => "smt1",
+            SmtMode::Smt2 => "smt2",
+        }
+    }
+}
+
+/// z/VM's limits on logical cores (seed 000): non-SMT up to 64, SMT only on the first 32.
+pub const MAX_CORES: u32 = 64;
+pub const MAX_SMT_CORES: u32 = 32;
+/// Drawers of a z13 / z14 CPC.
+pub const MAX_DRAWERS: u32 = 4;
+
+/// Where each core of the LPAR sits, and its CPI.
+#[derive(Clone, Debug)]
+pub struct Topology {
+    pub cores: u32,
+    pub drawers: u32,
+    pub cores_per_chip: u32,
+    /// Per core: chip index and drawer index.
+    pub chip: Vec<u32>,
+    pub drawer: Vec<u32>,
+    /// Per core: sourcing cycles per L1 miss, CPI, and speed factor (<= 1).
+    pub sourcing: Vec<f64>,
+    pub cpi: Vec<f64>,
+    pub factor: Vec<f64>,
+}
+
+/// The CPI model's constants (from the parameter table).
+#[derive(Clone, Copy, Debug)]
+pub struct CpiModel {
+    pub cpi_inf: f64,
+    pub miss_per_instr: f64,
+    pub cycles_chip: f64,
+    pub cycles_drawer: f64,
+    pub cycles_remote: f64,
+}
+
+impl CpiModel {
+    pub fn from_params(p: &crate::params::Params) -> Self {
+        CpiModel {
+            cpi_inf: p.cpi_inf,
+            miss_per_instr: p.l1_miss_per_instr,
+            cycles_chip: p.cycles_chip,
+            cycles_drawer: p.cycles_drawer,
+            cycles_remote: p.cycles_remote,
+        }
+    }
+    pub fn cpi(&self, sourcing: f64) -> f64 {
+        self.cpi_inf + self.miss_per_instr * sourcing
+    }
+}
+
+impl Topology {
+    /// Place `cores` over `drawers` drawers (as evenly as possible, drawer by drawer), filling
+    /// chips of `cores_per_chip` within a drawer.
+    pub fn new(cores: u32, drawers: u32, cores_per_chip: u32, m: &CpiModel) -> Topology {
+        let cores_per_chip = cores_per_chip.max(1);
+        let drawers = drawers.clamp(1, cores.max(1));
+        let mut chip = Vec::with_capacity(cores as usize);
+        let mut drawer = Vec::with_capacity(cores as usize);
+        let mut next_chip = 0;
+        for d in 0..drawers {
+            // Cores of drawer d: an even split, the first drawers taking the remainder.
+            let n = cores / drawers + u32::from(d < cores % drawers);
+            for k in 0..n {
+                chip.push(next_chip + k / cores_per_chip);
+                drawer.push(d);
+            }
+            next_chip += n.div_ceil(cores_per_chip);
+        }
+        let nf = cores as f64;
+        let mut sourcing = Vec::with_capacity(cores as usize);
+        for c in 0..cores as usize {
+            let same_chip = chip.iter().filter(|&&x| x == chip[c]).count() as f64;
+            let same_drawer = drawer.iter().filter(|&&x| x == drawer[c]).count() as f64;
+            let s = (same_chip * m.cycles_chip
+                + (same_drawer - same_chip) * m.cycles_drawer
+                + (nf - same_drawer) * m.cycles_remote)
+                / nf;
+            sourcing.push(s);
+        }
+        let cpi_ref = m.cpi(m.cycles_chip);
+        let cpi: Vec<f64> = sourcing.iter().map(|&s| m.cpi(s)).collect();
+        let factor = cpi
+            .iter()
+            .map(|&c| if c > 0.0 { (cpi_ref / c).min(1.0) } else { 1.0 })
+            .collect();
+        Topology {
+            cores,
+            drawers,
+            cores_per_chip,
+            chip,
+            drawer,
+            sourcing,
+            cpi,
+            factor,
+        }
+    }
+}
+
+/// Per-core SMT state and counters.
+#[derive(Clone, Debug, Default)]
+pub struct CoreState {
+    /// Busy threads now (0..2) and since when.
+    pub nbusy: u8,
+    pub since: Time,
+    /// Time with exactly one / two busy threads.
+    pub t1: u64,
+    pub t2: u64,
+}
+
+pub struct Cpu {
+    pub mode: SmtMode,
+    pub topo: Topology,
+    pub cores: u32,
+    /// Active threads per core now (1 or 2; SET MULTITHREAD changes it in SMT modes).
+    pub threads: u32,
+    /// Logical processors allocated: cores, or 2 x cores when SMT-2 is or may become active.
+    pub n_lpus: u32,
+    /// Core capacity with two busy threads (x a non-SMT core).
+    pub c2: f64,
+    /// Per core: rate of a thread alone, and of each of two busy threads.
+    pub rate1: Vec<u64>,
+    pub rate2: Vec<u64>,
+    /// Track busy threads per core (SMT modes): sibling rates and thread-density counters.
+    pub track: bool,
+    pub core_state: Vec<CoreState>,
+    /// Logical processors online (SET MULTITHREAD takes second threads on and off line), and
+    /// online time accumulated before `online_since`.
+    pub online: Vec<bool>,
+    pub online_ns: Vec<u64>,
+    pub online_since: Vec<Time>,
+    pub switches: u64,
+}
+
+impl Cpu {
+    pub fn new(mode: SmtMode, topo: Topology, c2: f64, may_smt2: bool) -> Cpu {
+        let cores = topo.cores;
+        let threads = if mode == SmtMode::Smt2 { 2 } else { 1 };
+        let n_lpus = if mode == SmtMode::Smt2 || may_smt2 {
+            2 * cores
+        } else {
+            cores
+        };
+        let fx = |f: f64| ((f * ONE as f64).round() as u64).clamp(1, ONE);
+        let rate1 = topo.factor.iter().map(|&f| fx(f)).collect();
+        let rate2 = topo.factor.iter().map(|&f| fx(f * c2 / 2.0)).collect();
+        let online = (0..n_lpus).map(|l| l < cores * threads).collect();
+        Cpu {
+            mode,
+            cores,
+            threads,
+            n_lpus,
+            c2,
+            rate1,
+            rate2,
+            track: mode != SmtMode::Off,
+            core_state: vec![CoreState::default(); cores as usize],
+            online,
+            online_ns: vec![0; n_lpus as usize],
+            online_since: vec![0; n_lpus as usize],
+            switches: 0,
+            topo,
+        }
+    }
+
+    /// The scenario's processors: `processors` logical cores of `machine`, over `drawers`.
+    pub fn from_config(
+        cfg: &crate::config::Config,
+        p: &crate::params::Params,
+    ) -> Result<Cpu, String> {
+        let mode = SmtMode::parse(&cfg.smt).ok_or_else(|| {
+            format!(
+                "system.smt = '{}' is not an SMT mode; accepted: off, smt1, smt2",
+                cfg.smt
+            )
+        })?;
+        let machine = cfg.machine.as_deref().unwrap_or("z14");
+        let (cpc, chips) = match machine {
+            "z13" => (p.z13_cores_per_chip, p.z13_chips_per_drawer),
+            _ => (p.z14_cores_per_chip, p.z14_chips_per_drawer),
+        };
+        let cpc = (cpc.round() as u32).max(1);
+        let per_drawer = cpc * (chips.round() as u32).max(1);
+        let cores = cfg.processors;
+        let need = cores.div_ceil(per_drawer);
+        let drawers = cfg.drawers.unwrap_or(need);
+        if drawers < need {
+            return Err(format!(
+                "system.drawers = {drawers}: {cores} cores of a {machine} ({per_drawer} cores per drawer) need at least {need} drawers"
+            ));
+        }
+        if need > MAX_DRAWERS {
+            return Err(format!(
+                "system.processors = {cores}: a {machine} has at most {MAX_DRAWERS} drawers of {per_drawer} cores"
+            ));
+        }
+        let topo = Topology::new(cores, drawers, cpc, &CpiModel::from_params(p));
+        let may_smt2 = cfg.actions.iter().any(|a| {
+            matches!(
+                a,
+                crate::config::Action::SetMultithreading { threads: 2, .. }
+            )
+        });
+        Ok(Cpu::new(mode, topo, p.smt_c2.clamp(1.0, 2.0), may_smt2))
+    }
+
+    #[inline(always)]
+    pub fn core_of(&self, l: u32) -> u32 {
+        l % self.cores
+    }
+
+    #[inline(always)]
+    pub fn sibling(&self, l: u32) -> u32 {
+        if l < self.cores {
+            l + self.cores
+        } else {
+            l - self.cores
+        }
+    }
+
+    /// Bring the per-core counters up to `now`.
+    pub fn sync(&mut self, now: Time) {
+        for c in &mut self.core_state {
+            let dt = now.saturating_sub(c.since);
+            match c.nbusy {
+                1 => c.t1 += dt,
+                2 => c.t2 += dt,
+                _ => {}
+            }
+            c.since = now;
+        }
+    }
+
+    /// Core time with one and with two busy threads, summed over cores (after `sync`).
+    pub fn totals(&self) -> (u64, u64) {
+        self.core_state
+            .iter()
+            .fold((0, 0), |a, c| (a.0 + c.t1, a.1 + c.t2))
+    }
+
+    pub fn online_total(&self, now: Time) -> u64 {
+        (0..self.n_lpus as usize)
+            .map(|l| {
+                self.online_ns[l]
+                    + if self.online[l] {
+                        now - self.online_since[l]
+                    } else {
+                        0
+                    }
+            })
+            .sum()
+    }
+}
+
+/// Nominal work done in `dt` wall ns at `rate`, with the carried fraction `frac`.
+#[inline]
+fn work_in(dt: Time, rate: u64, frac: &mut u64) -> u64 {
+    let acc = *frac as u128 + dt as u128 * rate as u128;
+    *frac = (acc & FRAC_MASK) as u64;
+    (acc >> 32) as u64
+}
+
+/// Nominal work a thread at `rate` does in `slice` ns of CPU time (minor time slices are CPU
+/// time, cp-model §4.2).
+#[inline(always)]
+pub fn slice_work(slice: Time, rate: u64) -> u64 {
+    if rate == ONE {
+        slice
+    } else {
+        ((slice as u128 * rate as u128) >> 32) as u64
+    }
+}
+
+/// Wall ns needed to do `work` nominal ns at `rate`, given the carried fraction `frac`.
+#[inline(always)]
+pub fn wall_for(work: u64, rate: u64, frac: u64) -> Time {
+    if rate == ONE {
+        return work;
+    }
+    wall_for_scaled(work, rate, frac)
+}
+
+#[cold]
+#[inline(never)]
+fn wall_for_scaled(work: u64, rate: u64, frac: u64) -> Time {
+    let need = ((work as u128) << 32).saturating_sub(frac as u128);
+    need.div_ceil(rate as u128) as Time
+}
+
+impl Sim {
+    /// Work left in processor `l`'s current run (system, CP, guest).
+    #[inline]
+    pub(crate) fn work_left(&self, l: u32) -> u64 {
+        let lp = &self.lpus[l as usize];
+        if lp.vcpu == NONE {
+            lp.sys_left
+        } else {
+            lp.sys_left + lp.cp_left + lp.virt_left
+        }
+    }
+
+    /// `charge` for a processor that does not run at 1.0: the wall time `dt` does work at the
+    /// processor's rate; each segment gets the wall time of the work done in it.
+    #[cold]
+    #[inline(never)]
+    pub(crate) fn charge_scaled(&mut self, l: u32, dt: Time) {
+        let total = self.work_left(l);
+        // Beside a busy sibling: the period being charged ran at the two-thread rate (the rate
+        // changes only after the charge up to the change).
+        let c = self.cpu.core_of(l) as usize;
+        let shared = self.lpus[l as usize].rate == self.cpu.rate2[c]
+            && self.cpu.rate2[c] != self.cpu.rate1[c];
+        let lp = &mut self.lpus[l as usize];
+        if total == 0 {
+            lp.frac = 0;
+            return;
+        }
+        let mut w = work_in(dt, lp.rate, &mut lp.frac);
+        if w >= total {
+            w = total;
+            lp.frac = 0;
+        }
+        lp.busy_ns += dt;
+        lp.slow_ns += dt.saturating_sub(w);
+        let s = w.min(lp.sys_left);
+        let (c, g) = if lp.vcpu == NONE {
+            (0, 0)
+        } else {
+            let c = (w - s).min(lp.cp_left);
+            (c, w - s - c)
+        };
+        // Wall time per segment: in proportion to the work done; with no whole work-ns done,
+        // all of it goes to the segment in progress.
+        let (ws, wc, wg) = if w == 0 {
+            if lp.sys_left > 0 {
+                (dt, 0, 0)
+            } else if lp.cp_left > 0 {
+                (0, dt, 0)
+            } else {
+                (0, 0, dt)
+            }
+        } else {
+            let ws = (dt as u128 * s as u128 / w as u128) as u64;
+            let wc = (dt as u128 * c as u128 / w as u128) as u64;
+            (ws, wc, dt - ws - wc)
+        };
+        lp.sys_left -= s;
+        lp.sys_ns += ws;
+        self.sched.sys_total += ws;
+        let v = lp.vcpu;
+        if v == NONE {
+            return;
+        }
+        lp.cp_left -= c;
+        lp.virt_left -= g;
+        let vc = &mut self.vcpus[v as usize];
+        vc.remaining -= g;
+        // The slice is CPU time: it runs down by the wall time of guest work.
+        vc.slice_left = vc.slice_left.saturating_sub(wg);
+        vc.run_used += wc + wg;
+        let a = &mut self.users[vc.user as usize].acct;
+        a.cp_ns += wc;
+        a.virt_ns += wg;
+        if shared {
+            a.smt_shared_ns += wc + wg;
+        }
+    }
+
+    /// Wall time for processor `l` to finish its current run from now.
+    #[inline(always)]
+    pub(crate) fn run_wall(&self, l: u32, work: u64) -> Time {
+        let lp = &self.lpus[l as usize];
+        wall_for(work, lp.rate, lp.frac)
+    }
+
+    /// Processor `l` starts (busy) or stops (idle) running: core counters, and the sibling
+    /// thread's new speed with its run-end event recomputed.
+    #[inline(always)]
+    pub(crate) fn cpu_set_busy(&mut self, l: u32, busy: bool) {
+        if self.cpu.track {
+            self.cpu_set_busy_smt(l, busy);
+        }
+    }
+
+    #[inline(never)]
+    fn cpu_set_busy_smt(&mut self, l: u32, busy: bool) {
+        if self.lpus[l as usize].busy == busy {
+            return;
+        }
+        self.lpus[l as usize].busy = busy;
+        let now = self.now;
+        let c = self.cpu.core_of(l) as usize;
+        {
+            let cs = &mut self.cpu.core_state[c];
+            let dt = now - cs.since;
+            match cs.nbusy {
+                1 => cs.t1 += dt,
+                2 => cs.t2 += dt,
+                _ => {}
+            }
+            cs.since = now;
+            if busy {
+                cs.nbusy += 1;
+            } else {
+                cs.nbusy -= 1;
+            }
+        }
+        if self.cpu.threads < 2 {
+            return;
+        }
+        let s = self.cpu.sibling(l);
+        let rate = if busy {
+            self.cpu.rate2[c]
+        } else {
+            self.cpu.rate1[c]
+        };
+        self.set_rate(s, rate);
+    }
+
+    /// Change processor `s`'s rate now: account it at the old rate, reschedule its run end.
+    pub(crate) fn set_rate(&mut self, s: u32, rate: u64) {
+        if self.lpus[s as usize].rate == rate {
+            return;
+        }
+        self.charge(s, self.now);
+        self.lpus[s as usize].rate = rate;
+        if rate == ONE {
+            // The fast path keeps no fraction of a work-ns (less than 1 ns is dropped).
+            self.lpus[s as usize].frac = 0;
+        }
+        // The guest work the rest of the minor time slice allows at the new rate.
+        let v = self.lpus[s as usize].vcpu;
+        if v != NONE && !self.vcpus[v as usize].pagewait {
+            let vc = &self.vcpus[v as usize];
+            let virt = vc.remaining.min(slice_work(vc.slice_left, rate));
+            self.lpus[s as usize].virt_left = virt;
+        }
+        let left = self.work_left(s);
+        if left > 0 {
+            let t = self.now + self.lpus[s as usize].susp_left + self.run_wall(s, left);
+            self.q.schedule(ENT_FIRST_LPU + s, t);
+        } else {
+            self.lpus[s as usize].frac = 0;
+        }
+    }
+
+    /// The rate processor `l` runs at now (its sibling's state decides).
+    pub(crate) fn rate_now(&self, l: u32) -> u64 {
+        let c = self.cpu.core_of(l) as usize;
+        if self.cpu.threads == 2 && self.lpus[self.cpu.sibling(l) as usize].busy {
+            self.cpu.rate2[c]
+        } else {
+            self.cpu.rate1[c]
+        }
+    }
+
+    /// SET MULTITHREAD: 1 or 2 active threads per core. Second threads that go offline finish
+    /// nothing more: their virtual CPU goes back to a dispatch vector (its work moves to the
+    /// remaining threads) and the system time they owed moves with it.
+    pub fn set_multithreading(&mut self, threads: u32) {
+        let threads = threads.clamp(1, 2);
+        if self.cpu.mode == SmtMode::Off
+            || threads == self.cpu.threads
+            || self.cpu.n_lpus < 2 * self.cpu.cores
+        {
+            return;
+        }
+        let now = self.now;
+        self.charge_all();
+        self.cpu.switches += 1;
+        let cores = self.cpu.cores;
+        if threads == 2 {
+            self.cpu.threads = 2;
+            for l in cores..2 * cores {
+                let lp = &mut self.lpus[l as usize];
+                lp.charged_to = now;
+                self.cpu.online[l as usize] = true;
+                self.cpu.online_since[l as usize] = now;
+            }
+            // Threads alone on busy cores keep their rate until a sibling starts; new threads
+            // run at the rate their sibling's state gives.
+            for l in cores..2 * cores {
+                let r = self.rate_now(l);
+                self.lpus[l as usize].rate = r;
+                self.idle.push(l);
+            }
+            self.idle.sort_unstable_by(|a, b| b.cmp(a));
+            self.sched_set_processors(2 * cores);
+            // Idle new threads take ready work now.
+            while self.sched_has_ready() {
+                let Some(l) = self.idle.pop() else { break };
+                self.dispatch_next(l);
+            }
+        } else {
+            // Take second threads offline: none is dispatched again, their runs end now.
+            self.idle.retain(|&x| x < cores);
+            for l in cores..2 * cores {
+                self.cpu.online[l as usize] = false;
+            }
+            for l in cores..2 * cores {
+                let v = self.lpus[l as usize].vcpu;
+                let sys = self.lpus[l as usize].sys_left + self.lpus[l as usize].sys_owed;
+                if v != NONE && self.vcpus[v as usize].pagewait {
+                    // A page fault's (or I/O's) CP work not done yet goes with its virtual CPU.
+                    self.vcpus[v as usize].cp_owed += self.lpus[l as usize].cp_left;
+                }
+                {
+                    let lp = &mut self.lpus[l as usize];
+                    lp.sys_left = 0;
+                    lp.sys_owed = 0;
+                    lp.cp_left = 0;
+                    lp.virt_left = 0;
+                    lp.frac = 0;
+                }
+                self.sched.sys_pending += sys;
+                // Far beyond any run's end: the offline thread's run end never comes (a direct
+                // cancel here would make the hot path's inlined cancel a shared out-of-line call).
+                self.q.schedule(ENT_FIRST_LPU + l, Time::MAX);
+                self.cpu_set_busy(l, false);
+                self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
+                if v != NONE {
+                    if std::mem::take(&mut self.lpus[l as usize].bg) {
+                        self.sched.bg_running -= 1;
+                    }
+                    self.lpus[l as usize].vcpu = NONE;
+                    self.vcpus[v as usize].home = l - cores;
+                    self.end_run(v);
+                    self.slice_end_requeue(v);
+                }
+            }
+            self.cpu.threads = 1;
+            for v in 0..self.vcpus.len() {
+                if self.vcpus[v].home >= cores {
+                    self.vcpus[v].home -= cores;
+                }
+            }
+            self.sched_set_processors(cores);
+            for l in 0..cores {
+                let r = self.rate_now(l);
+                self.set_rate(l, r);
+            }
+            while self.sched_has_ready() {
+                let Some(l) = self.idle.pop() else { break };
+                self.dispatch_next(l);
+            }
+        }
+    }
+}
+
+impl Sim {
+    /// The scheduler's view of the online logical processors changed.
+    fn sched_set_processors(&mut self, online: u32) {
+        let n = self.cpu.n_lpus;
+        self.sched.set_processors(online, n);
+        self.normalize_shares();
+        self.refresh_entitlement(0);
+    }
+
+    fn sched_has_ready(&self) -> bool {
+        self.sched.has_ready()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model() -> CpiModel {
+        CpiModel::from_params(&crate::params::Params::default())
+    }
+
+    #[test]
+    fn placement_fills_chips_then_drawers() {
+        let t = Topology::new(20, 1, 8, &model());
+        assert_eq!(t.chip[7], 0);
+        assert_eq!(t.chip[8], 1);
+        assert_eq!(t.chip[19], 2);
+        let t = Topology::new(64, 2, 8, &model());
+        assert_eq!(t.drawer[31], 0);
+        assert_eq!(t.drawer[32], 1);
+        assert_eq!(t.chip[32], 4, "a drawer starts a new chip");
+    }
+
+    #[test]
+    fn spreading_over_more_drawers_costs_speed() {
+        let one = Topology::new(16, 1, 8, &model());
+        let two = Topology::new(16, 2, 8, &model());
+        assert!(two.sourcing[0] > one.sourcing[0]);
+        assert!(two.factor[0] < one.factor[0]);
+        // One chip: nominal speed.
+        let chip = Topology::new(8, 1, 8, &model());
+        assert!(chip.factor.iter().all(|&f| f == 1.0));
+    }
+
+    #[test]
+    fn wall_for_inverts_work_in() {
+        for &(work, rate) in &[
+            (1u64, ONE / 3),
+            (10_000_000, ONE * 5 / 8),
+            (123_457, ONE - 1),
+        ] {
+            let mut frac = 0;
+            let wall = wall_for(work, rate, 0);
+            assert!(work_in(wall, rate, &mut frac) >= work);
+            let mut frac = 0;
+            assert!(work_in(wall - 1, rate, &mut frac) < work);
+        }
+    }
+}
