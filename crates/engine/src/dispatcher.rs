@@ -100,7 +100,10 @@ impl Sim {
         let sys = if parked {
             sys
         } else {
-            sys + self.locks.dispatch(l, self.now, next.is_some())
+            // Lock time is wall time; the run's segments are work at the processor's rate.
+            let rate = self.lpus[l as usize].rate;
+            let wall = self.locks.dispatch(l, self.now, next.is_some(), rate);
+            sys + crate::cpu::slice_work(wall, rate)
         };
         match next {
             Some(v) => {

@@ -30,6 +30,7 @@
 //! Frame-manager zones (6.4 2 TB support, `frame_zones = zoned`): the > 2 GB available list and
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
 
+use crate::cpu::wall_for;
 use crate::level::{FrameZones, LockLine, SchedLock, Switches};
 use crate::params::Params;
 use crate::queue::Time;
@@ -56,7 +57,9 @@ pub enum LockId {
 }
 
 pub const N_LOCKS: usize = 6;
-pub const NAMES: [&str; N_LOCKS] = ["SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK"];
+pub const NAMES: [&str; N_LOCKS] = [
+    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK",
+];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
@@ -114,7 +117,7 @@ impl LockCounters {
             line_ns: self.line_ns + d.line_ns,
         }
     }
-        pub fn acquires(&self) -> u64 {
+    pub fn acquires(&self) -> u64 {
         self.acquires_excl + self.acquires_shared
     }
 }
@@ -299,7 +302,9 @@ impl Locks {
     /// slice-end requeue, D-list adds and drops queued since). Returns the extra time.
     /// A processor that found no work looks again only after it ran something or was woken
     /// (it waits; it does not poll the lock).
-    pub fn dispatch(&mut self, cpu: u32, t: Time, found: bool) -> Time {
+    /// `rate` is the processor's speed (crate::cpu::ONE = nominal): hold times are path lengths,
+    /// so they last longer on a slower processor (drawer CPI, SMT). Returns wall time.
+    pub fn dispatch(&mut self, cpu: u32, t: Time, found: bool, rate: u64) -> Time {
         let c = cpu as usize;
         let requeue = std::mem::take(&mut self.requeue[c]);
         let looked = std::mem::replace(&mut self.looked_idle[c], !found);
@@ -315,7 +320,8 @@ impl Locks {
         } else {
             (Mode::Shared, self.hold_dispatch)
         };
-        self.acquire(LockId::Srmslock, mode, t, cpu, hold).extra()
+        self.acquire(LockId::Srmslock, mode, t, cpu, wall_for(hold, rate, 0))
+            .extra()
     }
 
     /// A D-list add or drop (path.dlist_add_drop under the scheduler lock).
@@ -340,19 +346,23 @@ impl Locks {
     /// (like the scheduler's other pending work).
     pub fn atod_update(&mut self, t: Time) -> Time {
         let h = self.hold_atod;
-        self.acquire(LockId::Srmatdlk, Mode::Excl, t, NONE, h).extra()
+        self.acquire(LockId::Srmatdlk, Mode::Excl, t, NONE, h)
+            .extra()
     }
 
     /// A block page-out of `pages` pages at `t`: slots allocated under HCPPGDAL.
     pub fn slots(&mut self, t: Time, pages: Time) -> Time {
         let h = self.hold_slot * pages;
-        self.acquire(LockId::Hcppgdal, Mode::Excl, t, NONE, h).extra()
+        self.acquire(LockId::Hcppgdal, Mode::Excl, t, NONE, h)
+            .extra()
     }
 
-    /// Processor `cpu` takes (and returns) `frames` frames on the available list at `t`.
-    pub fn frames(&mut self, cpu: u32, t: Time, frames: u64) -> Time {
-        let h = self.hold_frame * frames;
-        self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h).extra()
+    /// Processor `cpu` (speed `rate`) takes (and returns) `frames` frames on the available
+    /// list at `t`. Returns wall time.
+    pub fn frames(&mut self, cpu: u32, t: Time, frames: u64, rate: u64) -> Time {
+        let h = wall_for(self.hold_frame * frames, rate, 0);
+        self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
+            .extra()
     }
 
     /// Per-lock summary over `dur_ns` (FCX265-like figures).
@@ -375,7 +385,11 @@ impl crate::sim::Sim {
     /// Nonchargeable CP time already owed but not yet run (spin included): the head segments
     /// still running, the processors' owed time and the scheduler's pending work.
     pub fn sys_outstanding(&self) -> Time {
-        self.lpus.iter().map(|l| l.sys_left + l.sys_owed).sum::<Time>() + self.sched.sys_pending
+        self.lpus
+            .iter()
+            .map(|l| l.sys_left + l.sys_owed)
+            .sum::<Time>()
+            + self.sched.sys_pending
     }
 }
 
@@ -457,7 +471,10 @@ mod tests {
         let x = l.acquire(LockId::Srmslock, Mode::Excl, 20, 2, 50);
         assert_eq!(x.start, 110);
         let c = l.acquire(LockId::Srmslock, Mode::Shared, 30, 3, 10);
-        assert_eq!(c.start, 160, "a shared request waits for the queued exclusive one");
+        assert_eq!(
+            c.start, 160,
+            "a shared request waits for the queued exclusive one"
+        );
     }
 
     #[test]
@@ -466,8 +483,12 @@ mod tests {
         let mut new = locks("zvm-6.4-vm65988", 100.0);
         let (mut spin_old, mut spin_new) = (0, 0);
         for k in 0..8u64 {
-            spin_old += old.acquire(LockId::Srmslock, Mode::Shared, k, k as u32 % 4, 1000).extra();
-            spin_new += new.acquire(LockId::Srmslock, Mode::Shared, k, k as u32 % 4, 1000).extra();
+            spin_old += old
+                .acquire(LockId::Srmslock, Mode::Shared, k, k as u32 % 4, 1000)
+                .extra();
+            spin_new += new
+                .acquire(LockId::Srmslock, Mode::Shared, k, k as u32 % 4, 1000)
+                .extra();
         }
         assert_eq!(spin_new, 0);
         assert!(spin_old > 8 * 2 * 19, "old manager: {spin_old}");

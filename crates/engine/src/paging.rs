@@ -245,7 +245,9 @@ impl Sim {
         if matches!(found, Found::OnDasd | Found::FirstTouch) {
             // Frames taken from (and stolen frames returned to) the available list.
             let frames = 1 + pg.st.steals - steals;
-            self.lpus[l as usize].sys_owed += self.locks.frames(l, self.now, frames);
+            let rate = self.lpus[l as usize].rate;
+            let wall = self.locks.frames(l, self.now, frames, rate);
+            self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }
         self.flush_writes(false);
         let pg = self.paging.as_mut().unwrap();
