@@ -49,6 +49,11 @@ fn no_cp_costs(cfg: &mut Config) {
         "path.dlist_add_drop",
         "path.limit_list",
         "path.entitlement_per_user",
+        // spin locks: the scheduler lock's holds and cache-line transfers are CP time too
+        "lock.line_cycles",
+        "lock.hold_dispatch",
+        "lock.hold_requeue",
+        "lock.hold_ready",
     ] {
         cfg.params.insert(k.into(), 0.0);
     }
