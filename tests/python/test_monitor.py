@@ -10,7 +10,7 @@ from __future__ import annotations
 import struct
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from zvmlab import engine
@@ -153,6 +153,9 @@ def scenarios(draw):
             st.builds(transactional, st.integers(0, 100), st.integers(1, 20))))
         gs.append(guest(name, w, vcpus=draw(st.integers(1, 3)), share=float(draw(st.integers(1, 500))),
                         count=draw(st.integers(1, 3))))
+    # CP names count > 1 guests USERID0.., which may collide with another group's name
+    ids = [g["userid"] + (str(k) if g["count"] > 1 else "") for g in gs for k in range(g["count"])]
+    assume(len(ids) == len(set(ids)))
     interval = draw(st.sampled_from([0.25, 0.5, 1.0, 1.5, 3.0]))
     duration = draw(st.sampled_from([1.0, 2.0, 3.7, 5.0]))
     return config(draw(st.integers(1, 4)), gs, duration, interval, draw(st.integers(0, 2**32)),
