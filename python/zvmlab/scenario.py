@@ -95,14 +95,14 @@ _WORKLOAD_KEYS = {
     "client": {"kind": "", "cpu": "client CPU per request", "servers": "userid of the server guests it drives",
                "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed"},
     "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed"},
-    "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi",
+    "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi | vdisk",
                 "method": "ssch | diag250", "cpu": "guest CPU per transaction", "ios": "I/Os per transaction",
                 "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
                 "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed"},
     "format": {"kind": "", "volume": "volume name", "type": "eckd | edev", "size": "minidisk size, e.g. \"10G\"",
                "blocks": "4 KB blocks per write"},
 }
-DASD_TYPES = ("eckd", "edev", "scsi")
+DASD_TYPES = ("eckd", "edev", "scsi", "vdisk")
 DASD_METHODS = ("ssch", "diag250")
 
 

@@ -30,3 +30,23 @@ def test_scaling_bad_cores():
     assert p.returncode == 2 and "--cores" in p.stderr
     p = zvmlab("scaling", WEB, "--cores", "0,65")
     assert p.returncode == 2 and "--cores" in p.stderr
+
+
+def test_scaling_smt_series_one_chart(tmp_path):
+    """Non-SMT and SMT-2 curves from one command; SMT-2 stops at 32 cores; each series has its
+    own CAF curve from its smallest run (seed 001, Figures 2-5)."""
+    apache = ROOT / "scenarios" / "apache-cpu.toml"
+    r = run_json("scaling", apache, "--cores", "4,8,64", "--smt", "off,smt2", "--duration", "2s", "--json",
+                 "--plot", tmp_path / "s.png")
+    assert [s["smt"] for s in r["series"]] == ["off", "smt2"]
+    assert [x["cores"] for x in r["series"][0]["rows"]] == [4, 8, 64]
+    assert [x["cores"] for x in r["series"][1]["rows"]] == [4, 8]
+    assert r["rows"] == r["series"][0]["rows"]
+    for s in r["series"]:
+        assert s["rows"][0]["itr_vs_caf"] == 1.0
+    # SMT-2 threads are slower: busy 1-way clients give less ETR, the cores more ITR (B8).
+    off4, smt4 = r["series"][0]["rows"][0], r["series"][1]["rows"][0]
+    assert smt4["etr"] < off4["etr"] and smt4["itr"] > off4["itr"]
+    assert (tmp_path / "s.png").stat().st_size > 1000
+    bad = zvmlab("scaling", apache, "--smt", "smt3")
+    assert bad.returncode == 2 and "--smt" in bad.stderr

@@ -12,6 +12,9 @@
 //! instead of the data, so no per-block buffer work in CP and the subsystem writes at its
 //! write-same rate (seed 004, rows E1-E3).
 //!
+//! A VDISK ("vdisk") is an FBA device in a CP-owned address space: CP translates the channel
+//! program and moves the data itself, so an I/O is CP time on the guest's processor, no device.
+//!
 //! Devices are `io::Device` queues (one I/O at a time per volume); guests naming the same volume
 //! share it. Minidisk workloads here re-read small files or write sequentially: reads are cache
 //! hits (no disconnect time) and writes go at the subsystem's sustained write rate.
@@ -26,7 +29,7 @@ use crate::sim::{path_ns, Sim, VState, NONE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const TYPES: [&str; 3] = ["eckd", "edev", "scsi"];
+pub const TYPES: [&str; 4] = ["eckd", "edev", "scsi", "vdisk"];
 pub const METHODS: [&str; 2] = ["ssch", "diag250"];
 
 /// A guest's I/O program.
@@ -40,6 +43,8 @@ pub struct IoProgram {
     pub think: f64,
     pub write: bool,
     pub format: bool,
+    /// A VDISK: CP moves the data from its address space; no device, no wait.
+    pub vdisk: bool,
     /// I/Os a virtual CPU keeps in flight (1: it waits for each; more: a Linux guest's block
     /// layer queues them and the virtual CPU runs on until that many are outstanding).
     pub window: u32,
@@ -126,6 +131,38 @@ impl Dasd {
                     continue;
                 }
             };
+            if dtype == "vdisk" {
+                let Workload::DasdIo {
+                    ref method,
+                    cpu_ns,
+                    ios,
+                    blocks,
+                    think_ns,
+                    write,
+                    dist,
+                    ..
+                } = g.workload
+                else {
+                    return Err(format!("guest {}: a VDISK cannot be formatted here", g.userid));
+                };
+                let translate = if method == "ssch" { p.mdisk_path_ccw } else { 0.0 };
+                let ip = IoProgram {
+                    vol: NONE,
+                    cpu: cpu_ns as f64 / (ios as f64 + 1.0),
+                    ios,
+                    blocks,
+                    think: think_ns as f64,
+                    write,
+                    format: false,
+                    vdisk: true,
+                    window: 1,
+                    dist,
+                    cost: path_ns(p, translate + p.vdisk_path_io + p.vdisk_path_block * blocks as f64, 0.0),
+                    xfer: 0.0,
+                };
+                prog.extend((0..g.count).map(|_| Some(ip.clone())));
+                continue;
+            }
             let t = match dtype.as_str() {
                 "eckd" => DevType::Eckd,
                 "edev" => DevType::Edev,
@@ -168,6 +205,7 @@ impl Dasd {
                     think: think_ns as f64,
                     write,
                     format: false,
+                    vdisk: false,
                     window: window.max(1),
                     dist,
                     cost: io_cost(p, sw, t, method == "ssch", blocks, false),
@@ -192,6 +230,7 @@ impl Dasd {
                         think: 0.0,
                         write: true,
                         format: true,
+                        vdisk: false,
                         window: 1,
                         dist: Dist::Fixed,
                         cost: io_cost(p, sw, t, true, blocks, same),
@@ -202,7 +241,7 @@ impl Dasd {
             };
             prog.extend((0..g.count).map(|_| Some(ip.clone())));
         }
-        if vols.is_empty() {
+        if prog.iter().all(|p| p.is_none()) {
             return Ok(None);
         }
         let devs = vols
@@ -279,6 +318,18 @@ impl Sim {
         };
         if d.io_left[v as usize] > 0 {
             d.io_left[v as usize] -= 1;
+            if p.vdisk {
+                // CP translates the channel program and moves the data itself: CP time on this
+                // processor, then the guest goes on.
+                let (cost, cpu, dist, blocks) = (p.cost, p.cpu, p.dist, p.blocks);
+                d.ios[u] += 1;
+                d.blocks[u] += blocks as u64;
+                let vc = &mut self.vcpus[v as usize];
+                vc.cp_owed += cost;
+                vc.remaining = draw(&mut vc.rng, cpu, dist);
+                self.start_run_pub(l, v, 0, 0);
+                return true;
+            }
             if p.window > 1 {
                 // Asynchronous: the I/O is queued now; the virtual CPU runs the I/O's CP path
                 // and goes on with its next piece of work unless the window is full.

@@ -219,6 +219,10 @@ params! {
         "seed 004 (row E1, calibrated on the 5.2 FORMAT elapsed time): sustained sequential write rate of the 2105 LUN (destage-bound)";
     mdisk_edev_write_same: "mdisk.edev.write_same_ms_per_block" = 0.105, "ms per 4 KB",
         "seed 004 (row E1, calibrated on the 5.3 FORMAT elapsed time): the subsystem's write-same rate";
+    vdisk_path_io: "vdisk.path_io" = 6000.0, "instructions per I/O",
+        "assumed: VDISK request handling besides CCW translation (locate the address space pages, build the move, reflect the completion); cp-model section 9";
+    vdisk_path_block: "vdisk.path_per_block" = 1500.0, "instructions per 4 KB block",
+        "assumed: move of one 4 KB block between the VDISK address space and guest storage (MVCL-like copy, about 1 byte per cycle at CPI 3 would be 4096 cycles)";
     // --- end of storage, paging and I/O ---
     // --- the lab's expectation curves (not used by the simulator) ---
     caf_4way: "lab.caf_4way" = 0.890, "1",

@@ -180,3 +180,21 @@ fn an_io_window_overlaps_cpu_with_the_device() {
     assert!((r4 - want4).abs() / want4 < 0.02, "window {r4} vs {want4}");
     assert!(s4.devices[0].util_pct > 97.0, "device {}", s4.devices[0].util_pct);
 }
+
+#[test]
+fn vdisk_io_is_cp_time_without_a_device() {
+    let p = Params::default();
+    let mut params = free_cp();
+    params["vdisk.path_io"] = json!(p.vdisk_path_io);
+    params["vdisk.path_per_block"] = json!(p.vdisk_path_block);
+    params["mdisk.path_ccw_translate"] = json!(p.mdisk_path_ccw);
+    let s = run(cfg("zvm-6.4", 1, 2, json!([io_guest("V", "VD1", "vdisk", "ssch", 50_000, 10, 1)]), params,
+                    json!({})));
+    assert!(s.devices.is_empty());
+    let u = user(&s, "V");
+    let per_io = (p.mdisk_path_ccw + p.vdisk_path_io + p.vdisk_path_block) * p.cpi_cp / p.clock_ghz;
+    let got = u["cp_us_per_io"].as_f64().unwrap() * 1e3;
+    assert!((got - per_io).abs() / per_io < 0.01, "{got} vs {per_io}");
+    // No waiting: the processor is busy all the time (guest + CP).
+    assert!(s.avg_processor_busy_pct > 99.9);
+}

@@ -18,11 +18,18 @@ from ..output import console, print_json, progress
 @click.option("--level", help="CP level (overrides the scenario's).")
 @click.option("--duration", help="Simulated time per run (overrides [run] duration).")
 @click.option("--no-scale-count", is_flag=True, help="Keep guest counts fixed instead of scaling them with cores.")
+@click.option("--smt", "smt_modes", help="SMT modes to run, comma-separated (off, smt1, smt2): one curve each; "
+              "SMT modes skip core counts above 32. Default: the scenario's.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the chart (.png or .svg).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def scaling(file: str, cores: str, level: str | None, duration: str | None, no_scale_count: bool,
-            plot_path: str | None, as_json: bool) -> None:
-    """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001)."""
+            smt_modes: str | None, plot_path: str | None, as_json: bool) -> None:
+    """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001).
+
+    With --smt off,smt2 each mode is a series (seed 001's Figures 2-5: non-SMT and SMT-2 curves,
+    each with the CAF expectation formed from its own smallest run); JSON `rows` is the first
+    series and `series` all of them.
+    """
     from ..lab import scaling as sc_lab
 
     try:
@@ -34,6 +41,23 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
     sc = scenario.load(file).with_overrides(level=level, duration=duration)
+    if smt_modes is not None:
+        modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
+        bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
+        if bad or not modes:
+            raise InputError(f"{smt_modes!r} is not a list of SMT modes", field="--smt", fix="e.g. --smt off,smt2")
+        with progress("scaling", not as_json) as update:
+            res = sc_lab.run_modes(sc, ns, modes, scale_count=not no_scale_count, progress=update)
+        if plot_path:
+            sc_lab.plot(res, plot_path, sc.title)
+        if as_json:
+            print_json(res)
+            return
+        for ser in res["series"]:
+            _table(file, sc, ser["rows"], f" SMT {ser['smt']}")
+        if plot_path:
+            console.print(f"  chart: {plot_path}")
+        return
     if sc.smt != "off" and ns[-1] > scenario.MAX_SMT_CORES:
         raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most {scenario.MAX_SMT_CORES} cores",
                          field="--cores", fix=f"use core counts up to {scenario.MAX_SMT_CORES}, or a non-SMT scenario")
@@ -44,14 +68,18 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
     if as_json:
         print_json(res)
         return
+    _table(file, sc, res["rows"], "")
+    if plot_path:
+        console.print(f"  chart: {plot_path}")
+
+
+def _table(file: str, sc, rows: list[dict], suffix: str) -> None:
     name = sc.title or f"Scaling: {file}"
-    t = Table(title=f"{name} ({sc.level})", title_justify="left")
+    t = Table(title=f"{name} ({sc.level}){suffix}", title_justify="left")
     for c in ("Cores", "Guests", "ETR", "ITR", "ITR CAF exp.", "ITR / CAF", "T/V", "Busy %"):
         t.add_column(c, justify="right")
-    for r in res["rows"]:
+    for r in rows:
         t.add_row(str(r["cores"]), str(r["guests"]), f"{r['etr']:.1f}", f"{r['itr']:.1f}",
                   f"{r['itr_caf_expected']:.1f}", f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
                   f"{r['avg_processor_busy_pct']:.1f}")
     console.print(t)
-    if plot_path:
-        console.print(f"  chart: {plot_path}")

@@ -60,27 +60,59 @@ def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progr
     return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows}
 
 
+def run_modes(sc: scenario.Scenario, cores: list[int], modes: list[str], scale_count: bool = True,
+              progress=None) -> dict:
+    """One scaling series per SMT mode (SMT modes only up to 32 cores), each with its own CAF
+    expectation from its smallest run. ``rows`` is the first series, ``series`` all."""
+    plans = [(m, [n for n in cores if m == "off" or n <= scenario.MAX_SMT_CORES]) for m in modes]
+    total = sum(len(ns) for _, ns in plans)
+    done = 0
+    series = []
+    for m, ns in plans:
+        if not ns:
+            continue
+
+        def step(k: int, _n: int) -> None:
+            if progress:
+                progress(done + k, total)
+
+        r = run(replace(sc, smt=m), ns, scale_count, step)
+        done += len(ns)
+        series.append({"smt": m, "rows": r["rows"]})
+    return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count,
+            "rows": series[0]["rows"] if series else [], "series": series}
+
+
 def plot(result: dict, path: str, title: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = result["rows"]
-    xs = [r["cores"] for r in rows]
+    series = result.get("series") or [{"smt": None, "rows": result["rows"]}]
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
-    a1.plot(xs, [r["itr"] for r in rows], "o-", label=f"ITR ({result['level']})")
-    a1.plot(xs, [r["itr_caf_expected"] for r in rows], "s--", label="CAF expectation")
-    a1.plot(xs, [r["itr_linear"] for r in rows], ":", color="grey", label="linear")
-    a1.plot(xs, [r["etr"] for r in rows], "^-", alpha=0.6, label="ETR")
+    tv_all: list[float] = []
+    for k, ser in enumerate(series):
+        rows = ser["rows"]
+        xs = [r["cores"] for r in rows]
+        tag = f" SMT {ser['smt']}" if ser["smt"] else ""
+        c = f"C{k}"
+        a1.plot(xs, [r["itr"] for r in rows], "o-", color=c, label=f"ITR ({result['level']}){tag}")
+        a1.plot(xs, [r["itr_caf_expected"] for r in rows], "s--", color=c, alpha=0.6, label=f"CAF expectation{tag}")
+        a1.plot(xs, [r["etr"] for r in rows], "^:", color=c, alpha=0.6, label=f"ETR{tag}")
+        if k == 0:
+            a1.plot(xs, [r["itr_linear"] for r in rows], ":", color="grey", label="linear")
+        tv = [r["tv_ratio"] for r in rows]
+        tv_all += tv
+        a2.plot(xs, tv, "o-", color=c, label=f"T/V{tag}")
     a1.set_xlabel("cores")
     a1.set_ylabel("transactions / s")
-    a1.legend(fontsize=8)
+    a1.legend(fontsize=7)
     a1.grid(alpha=0.3)
-    tv = [r["tv_ratio"] for r in rows]
-    a2.plot(xs, tv, "o-", color="tab:red")
     a2.ticklabel_format(useOffset=False)
-    a2.set_ylim(1.0, max(1.1, max(tv) * 1.05))
+    a2.set_ylim(1.0, max(1.1, max(tv_all) * 1.05))
+    if len(series) > 1:
+        a2.legend(fontsize=7)
     a2.set_xlabel("cores")
     a2.set_ylabel("T/V")
     a2.grid(alpha=0.3)
