@@ -169,3 +169,12 @@ def test_switch_overrides_and_bisect(tmp_path):
     assert b["culprit"] in {"sched", "dv"}
     p = zvmlab("bisect", a1, "--base", "zvm-6.3", "--compare", "zvm-6.4", "--metric", "nonsense")
     assert p.returncode == 2 and "--metric" in p.stderr
+
+
+def test_levels_table_shows_what_each_release_changed():
+    p = zvmlab("levels")
+    assert p.returncode == 0
+    line = next(x for x in p.stdout.splitlines() if x.startswith("│ zvm-6.4-vm65988"))
+    assert "sched_lock=excl-only-writes" in line and "dv=" not in line  # only what changed
+    m = zvmlab("levels", "--matrix")
+    assert m.returncode == 0 and "vdisk_lock" in m.stdout and "sched_lock" in m.stdout

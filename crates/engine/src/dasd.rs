@@ -14,6 +14,8 @@
 //!
 //! A VDISK ("vdisk") is an FBA device in a CP-owned address space: CP translates the channel
 //! program and moves the data itself, so an I/O is CP time on the guest's processor, no device.
+//! Each guest has its own VDISK (the volume name only labels it); the `vdisk_lock` switch says
+//! what is serialized: the whole request system-wide, or the move per VDISK.
 //!
 //! Devices are `io::Device` queues (one I/O at a time per volume); guests naming the same volume
 //! share it. Minidisk workloads here re-read small files or write sequentially: reads are cache
@@ -51,6 +53,8 @@ pub struct IoProgram {
     pub dist: Dist,
     /// CP time of one I/O (ns) and its device transfer time (ns).
     pub cost: Time,
+    /// VDISK: the data-move part of `cost` (ns); for a VDISK `vol` numbers the VDISK.
+    pub move_ns: Time,
     pub xfer: f64,
 }
 
@@ -120,6 +124,7 @@ impl Dasd {
     ) -> Result<Option<Dasd>, String> {
         let ms = 1e6;
         let mut vols: Vec<(String, DevType)> = Vec::new();
+        let mut vdisks = 0u32;
         let mut prog = Vec::new();
         for g in guests {
             let (volume, dtype) = match &g.workload {
@@ -146,8 +151,11 @@ impl Dasd {
                     return Err(format!("guest {}: a VDISK cannot be formatted here", g.userid));
                 };
                 let translate = if method == "ssch" { p.mdisk_path_ccw } else { 0.0 };
+                // A VDISK belongs to its user (DEFINE VFB-512): each guest of the group has
+                // its own, numbered here for its serialization instance.
                 let ip = IoProgram {
-                    vol: NONE,
+                    vol: 0,
+                    move_ns: path_ns(p, p.vdisk_path_block * blocks as f64, 0.0),
                     cpu: cpu_ns as f64 / (ios as f64 + 1.0),
                     ios,
                     blocks,
@@ -160,7 +168,13 @@ impl Dasd {
                     cost: path_ns(p, translate + p.vdisk_path_io + p.vdisk_path_block * blocks as f64, 0.0),
                     xfer: 0.0,
                 };
-                prog.extend((0..g.count).map(|_| Some(ip.clone())));
+                for _ in 0..g.count {
+                    prog.push(Some(IoProgram {
+                        vol: vdisks,
+                        ..ip.clone()
+                    }));
+                    vdisks += 1;
+                }
                 continue;
             }
             let t = match dtype.as_str() {
@@ -199,6 +213,7 @@ impl Dasd {
                     ..
                 } => IoProgram {
                     vol,
+                    move_ns: 0,
                     cpu: cpu_ns as f64 / (ios as f64 + 1.0),
                     ios,
                     blocks,
@@ -224,6 +239,7 @@ impl Dasd {
                     };
                     IoProgram {
                         vol,
+                        move_ns: 0,
                         cpu: 0.0,
                         ios,
                         blocks,
@@ -320,10 +336,18 @@ impl Sim {
             d.io_left[v as usize] -= 1;
             if p.vdisk {
                 // CP translates the channel program and moves the data itself: CP time on this
-                // processor, then the guest goes on.
-                let (cost, cpu, dist, blocks) = (p.cost, p.cpu, p.dist, p.blocks);
+                // processor, then the guest goes on. The request is serialized: before the fix
+                // all of it under one system-wide lock, after it only the move, per VDISK.
+                let (cost, move_ns, cpu, dist, blocks, vol) = (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
                 d.ios[u] += 1;
                 d.blocks[u] += blocks as u64;
+                let rate = self.lpus[l as usize].rate;
+                let (hold, which) = match self.level.switches.vdisk_lock {
+                    crate::level::VdiskLock::WholeIo => (cost, None),
+                    crate::level::VdiskLock::PerVdiskMove => (move_ns, Some(vol)),
+                };
+                let wall = self.locks.vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
+                self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
                 let vc = &mut self.vcpus[v as usize];
                 vc.cp_owed += cost;
                 vc.remaining = draw(&mut vc.rng, cpu, dist);

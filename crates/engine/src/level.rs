@@ -117,6 +117,17 @@ pub enum LockLine {
     Own,
 }
 
+/// VDISK I/O serialization (seed 001, row C3): before the fix one system-wide lock is held for
+/// the whole request (CCW translation and the data move); with the fix (z13 exploitation SPE)
+/// only the data move is serialized, per VDISK.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum VdiskLock {
+    WholeIo,
+    #[default]
+    PerVdiskMove,
+}
+
 /// Frame-manager zones (seed 000, 6.4 2 TB support): RSA2GLCK split by zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -188,6 +199,8 @@ pub struct Switches {
     #[serde(default)]
     pub lock_line: LockLine,
     #[serde(default)]
+    pub vdisk_lock: VdiskLock,
+    #[serde(default)]
     pub frame_zones: FrameZones,
     #[serde(default)]
     pub scsi_container: ScsiContainer,
@@ -217,6 +230,7 @@ pub fn levels() -> Vec<Level> {
         reorder: Reorder::On,
         sched_lock: SchedLock::SingleLine,
         lock_line: LockLine::Shared,
+        vdisk_lock: VdiskLock::WholeIo,
         frame_zones: FrameZones::One,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
@@ -237,6 +251,7 @@ pub fn levels() -> Vec<Level> {
         reorder: Reorder::On,
         sched_lock: SchedLock::SingleLine,
         lock_line: LockLine::Shared,
+        vdisk_lock: VdiskLock::WholeIo,
         frame_zones: FrameZones::One,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
@@ -252,6 +267,7 @@ pub fn levels() -> Vec<Level> {
     };
     let zvm62 = zvm53.clone();
     let zvm63 = Switches {
+        vdisk_lock: VdiskLock::PerVdiskMove,
         agelist: AgeList::On,
         reorder: Reorder::Off,
         // VM65696 (6.3 z13 exploitation service): the scheduler lock on its own cache lines.
@@ -301,8 +317,17 @@ pub fn levels() -> Vec<Level> {
             switches: zvm62,
         },
         Level {
+            name: "zvm-6.3-compat",
+            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized",
+            switches: Switches {
+                lock_line: LockLine::Shared,
+                vdisk_lock: VdiskLock::WholeIo,
+                ..zvm63.clone()
+            },
+        },
+        Level {
             name: "zvm-6.3",
-            title: "z/VM 6.3",
+            title: "z/VM 6.3 with the z13 exploitation SPE (VM65586) and VM65696",
             switches: zvm63,
         },
         Level {

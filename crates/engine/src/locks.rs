@@ -54,11 +54,14 @@ pub enum LockId {
     Rsa2glck = 3,
     GuestPte = 4,
     Ndmbk = 5,
+    /// VDISK I/O serialization (zvmlab's name): one system-wide instance before the fix; with
+    /// it, only the data move, and per VDISK.
+    Vdisk = 6,
 }
 
-pub const N_LOCKS: usize = 6;
+pub const N_LOCKS: usize = 7;
 pub const NAMES: [&str; N_LOCKS] = [
-    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK",
+    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK", "VDISK",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,6 +213,29 @@ impl Locks {
     /// Request lock `id` in `mode` at `t` from processor `cpu` for a hold of `hold` ns.
     /// Requests must come in nondecreasing `t`.
     pub fn acquire(&mut self, id: LockId, mode: Mode, t: Time, cpu: u32, hold: Time) -> Grant {
+        let k = self.instance(id, cpu);
+        self.acquire_inst(k, id, mode, t, cpu, hold)
+    }
+
+    /// VDISK serialization for an I/O on processor `cpu` at `t`: the system-wide instance for
+    /// the whole request (`vdisk` None, before the fix), or VDISK `vdisk`'s own instance for the
+    /// data move (after it). Returns the wall time added (spin and line transfers).
+    pub fn vdisk(&mut self, cpu: u32, t: Time, hold: Time, vdisk: Option<u32>) -> Time {
+        let k = match vdisk {
+            None => LockId::Vdisk as usize,
+            Some(v) => {
+                let k = N_LOCKS + self.zones - 1 + v as usize;
+                if self.inst.len() <= k {
+                    self.inst.resize(k + 1, Inst::default());
+                }
+                k
+            }
+        };
+        self.acquire_inst(k, LockId::Vdisk, Mode::Excl, t, cpu, hold)
+            .extra()
+    }
+
+    fn acquire_inst(&mut self, k: usize, id: LockId, mode: Mode, t: Time, cpu: u32, hold: Time) -> Grant {
         let mode = if id == LockId::Srmslock && self.sched_lock == SchedLock::Exclusive {
             Mode::Excl
         } else {
@@ -218,7 +244,6 @@ impl Locks {
         let line_ns = self.line_ns;
         let own_line = self.own_line;
         let single_line = self.sched_lock == SchedLock::SingleLine;
-        let k = self.instance(id, cpu);
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
             if s <= t {

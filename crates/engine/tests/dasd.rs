@@ -198,3 +198,21 @@ fn vdisk_io_is_cp_time_without_a_device() {
     // No waiting: the processor is busy all the time (guest + CP).
     assert!(s.avg_processor_busy_pct > 99.9);
 }
+
+#[test]
+fn vdisk_serialization_is_system_wide_before_the_fix_and_per_vdisk_after() {
+    let g: Vec<Value> = (0..8).map(|i| io_guest(&format!("V{i}"), "VD", "vdisk", "ssch", 20_000, 1, 1)).collect();
+    let lock = |s: &Summary| {
+        let v = serde_json::to_value(s).unwrap();
+        (v["locks"]["VDISK"]["acquires"].as_u64().unwrap(), v["locks"]["VDISK"]["collisions"].as_u64().unwrap())
+    };
+    let before = run(cfg("zvm-6.3", 4, 2, json!(g.clone()), json!({}), json!({"vdisk_lock": "whole-io"})));
+    let after = run(cfg("zvm-6.3", 4, 2, json!(g), json!({}), json!({"vdisk_lock": "per-vdisk-move"})));
+    let (a0, c0) = lock(&before);
+    let (a1, c1) = lock(&after);
+    assert!(a0 > 1000 && a1 > 1000);
+    assert!(c0 > a0 / 20, "system-wide lock: {c0} collisions of {a0}");
+    // Each user has its own VDISK and waits for its own I/O: its lock never collides.
+    assert_eq!(c1, 0);
+    assert!(after.etr > before.etr);
+}

@@ -105,8 +105,11 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
                 with progress(f"suite {s.name}", True) as update:
                     res, (made, reused) = st.run(s, base, compare, repeat, executor, store, only=only, progress=update)
             except KeyboardInterrupt:
-                n = store.counts()["runs"]
-                err_console.print(f"interrupted: finished runs are kept in {store_path} ({n} runs); "
+                try:
+                    n = f"{store.counts()['runs']} runs"
+                except Exception:  # the store is whole (each run is one transaction); only the count failed
+                    n = "count unavailable"
+                err_console.print(f"interrupted: finished runs are kept in {store_path} ({n}); "
                                   "run the same command again to resume")
                 raise
     finally:

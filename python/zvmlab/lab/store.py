@@ -159,6 +159,12 @@ class Store:
 
         try:
             return fn(*args)
+        except duckdb.TransactionException:
+            # A transaction left aborted by an interrupt that landed mid-write: roll it back
+            # (the write it belonged to is all or nothing) and run this request again.
+            with contextlib.suppress(Exception):
+                self.con.rollback()
+            return fn(*args)
         except (duckdb.IOException, duckdb.SerializationException) as e:
             raise _bad_store(self.path, e) from None
         except duckdb.InterruptException:
