@@ -29,3 +29,20 @@ def run_json(*args):
     p = zvmlab(*args)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout)
+
+
+def assert_bad_scenario(tmp_path, base: str, old: str, new: str, field: str, words: str) -> None:
+    """`base` with `old` replaced by `new` is refused: one message naming `field` (with `words`)
+    from the loader, and from `zvmlab run` exit 2 with no traceback."""
+    from zvmlab import scenario
+    from zvmlab.errors import InputError
+
+    bad = base.replace(old, new, 1)
+    assert bad != base
+    with pytest.raises(InputError) as e:
+        scenario.loads(bad, "bad.toml")
+    assert field in str(e.value) and words in str(e.value), str(e.value)
+    f = tmp_path / "bad.toml"
+    f.write_text(bad)
+    p = zvmlab("run", f)
+    assert p.returncode == 2 and "Traceback" not in p.stderr and field in p.stderr

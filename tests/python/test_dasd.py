@@ -1,9 +1,7 @@
 """Guest DASD I/O workloads (dasd-io, format): validation and the seed 004 rows."""
 
 import pytest
-from conftest import ROOT, run_json, zvmlab
-from zvmlab import scenario
-from zvmlab.errors import InputError
+from conftest import assert_bad_scenario, run_json
 from zvmlab.lab import replicate
 
 BASE = """
@@ -43,15 +41,7 @@ def test_dasd_scenario_runs_and_reports_per_user_and_per_volume(tmp_path):
     ("blocks = 256", "blocks = 256, think = \"1s\"", "guest[1].workload.think", "unknown key"),
 ])
 def test_bad_dasd_input_names_the_field(tmp_path, old, new, field, words):
-    bad = BASE.replace(old, new, 1)
-    assert bad != BASE
-    with pytest.raises(InputError) as e:
-        scenario.loads(bad, "bad.toml")
-    assert field in str(e.value) and words in str(e.value), str(e.value)
-    f = tmp_path / "bad.toml"
-    f.write_text(bad)
-    p = zvmlab("run", f)
-    assert p.returncode == 2 and "Traceback" not in p.stderr and field in p.stderr
+    assert_bad_scenario(tmp_path, BASE, old, new, field, words)
 
 
 def test_seed_004_calibration_rows_land_and_e3_is_reported_honestly():

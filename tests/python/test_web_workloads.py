@@ -1,7 +1,7 @@
 """Client and server guests over CP's virtual network (the web workloads of seed 001)."""
 
 import pytest
-from conftest import ROOT, run_json, zvmlab
+from conftest import ROOT, assert_bad_scenario, run_json, zvmlab
 from zvmlab import scenario
 from zvmlab.errors import InputError
 from zvmlab.lab import replicate
@@ -51,16 +51,7 @@ workload = { kind = "server", cpu = "100us" }
     ('kind = "server"', 'kind = "sever"', "guest[1].workload.kind", "did you mean 'server'"),
 ])
 def test_bad_client_server_input_names_the_field(tmp_path, old, new, field, words):
-    bad = BASE.replace(old, new, 1)
-    assert bad != BASE
-    with pytest.raises(InputError) as e:
-        scenario.loads(bad, "bad.toml")
-    msg = str(e.value)
-    assert field in msg and words in msg, msg
-    f = tmp_path / "bad.toml"
-    f.write_text(bad)
-    p = zvmlab("run", f)
-    assert p.returncode == 2 and "Traceback" not in p.stderr and field in p.stderr
+    assert_bad_scenario(tmp_path, BASE, old, new, field, words)
 
 
 def test_a_client_may_only_drive_server_guests(tmp_path):

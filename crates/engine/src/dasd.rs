@@ -410,19 +410,13 @@ impl Sim {
             }
             return true;
         }
-        self.vcpus[v as usize].state = VState::Dormant;
-        if std::mem::take(&mut self.lpus[l as usize].bg) {
-            self.sched.bg_running -= 1;
-        }
-        self.lpus[l as usize].vcpu = NONE;
         if format {
             self.q.cancel(self.first_vcpu + v); // done for good
         } else {
             let t = draw(&mut self.vcpus[v as usize].rng, think, dist);
             self.q.schedule(self.first_vcpu + v, self.now + t);
         }
-        self.end_run(v);
-        self.vcpu_idle(v);
+        self.release_for_wait(l, v, VState::Dormant);
         self.dispatch_next(l);
         true
     }
@@ -440,14 +434,7 @@ impl Sim {
                 return false;
             }
             // An asynchronous virtual CPU with a full window: wait for a completion.
-            if std::mem::take(&mut self.lpus[l as usize].bg) {
-                self.sched.bg_running -= 1;
-            }
-            self.lpus[l as usize].vcpu = NONE;
-            self.vcpus[v as usize].state = VState::PageWait;
-            self.vcpus[v as usize].want_since = now;
-            self.end_run(v);
-            self.vcpu_idle(v);
+            self.release_for_wait(l, v, VState::PageWait);
             self.dispatch_next(l);
             return true;
         }
@@ -465,14 +452,7 @@ impl Sim {
         if let Some(t) = d.devs[vol as usize].submit_xfer(now, r, p.xfer) {
             self.q.schedule(self.first_mdev + vol, t);
         }
-        if std::mem::take(&mut self.lpus[l as usize].bg) {
-            self.sched.bg_running -= 1;
-        }
-        self.lpus[l as usize].vcpu = NONE;
-        self.vcpus[v as usize].state = VState::PageWait;
-        self.vcpus[v as usize].want_since = now;
-        self.end_run(v);
-        self.vcpu_idle(v);
+        self.release_for_wait(l, v, VState::PageWait);
         self.dispatch_next(l);
         true
     }

@@ -149,6 +149,22 @@ impl Sim {
         self.slice_end(l, v);
     }
 
+    /// `v` stops running on processor `l` to wait (`Dormant`: for its next transaction or a
+    /// message; `PageWait`: for a page-in or an I/O). The caller dispatches `l` next.
+    pub(crate) fn release_for_wait(&mut self, l: u32, v: u32, state: VState) {
+        if std::mem::take(&mut self.lpus[l as usize].bg) {
+            self.sched.bg_running -= 1;
+        }
+        self.lpus[l as usize].vcpu = NONE;
+        let vc = &mut self.vcpus[v as usize];
+        vc.state = state;
+        if state == VState::PageWait {
+            vc.want_since = self.now;
+        }
+        self.end_run(v);
+        self.vcpu_idle(v);
+    }
+
     /// End of a run on processor `l`.
     pub(crate) fn lpu_event(&mut self, l: u32) {
         self.charge(l, self.now);
@@ -200,14 +216,8 @@ impl Sim {
                     }
                 }
                 AfterBurst::Think(t) => {
-                    vc.state = VState::Dormant;
-                    if std::mem::take(&mut self.lpus[l as usize].bg) {
-                        self.sched.bg_running -= 1;
-                    }
-                    self.lpus[l as usize].vcpu = NONE;
                     self.q.schedule(self.first_vcpu + v, self.now + t);
-                    self.end_run(v);
-                    self.vcpu_idle(v);
+                    self.release_for_wait(l, v, VState::Dormant);
                     self.dispatch_next(l);
                     return;
                 }

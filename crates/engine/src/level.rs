@@ -241,22 +241,10 @@ pub fn levels() -> Vec<Level> {
         limithard: LimitHard::Deadline240,
         ..old.clone()
     };
+    // z/VM 5.2: the VM/ESA mechanisms with the consumption-based LIMITHARD.
     let zvm52 = Switches {
-        sched: Sched::DeadlineNs,
         limithard: LimitHard::Consumption,
-        dv: DvSelect::Local,
-        agelist: AgeList::Off,
-        edev_paging: EdevPaging::FbaEmulation,
-        dispatch_path: DispatchPath::PreSpecialty,
-        reorder: Reorder::On,
-        sched_lock: SchedLock::SingleLine,
-        lock_line: LockLine::Shared,
-        vdisk_lock: VdiskLock::WholeIo,
-        frame_zones: FrameZones::One,
-        scsi_container: ScsiContainer::Untuned,
-        write_same: WriteSame::Off,
-        polarization: Polarizing::HorizontalOnly,
-        unparking: UnparkingModels::LargeOnly,
+        ..old.clone()
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,

@@ -351,14 +351,7 @@ impl Sim {
 
     /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in.
     pub(crate) fn enter_page_wait(&mut self, l: u32, v: u32) {
-        if std::mem::take(&mut self.lpus[l as usize].bg) {
-            self.sched.bg_running -= 1;
-        }
-        self.lpus[l as usize].vcpu = NONE;
-        self.vcpus[v as usize].state = VState::PageWait;
-        self.vcpus[v as usize].want_since = self.now;
-        self.end_run(v);
-        self.vcpu_idle(v);
+        self.release_for_wait(l, v, VState::PageWait);
         let d = self.vcpus[v as usize].pagein;
         if d != NONE {
             let now = self.now;

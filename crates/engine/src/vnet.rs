@@ -156,17 +156,11 @@ impl Sim {
             }
             None => {
                 // Wait for a message: dormant with no timer.
-                self.vcpus[v as usize].state = VState::Dormant;
-                if std::mem::take(&mut self.lpus[l as usize].bg) {
-                    self.sched.bg_running -= 1;
-                }
-                self.lpus[l as usize].vcpu = NONE;
                 self.q.cancel(self.first_vcpu + v);
                 if let Some(n) = self.vnet.as_mut() {
                     n.waiting[v as usize] = true;
                 }
-                self.end_run(v);
-                self.vcpu_idle(v);
+                self.release_for_wait(l, v, VState::Dormant);
                 self.dispatch_next(l);
             }
         }
