@@ -81,7 +81,7 @@ _STORAGE_KEYS = {"real": "storage (frames) available for pageable guest pages, e
                  "paging_volumes": "CP-owned paging volumes: [{ type = \"eckd\" | \"edev\", size = \"2G\", count = 2 }]"}
 _REFS_KEYS = {"uniform": {"pattern", "range"}, "strided": {"pattern", "range", "stride"},
               "hotset": {"pattern", "range", "hot", "hot_fraction"}}
-_VOLUME_KEYS = {"type", "size", "count"}
+_VOLUME_KEYS = {"type", "size", "count", "xiv"}
 PAGE = 4096
 MAX_GUEST_PAGES = 1 << 28  # 1 TB, the engine's limit
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
@@ -792,8 +792,15 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
             raise InputError(f"device type {v['type']!r} is not modelled", file=file, line=vline, field=f"{w}.type",
                              fix='use "eckd" (3390) or "edev" (emulated FBA on SCSI)')
         count = _int(v.get("count", 1), 1, 10000, file=file, line=vline, where=f"{w}.count", what="count")
-        vols.append({"type": v["type"], "slots": parse_size(v["size"], where=f"{w}.size", file=file, line=vline),
-                     "count": count})
+        xiv = v.get("xiv", False)
+        if not isinstance(xiv, bool) or (xiv and v["type"] != "edev"):
+            raise InputError(f"xiv = {xiv!r} is not valid here", file=file, line=vline, field=f"{w}.xiv",
+                             fix='xiv = true marks an EDEV on an IBM XIV (type = "edev"); leave it out otherwise')
+        vol = {"type": v["type"], "slots": parse_size(v["size"], where=f"{w}.size", file=file, line=vline),
+               "count": count}
+        if xiv:
+            vol["xiv"] = True
+        vols.append(vol)
     need = sum(g.refs["range_pages"] * g.count for g in with_refs)
     if need > frames and not vols:
         raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",

@@ -74,3 +74,14 @@ def test_hotset_refs():
         with pytest.raises(InputError) as e:
             loads(BASE.format(storage=GOOD_ST, guest=f'storage = "64M"\nrefs = {{ pattern = "hotset", range = "48M", {bad} }}'))
         assert e.value.field == field
+
+
+def test_xiv_marks_only_edev_paging_volumes(tmp_path):
+    from conftest import ROOT, assert_bad_scenario
+
+    base = (ROOT / "scenarios" / "replicate" / "d14-xiv.toml").read_text()
+    assert_bad_scenario(tmp_path, base, 'type = "edev", size = "4G", count = 4, xiv = true',
+                        'type = "eckd", size = "4G", count = 4, xiv = true', "storage.paging_volumes[0].xiv",
+                        "not valid here")
+    assert_bad_scenario(tmp_path, base, "xiv = true", 'xiv = "yes"', "storage.paging_volumes[0].xiv",
+                        "not valid here")

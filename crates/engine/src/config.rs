@@ -133,6 +133,9 @@ pub struct PagingVolume {
     pub slots: u64,
     #[serde(default = "one")]
     pub count: u32,
+    /// An EDEV on an IBM XIV: before VM65929 CP drove one I/O at a time to it (switch xiv_io).
+    #[serde(default)]
+    pub xiv: bool,
 }
 
 /// Which pages a workload's transactions (one burst = one touch) reference.

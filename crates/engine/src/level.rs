@@ -128,6 +128,15 @@ pub enum VdiskLock {
     PerVdiskMove,
 }
 
+/// I/O to EDEVs on an IBM XIV: one at a time, or overlapped (VM65929, z/VM 6.4; seed 000 D14).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum XivIo {
+    #[default]
+    Serial,
+    Concurrent,
+}
+
 /// Frame-manager zones (seed 000, 6.4 2 TB support): RSA2GLCK split by zone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -201,6 +210,8 @@ pub struct Switches {
     #[serde(default)]
     pub vdisk_lock: VdiskLock,
     #[serde(default)]
+    pub xiv_io: XivIo,
+    #[serde(default)]
     pub frame_zones: FrameZones,
     #[serde(default)]
     pub scsi_container: ScsiContainer,
@@ -231,6 +242,7 @@ pub fn levels() -> Vec<Level> {
         sched_lock: SchedLock::SingleLine,
         lock_line: LockLine::Shared,
         vdisk_lock: VdiskLock::WholeIo,
+        xiv_io: XivIo::Serial,
         frame_zones: FrameZones::One,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
@@ -271,6 +283,10 @@ pub fn levels() -> Vec<Level> {
     };
     let zvm64_vm65988 = Switches {
         sched_lock: SchedLock::ExclOnlyWrites,
+        ..zvm64.clone()
+    };
+    let zvm64_vm65929 = Switches {
+        xiv_io: XivIo::Concurrent,
         ..zvm64.clone()
     };
     vec![
@@ -327,6 +343,11 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.4-vm65988",
             title: "z/VM 6.4 with VM65988 (shared/exclusive lock manager: only exclusive acquirers write the lock's line)",
             switches: zvm64_vm65988,
+        },
+        Level {
+            name: "zvm-6.4-vm65929",
+            title: "z/VM 6.4 with VM65929 (CP overlaps I/Os to XIV EDEVs)",
+            switches: zvm64_vm65929,
         },
     ]
 }

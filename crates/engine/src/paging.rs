@@ -120,11 +120,17 @@ impl Paging {
                         disconnect: p.edev_disconnect * ms,
                         connect_per_page: p.edev_connect * ms,
                     };
+                    // An XIV EDEV before VM65929: CP drives one I/O at a time to it.
+                    let serial_xiv = v.xiv && sw.xiv_io == crate::level::XivIo::Serial;
                     match sw.edev_paging {
                         EdevPaging::FbaEmulation => (DevType::Edev, 1, svc, p.path_io_edev_fba),
                         EdevPaging::ScsiDirect => (
                             DevType::Edev,
-                            p.edev_queue_depth.max(1.0) as u32,
+                            if serial_xiv {
+                                1
+                            } else {
+                                p.edev_queue_depth.max(1.0) as u32
+                            },
                             svc,
                             p.path_io_edev_scsi,
                         ),

@@ -444,6 +444,7 @@ fn set_multithread_with_paging_keeps_faults_going() {
             dtype: "eckd".into(),
             slots: 100_000,
             count: 2,
+            xiv: false,
         }],
         prefill: true,
     });

@@ -196,3 +196,31 @@ fn device_intervals_add_up() {
         assert!((sum - total).abs() < 1.0, "{sum} vs {total}");
     }
 }
+
+/// VM65929: an XIV EDEV serves one paging I/O at a time before the APAR and overlaps them
+/// (the SCSI queue depth) after; other EDEVs overlap at either level.
+#[test]
+fn xiv_edevs_overlap_io_only_with_vm65929() {
+    let run = |level: &str, xiv: bool| -> Value {
+        let cfg = json!({
+            "level": level, "processors": 4, "duration_ns": 5_000_000_000u64,
+            "interval_ns": 5_000_000_000u64, "seed": 5,
+            "guests": [{"userid": "P", "count": 8, "storage_pages": 131072,
+                        "refs": {"pattern": "uniform", "range_pages": 122880},
+                        "workload": {"kind": "cpu-bound", "tx_cpu_ns": 20000, "dist": "fixed"}}],
+            "storage": {"frames": 262144, "prefill": true,
+                        "paging_volumes": [{"type": "edev", "slots": 1048576, "count": 4, "xiv": xiv}]}
+        });
+        serde_json::from_str(&zvm::run_json(&cfg.to_string()).unwrap()).unwrap()
+    };
+    let servers = |v: &Value| v["devices"][0]["servers"].as_u64().unwrap();
+    let serial = run("zvm-6.4", true);
+    let fixed = run("zvm-6.4-vm65929", true);
+    let plain = run("zvm-6.4", false);
+    assert_eq!(servers(&serial), 1);
+    assert!(servers(&fixed) > 1 && servers(&fixed) == servers(&plain));
+    let rate = |v: &Value| v["storage"]["moves_per_s"].as_f64().unwrap();
+    assert!(rate(&fixed) > 1.5 * rate(&serial), "{} vs {}", rate(&fixed), rate(&serial));
+    // Serialized, a volume is never busy with more than one I/O.
+    assert!(serial["devices"][0]["util_pct"].as_f64().unwrap() <= 100.0);
+}

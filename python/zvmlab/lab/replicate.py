@@ -178,7 +178,8 @@ def _lookup(run: dict, path: str) -> float:
     cur: object = run
     for part in path.split("."):
         if isinstance(cur, list):
-            cur = next((x for x in cur if isinstance(x, dict) and x.get("userid") == part), None)
+            # a list of users (by userid) or of devices (by name)
+            cur = next((x for x in cur if isinstance(x, dict) and part in (x.get("userid"), x.get("name"))), None)
         elif isinstance(cur, dict):
             cur = cur.get(part)
         if cur is None:
