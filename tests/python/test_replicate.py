@@ -125,3 +125,11 @@ def test_a_suite_row_runs_the_suite_at_both_levels():
     out = rep.replicate([row])
     assert [o["verdict"] for o in out] == [rep.PASS, rep.PASS]
     assert out[0]["simulated"]["compare"] == 8
+
+
+def test_a_scaling_row_reads_the_expectation_curve():
+    row = next(r for r in rep.load_catalogue() if r.id == "B11")
+    assert row.scaling and row.status == "modelled"
+    out = rep.replicate([row])
+    assert [o["verdict"] for o in out] == [rep.PASS] * len(out)
+    assert out[0]["simulated"]["compare"] == pytest.approx(0.890)

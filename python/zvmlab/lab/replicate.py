@@ -95,6 +95,8 @@ class Row:
     metrics: list[Metric] = field(default_factory=list)
     # A row measured on a whole regression suite (F1): its name in scenarios/suites/.
     suite: str | None = None
+    # A row measured on a scaling experiment of its scenario (B11): {"cores": [4, 8, ...]}.
+    scaling: dict | None = None
 
 
 def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
@@ -112,7 +114,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
-                        metrics, r.get("suite")))
+                        metrics, r.get("suite"), r.get("scaling")))
     return rows
 
 
@@ -258,7 +260,7 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
             continue
         if progress:
             progress(done, len(todo), r.id)
-        if r.suite:
+        if r.suite or r.scaling:
             out.extend(_suite_row(r, seed, base_info))
             done += 1
             if progress:
@@ -322,10 +324,19 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
 
 
 def _suite_row(r: Row, seed: int | None, base_info: dict) -> list[dict]:
-    """A row measured on a regression suite: one suite run at the row's two levels."""
-    from . import replicate_suite
+    """A row measured on a regression suite (one suite run at the row's two levels) or on a
+    scaling experiment of its scenario at its comparison level (``cores.N.FIELD``)."""
+    if r.scaling:
+        from . import scaling
 
-    doc = replicate_suite.measure(str(r.suite), str(r.base), str(r.compare), seed)
+        sc = scenario.load(ROOT / "scenarios" / "replicate" / str(r.scenario)).with_overrides(
+            level=r.compare, seed=seed)
+        res = scaling.run(sc, [int(n) for n in r.scaling["cores"]])
+        doc: dict = {"cores": {str(x["cores"]): x for x in res["rows"]}}
+    else:
+        from . import replicate_suite
+
+        doc = replicate_suite.measure(str(r.suite), str(r.base), str(r.compare), seed)
     out = []
     for m in r.metrics:
         v = _lookup(doc, m.value)
