@@ -45,8 +45,13 @@ pub fn reference_config(
     params.insert("hw.sie_cycles".to_string(), 0.0);
     params.insert("path.slice_end".to_string(), 0.0);
     params.insert("srm.dspslice".to_string(), 1e9); // ms: never preempt, so the queue is FCFS
-    // The scheduler lock's holds are parts of those paths; no cache-line cost either.
-    for k in ["lock.line_cycles", "lock.hold_dispatch", "lock.hold_requeue", "lock.hold_ready"] {
+                                                    // The scheduler lock's holds are parts of those paths; no cache-line cost either.
+    for k in [
+        "lock.line_cycles",
+        "lock.hold_dispatch",
+        "lock.hold_requeue",
+        "lock.hold_ready",
+    ] {
         params.insert(k.to_string(), 0.0);
     }
     params.insert("cpi.l1_miss_per_instr".to_string(), 0.0); // every processor at speed 1.0 (no drawer CPI)

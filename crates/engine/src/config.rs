@@ -404,10 +404,16 @@ impl Config {
                     ));
                 }
                 Workload::DasdIo { ios: 0, .. } | Workload::DasdIo { blocks: 0, .. } => {
-                    return Err(format!("guest {}: workload.ios and blocks must be at least 1", g.userid));
+                    return Err(format!(
+                        "guest {}: workload.ios and blocks must be at least 1",
+                        g.userid
+                    ));
                 }
                 Workload::Format { blocks: 0, .. } | Workload::Format { size_mb: 0, .. } => {
-                    return Err(format!("guest {}: workload.size_mb and blocks must be at least 1", g.userid));
+                    return Err(format!(
+                        "guest {}: workload.size_mb and blocks must be at least 1",
+                        g.userid
+                    ));
                 }
                 Workload::DasdIo { dtype, method, .. }
                     if !crate::dasd::TYPES.contains(&dtype.as_str())

@@ -99,7 +99,11 @@ pub struct Dasd {
 
 fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, same: bool) -> Time {
     let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
-    let per_block = if same { 0.0 } else { p.mdisk_path_block * blocks as f64 };
+    let per_block = if same {
+        0.0
+    } else {
+        p.mdisk_path_block * blocks as f64
+    };
     let path = match dtype {
         DevType::Eckd => translate + p.mdisk_path_eckd + per_block,
         DevType::Edev => {
@@ -136,66 +140,33 @@ impl Dasd {
                     continue;
                 }
             };
-            if dtype == "vdisk" {
-                let Workload::DasdIo {
-                    ref method,
-                    cpu_ns,
-                    ios,
-                    blocks,
-                    think_ns,
-                    write,
-                    dist,
-                    ..
-                } = g.workload
-                else {
-                    return Err(format!("guest {}: a VDISK cannot be formatted here", g.userid));
-                };
-                let translate = if method == "ssch" { p.mdisk_path_ccw } else { 0.0 };
-                // A VDISK belongs to its user (DEFINE VFB-512): each guest of the group has
-                // its own, numbered here for its serialization instance.
-                let ip = IoProgram {
-                    vol: 0,
-                    move_ns: path_ns(p, p.vdisk_path_block * blocks as f64, 0.0),
-                    cpu: cpu_ns as f64 / (ios as f64 + 1.0),
-                    ios,
-                    blocks,
-                    think: think_ns as f64,
-                    write,
-                    format: false,
-                    vdisk: true,
-                    window: 1,
-                    dist,
-                    cost: path_ns(p, translate + p.vdisk_path_io + p.vdisk_path_block * blocks as f64, 0.0),
-                    xfer: 0.0,
-                };
-                for _ in 0..g.count {
-                    prog.push(Some(IoProgram {
-                        vol: vdisks,
-                        ..ip.clone()
-                    }));
-                    vdisks += 1;
-                }
-                continue;
-            }
+            // A VDISK belongs to its user (DEFINE VFB-512): no device; each guest of the group
+            // has its own, numbered below for its serialization instance.
+            let vdisk = dtype == "vdisk";
             let t = match dtype.as_str() {
-                "eckd" => DevType::Eckd,
+                "eckd" | "vdisk" => DevType::Eckd,
                 "edev" => DevType::Edev,
                 "scsi" => DevType::Scsi,
                 other => return Err(format!("guest {}: unknown DASD type '{other}'", g.userid)),
             };
-            let vol = match vols.iter().position(|(n, _)| n == volume) {
-                Some(i) if vols[i].1 != t => {
-                    return Err(format!(
-                        "guest {}: volume {volume} is named with two device types",
-                        g.userid
-                    ))
-                }
-                Some(i) => i,
-                None => {
-                    vols.push((volume.clone(), t));
-                    vols.len() - 1
-                }
-            } as u32;
+            let vol = if vdisk {
+                0
+            } else {
+                let i = match vols.iter().position(|(n, _)| n == volume) {
+                    Some(i) if vols[i].1 != t => {
+                        return Err(format!(
+                            "guest {}: volume {volume} is named with two device types",
+                            g.userid
+                        ))
+                    }
+                    Some(i) => i,
+                    None => {
+                        vols.push((volume.clone(), t));
+                        vols.len() - 1
+                    }
+                };
+                i as u32
+            };
             let (read_pp, write_pp) = match t {
                 DevType::Eckd => (p.eckd_connect * ms, p.eckd_connect * ms),
                 _ => (p.mdisk_edev_read * ms, p.mdisk_edev_write * ms),
@@ -211,21 +182,40 @@ impl Dasd {
                     dist,
                     window,
                     ..
-                } => IoProgram {
-                    vol,
-                    move_ns: 0,
-                    cpu: cpu_ns as f64 / (ios as f64 + 1.0),
-                    ios,
-                    blocks,
-                    think: think_ns as f64,
-                    write,
-                    format: false,
-                    vdisk: false,
-                    window: window.max(1),
-                    dist,
-                    cost: io_cost(p, sw, t, method == "ssch", blocks, false),
-                    xfer: blocks as f64 * if write { write_pp } else { read_pp },
-                },
+                } => {
+                    let ssch = method == "ssch";
+                    let block_ns = path_ns(p, p.vdisk_path_block * blocks as f64, 0.0);
+                    IoProgram {
+                        vol,
+                        move_ns: if vdisk { block_ns } else { 0 },
+                        cpu: cpu_ns as f64 / (ios as f64 + 1.0),
+                        ios,
+                        blocks,
+                        think: think_ns as f64,
+                        write,
+                        format: false,
+                        vdisk,
+                        window: if vdisk { 1 } else { window.max(1) },
+                        dist,
+                        cost: if vdisk {
+                            let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
+                            path_ns(p, translate + p.vdisk_path_io, 0.0) + block_ns
+                        } else {
+                            io_cost(p, sw, t, ssch, blocks, false)
+                        },
+                        xfer: if vdisk {
+                            0.0
+                        } else {
+                            blocks as f64 * if write { write_pp } else { read_pp }
+                        },
+                    }
+                }
+                Workload::Format { .. } if vdisk => {
+                    return Err(format!(
+                        "guest {}: a VDISK cannot be formatted here",
+                        g.userid
+                    ));
+                }
                 Workload::Format {
                     size_mb, blocks, ..
                 } => {
@@ -255,7 +245,11 @@ impl Dasd {
                 }
                 _ => unreachable!(),
             };
-            prog.extend((0..g.count).map(|_| Some(ip.clone())));
+            for _ in 0..g.count {
+                let vol = if vdisk { vdisks } else { ip.vol };
+                vdisks += vdisk as u32;
+                prog.push(Some(IoProgram { vol, ..ip.clone() }));
+            }
         }
         if prog.iter().all(|p| p.is_none()) {
             return Ok(None);
@@ -338,7 +332,8 @@ impl Sim {
                 // CP translates the channel program and moves the data itself: CP time on this
                 // processor, then the guest goes on. The request is serialized: before the fix
                 // all of it under one system-wide lock, after it only the move, per VDISK.
-                let (cost, move_ns, cpu, dist, blocks, vol) = (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
+                let (cost, move_ns, cpu, dist, blocks, vol) =
+                    (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
                 d.ios[u] += 1;
                 d.blocks[u] += blocks as u64;
                 let rate = self.lpus[l as usize].rate;
@@ -346,7 +341,9 @@ impl Sim {
                     crate::level::VdiskLock::WholeIo => (cost, None),
                     crate::level::VdiskLock::PerVdiskMove => (move_ns, Some(vol)),
                 };
-                let wall = self.locks.vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
+                let wall =
+                    self.locks
+                        .vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
                 self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
                 let vc = &mut self.vcpus[v as usize];
                 vc.cp_owed += cost;

@@ -69,7 +69,8 @@ impl Sim {
         let virt = if vc.pagewait {
             0
         } else {
-            vc.remaining.min(crate::cpu::slice_work(vc.slice_left, rate))
+            vc.remaining
+                .min(crate::cpu::slice_work(vc.slice_left, rate))
         };
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = v;

@@ -235,7 +235,15 @@ impl Locks {
             .extra()
     }
 
-    fn acquire_inst(&mut self, k: usize, id: LockId, mode: Mode, t: Time, cpu: u32, hold: Time) -> Grant {
+    fn acquire_inst(
+        &mut self,
+        k: usize,
+        id: LockId,
+        mode: Mode,
+        t: Time,
+        cpu: u32,
+        hold: Time,
+    ) -> Grant {
         let mode = if id == LockId::Srmslock && self.sched_lock == SchedLock::Exclusive {
             Mode::Excl
         } else {

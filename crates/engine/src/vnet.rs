@@ -101,7 +101,11 @@ impl Sim {
         };
         let cost = net.cost_msg;
         let next_work: Option<Time> = match role {
-            Some(Role::Client { cpu, window, ref servers }) => {
+            Some(Role::Client {
+                cpu,
+                window,
+                ref servers,
+            }) => {
                 let k = net.rr[v as usize] as usize % servers.len();
                 net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
                 net.outstanding[v as usize] += 1;

@@ -46,7 +46,12 @@ fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
 
 impl Program {
     /// The program of a guest; `servers` resolves a client's server userid group to users.
-    pub fn new(w: &Workload, tx_default_ns: f64, burst_default_ns: f64, servers: Vec<u32>) -> Program {
+    pub fn new(
+        w: &Workload,
+        tx_default_ns: f64,
+        burst_default_ns: f64,
+        servers: Vec<u32>,
+    ) -> Program {
         match *w {
             Workload::Client {
                 cpu_ns,
@@ -125,7 +130,13 @@ impl Program {
 
     /// A server waits for its first request instead of starting work.
     pub fn waits_for_messages(&self) -> bool {
-        matches!(self, Program::Net { role: Role::Server { .. }, .. })
+        matches!(
+            self,
+            Program::Net {
+                role: Role::Server { .. },
+                ..
+            }
+        )
     }
 
     /// One piece of CPU work of mean `mean` ns, drawn with the program's distribution.

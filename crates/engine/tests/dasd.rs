@@ -10,7 +10,14 @@ use zvm::Sim;
 
 const S: u64 = 1_000_000_000;
 
-fn cfg(level: &str, procs: u32, secs: u64, guests: Value, params: Value, switches: Value) -> Config {
+fn cfg(
+    level: &str,
+    procs: u32,
+    secs: u64,
+    guests: Value,
+    params: Value,
+    switches: Value,
+) -> Config {
     let j = json!({"level": level, "processors": procs, "duration_ns": secs * S, "interval_ns": S,
                    "seed": 5, "params": params, "switches": switches, "guests": guests});
     Config::from_json(&j.to_string()).expect("config")
@@ -29,7 +36,15 @@ fn free_cp() -> Value {
            "mdisk.path_scsi_container_53": 0.0, "mdisk.path_per_block": 0.0, "mdisk.path_native_scsi": 0.0})
 }
 
-fn io_guest(id: &str, vol: &str, t: &str, method: &str, cpu_ns: u64, ios: u32, blocks: u32) -> Value {
+fn io_guest(
+    id: &str,
+    vol: &str,
+    t: &str,
+    method: &str,
+    cpu_ns: u64,
+    ios: u32,
+    blocks: u32,
+) -> Value {
     json!({"userid": id, "quickdsp": true, "workload": {"kind": "dasd-io", "volume": vol, "type": t,
            "method": method, "cpu_ns": cpu_ns, "ios": ios, "blocks": blocks, "dist": "fixed"}})
 }
@@ -45,15 +60,24 @@ fn synchronous_reads_cycle_at_cpu_plus_device_time() {
     // One guest, no CP cost: a transaction = 300 us of CPU + 10 reads of 2 blocks each, each
     // read pend + 2 x read time per block.
     let p = Params::default();
-    let s = run(cfg("zvm-5.3", 1, 10, json!([io_guest("G", "V1", "edev", "ssch", 300_000, 10, 2)]), free_cp(),
-                    json!({})));
+    let s = run(cfg(
+        "zvm-5.3",
+        1,
+        10,
+        json!([io_guest("G", "V1", "edev", "ssch", 300_000, 10, 2)]),
+        free_cp(),
+        json!({}),
+    ));
     let io_ns = p.edev_pend * 1e6 + 2.0 * p.mdisk_edev_read * 1e6;
     let tx_ns = 300_000.0 + 10.0 * io_ns;
     let u = user(&s, "G");
     let want = 10.0e9 / tx_ns;
     let got = u["transactions"].as_f64().unwrap();
     assert!((got - want).abs() <= 1.0, "tx {got} vs {want}");
-    assert_eq!(u["ios"].as_u64().unwrap() / 10, u["transactions"].as_u64().unwrap());
+    assert_eq!(
+        u["ios"].as_u64().unwrap() / 10,
+        u["transactions"].as_u64().unwrap()
+    );
     assert_eq!(s.devices.len(), 1);
     assert!((s.devices[0].pages_per_io - 2.0).abs() < 1e-12);
 }
@@ -63,29 +87,59 @@ fn cp_path_per_io_follows_device_type_method_and_container_switch() {
     let p = Params::default();
     let ns = |instr: f64| instr * p.cpi_cp / p.clock_ghz;
     let mut params = free_cp();
-    for k in ["mdisk.path_ccw_translate", "mdisk.path_eckd_io", "mdisk.path_fba_emulation",
-              "mdisk.path_scsi_container_52", "mdisk.path_scsi_container_53", "mdisk.path_per_block",
-              "mdisk.path_native_scsi"] {
-        params[k] = json!(zvm::params::table().iter().find(|x| x.name == k).unwrap().default);
+    for k in [
+        "mdisk.path_ccw_translate",
+        "mdisk.path_eckd_io",
+        "mdisk.path_fba_emulation",
+        "mdisk.path_scsi_container_52",
+        "mdisk.path_scsi_container_53",
+        "mdisk.path_per_block",
+        "mdisk.path_native_scsi",
+    ] {
+        params[k] = json!(
+            zvm::params::table()
+                .iter()
+                .find(|x| x.name == k)
+                .unwrap()
+                .default
+        );
     }
-    let guests = json!([io_guest("A", "V1", "eckd", "ssch", 100_000, 4, 8),
-                        io_guest("B", "V2", "edev", "ssch", 100_000, 4, 8),
-                        io_guest("C", "V3", "eckd", "diag250", 100_000, 4, 8),
-                        io_guest("D", "V4", "edev", "diag250", 100_000, 4, 8),
-                        io_guest("E", "V5", "scsi", "ssch", 100_000, 4, 8)]);
-    for (container, cont) in [("untuned", p.mdisk_path_container_52), ("tuned", p.mdisk_path_container_53)] {
-        let s = run(cfg("zvm-5.3", 5, 2, guests.clone(), params.clone(), json!({"scsi_container": container})));
+    let guests = json!([
+        io_guest("A", "V1", "eckd", "ssch", 100_000, 4, 8),
+        io_guest("B", "V2", "edev", "ssch", 100_000, 4, 8),
+        io_guest("C", "V3", "eckd", "diag250", 100_000, 4, 8),
+        io_guest("D", "V4", "edev", "diag250", 100_000, 4, 8),
+        io_guest("E", "V5", "scsi", "ssch", 100_000, 4, 8)
+    ]);
+    for (container, cont) in [
+        ("untuned", p.mdisk_path_container_52),
+        ("tuned", p.mdisk_path_container_53),
+    ] {
+        let s = run(cfg(
+            "zvm-5.3",
+            5,
+            2,
+            guests.clone(),
+            params.clone(),
+            json!({"scsi_container": container}),
+        ));
         let blk = 8.0 * p.mdisk_path_block;
-        let want = [("A", p.mdisk_path_ccw + p.mdisk_path_eckd + blk),
-                    ("B", p.mdisk_path_ccw + p.mdisk_path_fba_emul + cont + blk),
-                    ("C", p.mdisk_path_eckd + blk),
-                    ("D", p.mdisk_path_fba_emul + cont + blk),
-                    ("E", p.mdisk_path_native_scsi)];
+        let want = [
+            ("A", p.mdisk_path_ccw + p.mdisk_path_eckd + blk),
+            ("B", p.mdisk_path_ccw + p.mdisk_path_fba_emul + cont + blk),
+            ("C", p.mdisk_path_eckd + blk),
+            ("D", p.mdisk_path_fba_emul + cont + blk),
+            ("E", p.mdisk_path_native_scsi),
+        ];
         for (id, instr) in want {
             let got = user(&s, id)["cp_us_per_io"].as_f64().unwrap() * 1e3;
             // cp_us_per_io counts I/Os started; at most one I/O's CP is in flight at the end.
             let ios = user(&s, id)["ios"].as_f64().unwrap();
-            assert!((got - ns(instr)).abs() <= ns(instr) / ios + 1.0, "{id} {container}: {got} ns vs {}", ns(instr));
+            assert!(
+                (got - ns(instr)).abs() <= ns(instr) / ios + 1.0,
+                "{id} {container}: {got} ns vs {}",
+                ns(instr)
+            );
         }
     }
 }
@@ -98,13 +152,23 @@ fn format_elapsed_is_its_writes_and_write_same_skips_the_block_work() {
     let ios = 100.0 * 256.0 / 256.0;
     let mut cps = Vec::new();
     for (ws, per_block_ms) in [("off", p.mdisk_edev_write), ("on", p.mdisk_edev_write_same)] {
-        let s = run(cfg("zvm-5.3", 2, 60, g.clone(), json!({}), json!({"write_same": ws})));
+        let s = run(cfg(
+            "zvm-5.3",
+            2,
+            60,
+            g.clone(),
+            json!({}),
+            json!({"write_same": ws}),
+        ));
         let u = user(&s, "F");
         let cp_ns = u["cp_ms"].as_f64().unwrap() * 1e6;
         let dev_ns = ios * (p.edev_pend * 1e6 + 256.0 * per_block_ms * 1e6);
         let fin = u["finished_s"].as_f64().expect("finished") * 1e9;
         // Each write's CP path precedes its device time; dispatches add a little CP.
-        assert!(fin >= dev_ns + cp_ns * 0.9 && fin <= dev_ns + cp_ns + 1e6, "{ws}: {fin} vs {dev_ns} + {cp_ns}");
+        assert!(
+            fin >= dev_ns + cp_ns * 0.9 && fin <= dev_ns + cp_ns + 1e6,
+            "{ws}: {fin} vs {dev_ns} + {cp_ns}"
+        );
         cps.push(cp_ns);
         assert_eq!(u["transactions"].as_u64(), Some(1));
         assert_eq!(u["kb"].as_f64().unwrap(), 100.0 * 1024.0);
@@ -112,7 +176,10 @@ fn format_elapsed_is_its_writes_and_write_same_skips_the_block_work() {
     // Write-same saves exactly the per-block buffer work, nothing else.
     let block_cp = ios * 256.0 * p.mdisk_path_block * p.cpi_cp / p.clock_ghz;
     let saved = cps[0] - cps[1];
-    assert!((saved - block_cp).abs() / block_cp < 0.01, "saved {saved} vs {block_cp}");
+    assert!(
+        (saved - block_cp).abs() / block_cp < 0.01,
+        "saved {saved} vs {block_cp}"
+    );
 }
 
 proptest! {
@@ -155,8 +222,13 @@ proptest! {
 
 #[test]
 fn a_volume_with_two_types_is_an_error() {
-    let g = json!([io_guest("A", "V", "eckd", "ssch", 1000, 1, 1), io_guest("B", "V", "edev", "ssch", 1000, 1, 1)]);
-    let e = Sim::new(cfg("zvm-6.4", 1, 1, g, json!({}), json!({}))).err().expect("error");
+    let g = json!([
+        io_guest("A", "V", "eckd", "ssch", 1000, 1, 1),
+        io_guest("B", "V", "edev", "ssch", 1000, 1, 1)
+    ]);
+    let e = Sim::new(cfg("zvm-6.4", 1, 1, g, json!({}), json!({})))
+        .err()
+        .expect("error");
     assert!(e.contains("two device types"), "{e}");
 }
 
@@ -178,7 +250,11 @@ fn an_io_window_overlaps_cpu_with_the_device() {
     let want4 = 1e9 / dev_ns.max(200_000.0);
     assert!((r1 - want1).abs() / want1 < 0.01, "sync {r1} vs {want1}");
     assert!((r4 - want4).abs() / want4 < 0.02, "window {r4} vs {want4}");
-    assert!(s4.devices[0].util_pct > 97.0, "device {}", s4.devices[0].util_pct);
+    assert!(
+        s4.devices[0].util_pct > 97.0,
+        "device {}",
+        s4.devices[0].util_pct
+    );
 }
 
 #[test]
@@ -188,8 +264,14 @@ fn vdisk_io_is_cp_time_without_a_device() {
     params["vdisk.path_io"] = json!(p.vdisk_path_io);
     params["vdisk.path_per_block"] = json!(p.vdisk_path_block);
     params["mdisk.path_ccw_translate"] = json!(p.mdisk_path_ccw);
-    let s = run(cfg("zvm-6.4", 1, 2, json!([io_guest("V", "VD1", "vdisk", "ssch", 50_000, 10, 1)]), params,
-                    json!({})));
+    let s = run(cfg(
+        "zvm-6.4",
+        1,
+        2,
+        json!([io_guest("V", "VD1", "vdisk", "ssch", 50_000, 10, 1)]),
+        params,
+        json!({}),
+    ));
     assert!(s.devices.is_empty());
     let u = user(&s, "V");
     let per_io = (p.mdisk_path_ccw + p.vdisk_path_io + p.vdisk_path_block) * p.cpi_cp / p.clock_ghz;
@@ -201,13 +283,32 @@ fn vdisk_io_is_cp_time_without_a_device() {
 
 #[test]
 fn vdisk_serialization_is_system_wide_before_the_fix_and_per_vdisk_after() {
-    let g: Vec<Value> = (0..8).map(|i| io_guest(&format!("V{i}"), "VD", "vdisk", "ssch", 20_000, 1, 1)).collect();
+    let g: Vec<Value> = (0..8)
+        .map(|i| io_guest(&format!("V{i}"), "VD", "vdisk", "ssch", 20_000, 1, 1))
+        .collect();
     let lock = |s: &Summary| {
         let v = serde_json::to_value(s).unwrap();
-        (v["locks"]["VDISK"]["acquires"].as_u64().unwrap(), v["locks"]["VDISK"]["collisions"].as_u64().unwrap())
+        (
+            v["locks"]["VDISK"]["acquires"].as_u64().unwrap(),
+            v["locks"]["VDISK"]["collisions"].as_u64().unwrap(),
+        )
     };
-    let before = run(cfg("zvm-6.3", 4, 2, json!(g.clone()), json!({}), json!({"vdisk_lock": "whole-io"})));
-    let after = run(cfg("zvm-6.3", 4, 2, json!(g), json!({}), json!({"vdisk_lock": "per-vdisk-move"})));
+    let before = run(cfg(
+        "zvm-6.3",
+        4,
+        2,
+        json!(g.clone()),
+        json!({}),
+        json!({"vdisk_lock": "whole-io"}),
+    ));
+    let after = run(cfg(
+        "zvm-6.3",
+        4,
+        2,
+        json!(g),
+        json!({}),
+        json!({"vdisk_lock": "per-vdisk-move"}),
+    ));
     let (a0, c0) = lock(&before);
     let (a1, c1) = lock(&after);
     assert!(a0 > 1000 && a1 > 1000);

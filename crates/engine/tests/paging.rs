@@ -220,7 +220,12 @@ fn xiv_edevs_overlap_io_only_with_vm65929() {
     assert_eq!(servers(&serial), 1);
     assert!(servers(&fixed) > 1 && servers(&fixed) == servers(&plain));
     let rate = |v: &Value| v["storage"]["moves_per_s"].as_f64().unwrap();
-    assert!(rate(&fixed) > 1.5 * rate(&serial), "{} vs {}", rate(&fixed), rate(&serial));
+    assert!(
+        rate(&fixed) > 1.5 * rate(&serial),
+        "{} vs {}",
+        rate(&fixed),
+        rate(&serial)
+    );
     // Serialized, a volume is never busy with more than one I/O.
     assert!(serial["devices"][0]["util_pct"].as_f64().unwrap() <= 100.0);
 }

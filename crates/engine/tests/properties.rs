@@ -70,7 +70,13 @@ fn config_strategy() -> impl Strategy<Value = Config> {
     (
         1u32..6,
         prop::collection::vec(guest, 1..6),
-        prop::sample::select(vec!["zvm-6.3", "zvm-6.4", "zvm-6.4-vm65988", "vmesa-2.3.0", "vmesa-2.4.0"]),
+        prop::sample::select(vec![
+            "zvm-6.3",
+            "zvm-6.4",
+            "zvm-6.4-vm65988",
+            "vmesa-2.3.0",
+            "vmesa-2.4.0",
+        ]),
         1u64..4000,
         0u64..1000,
     )

@@ -16,8 +16,18 @@ fn free_cp() -> serde_json::Value {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn web(procs: u32, clients: u32, servers: u32, server_vcpus: u32, c_us: u64, s_us: u64, window: u32,
-       dist: &str, secs: u64, params: serde_json::Value) -> Config {
+fn web(
+    procs: u32,
+    clients: u32,
+    servers: u32,
+    server_vcpus: u32,
+    c_us: u64,
+    s_us: u64,
+    window: u32,
+    dist: &str,
+    secs: u64,
+    params: serde_json::Value,
+) -> Config {
     let j = json!({
         "level": "zvm-6.4", "processors": procs, "duration_ns": secs * 1000 * MS,
         "interval_ns": 1000 * MS, "seed": 11, "params": params,
@@ -51,7 +61,10 @@ fn one_request_at_a_time_is_a_closed_cycle() {
     // The server only ever worked when the client waited: both busy fractions add to one.
     let c = user(&s, "CL").cpu_pct;
     let v = user(&s, "SV").cpu_pct;
-    assert!((c - 60.0).abs() < 0.2 && (v - 40.0).abs() < 0.2, "client {c} server {v}");
+    assert!(
+        (c - 60.0).abs() < 0.2 && (v - 40.0).abs() < 0.2,
+        "client {c} server {v}"
+    );
 }
 
 #[test]
@@ -61,7 +74,10 @@ fn a_wide_window_makes_the_slower_side_the_bottleneck() {
     let s = run(web(4, 1, 1, 1, 300, 200, 8, "fixed", 10, free_cp()));
     let got = s.transactions as f64;
     let expect = 10.0e6 / 300.0;
-    assert!((got - expect).abs() / expect < 0.001, "tx {got} vs {expect}");
+    assert!(
+        (got - expect).abs() / expect < 0.001,
+        "tx {got} vs {expect}"
+    );
     assert!((user(&s, "CL").cpu_pct - 100.0).abs() < 0.1);
     assert!((user(&s, "SV").cpu_pct - 100.0 * 200.0 / 300.0).abs() < 0.2);
 }
@@ -70,14 +86,31 @@ fn a_wide_window_makes_the_slower_side_the_bottleneck() {
 fn a_saturated_lpar_gives_itr_of_total_cpu_per_transaction() {
     // 2 processors, clients and servers want more than both: busy 100 %, ETR = 2 / (c + s).
     let s = run(web(2, 4, 4, 2, 300, 200, 4, "exp", 20, free_cp()));
-    assert!(s.avg_processor_busy_pct > 99.9, "busy {}", s.avg_processor_busy_pct);
+    assert!(
+        s.avg_processor_busy_pct > 99.9,
+        "busy {}",
+        s.avg_processor_busy_pct
+    );
     let expect = 2.0 / 500e-6;
-    assert!((s.etr - expect).abs() / expect < 0.02, "etr {} vs {expect}", s.etr);
+    assert!(
+        (s.etr - expect).abs() / expect < 0.02,
+        "etr {} vs {expect}",
+        s.etr
+    );
     // Each request is served once: server CPU per request is the server's mean.
-    let srv_ns: f64 = s.users.iter().filter(|u| u.userid.starts_with("SV")).map(|u| u.cpu_pct).sum::<f64>()
-        / 100.0 * 20.0e9;
+    let srv_ns: f64 = s
+        .users
+        .iter()
+        .filter(|u| u.userid.starts_with("SV"))
+        .map(|u| u.cpu_pct)
+        .sum::<f64>()
+        / 100.0
+        * 20.0e9;
     let per = srv_ns / s.vnet.as_ref().unwrap().requests_served as f64;
-    assert!((per - 200_000.0).abs() / 200_000.0 < 0.02, "server ns per request {per}");
+    assert!(
+        (per - 200_000.0).abs() / 200_000.0 < 0.02,
+        "server ns per request {per}"
+    );
 }
 
 #[test]
@@ -89,7 +122,10 @@ fn message_cost_is_chargeable_cp_time_per_message() {
     let cp_ns: f64 = s.users.iter().map(|u| u.cp_pct).sum::<f64>() / 100.0 * 5.0e9;
     let tx = s.transactions as f64;
     let per_tx = cp_ns / tx;
-    assert!((per_tx - 2.0 * per_msg_ns).abs() / (2.0 * per_msg_ns) < 0.01, "cp per tx {per_tx}");
+    assert!(
+        (per_tx - 2.0 * per_msg_ns).abs() / (2.0 * per_msg_ns) < 0.01,
+        "cp per tx {per_tx}"
+    );
     assert!(s.tv_ratio > 1.0);
 }
 
@@ -133,7 +169,8 @@ fn servers_with_a_file_cache_page_when_storage_is_short() {
     // Servers touch a page of their 64 MB file cache per request; 16 MB of frames: they fault,
     // wait for page-ins, and the clients' rate drops against the storage-rich run.
     let mk = |frames: u64| {
-        let mut j = serde_json::to_value(web(2, 2, 2, 1, 200, 200, 4, "exp", 4, json!({}))).unwrap();
+        let mut j =
+            serde_json::to_value(web(2, 2, 2, 1, 200, 200, 4, "exp", 4, json!({}))).unwrap();
         j["guests"][1]["storage_pages"] = json!(16384);
         j["guests"][1]["refs"] = json!({"pattern": "uniform", "range_pages": 16384});
         j["storage"] = json!({"frames": frames, "prefill": true,
@@ -145,6 +182,14 @@ fn servers_with_a_file_cache_page_when_storage_is_short() {
     let st = short.storage.as_ref().expect("storage");
     assert!(st.faults > 1000, "faults {}", st.faults);
     assert!(rich.storage.as_ref().unwrap().faults < st.faults / 10);
-    assert!(short.etr < 0.8 * rich.etr, "short {} rich {}", short.etr, rich.etr);
-    assert_eq!(short.vnet.as_ref().unwrap().requests_served, short.transactions);
+    assert!(
+        short.etr < 0.8 * rich.etr,
+        "short {} rich {}",
+        short.etr,
+        rich.etr
+    );
+    assert_eq!(
+        short.vnet.as_ref().unwrap().requests_served,
+        short.transactions
+    );
 }
