@@ -426,9 +426,12 @@ impl Sim {
     }
 
     /// A waiting virtual CPU's background period is over: requeue it at its normal priority.
+    /// It wanted a processor all along, like a virtual CPU leaving the limit list, so it keeps
+    /// the same bounded lag (two slices): a tag left far behind would let it take everyone's
+    /// turn until it is over its maximum again, and whom it displaces would not follow shares.
     pub(crate) fn reprioritize(&mut self, v: u32) {
         if self.vcpus[v as usize].deadline >= FAR {
-            self.push_ready(v, false);
+            self.push_ready(v, true);
         }
     }
 

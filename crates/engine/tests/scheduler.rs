@@ -323,13 +323,24 @@ fn arb_scenario(soft_and_mp_hard: bool) -> impl Strategy<Value = (u32, Vec<Spec>
         // Known deviation, kept out of the random search and pinned in `critical_load`: when
         // the total demand is (almost) exactly the capacity, the fluid answer needs partial
         // users' work delayed to fill gaps, while 6.4 serves them at once (interactive bias).
-        .prop_filter("not critically loaded", |(n, specs)| {
-            let d: f64 = specs
-                .iter()
-                .map(|s| s.demand.unwrap_or(1.0) * s.vcpus as f64)
-                .sum();
-            (d - *n as f64).abs() > 0.1 * *n as f64
+        .prop_filter("not critically loaded", |(n, specs)| !critical(*n, specs))
+}
+
+/// Total demand (what each user would take alone, a LIMITHARD maximum included) within 10 % of
+/// the capacity: the fluid answer then needs every gap filled at once, which a discrete
+/// dispatcher cannot (`critical_load`).
+fn critical(n: u32, specs: &[Spec]) -> bool {
+    let d: f64 = specs
+        .iter()
+        .map(|s| {
+            let d = s.demand.unwrap_or(1.0) * s.vcpus as f64;
+            match (s.limit, s.max) {
+                (Limit::Hard, Some(m)) => d.min(m.value / 100.0 * n as f64),
+                _ => d,
+            }
         })
+        .sum();
+    (d - n as f64).abs() <= 0.1 * n as f64
 }
 
 #[test]
@@ -421,7 +432,10 @@ proptest! {
         check_invariants(&sum, n, &specs)?;
         let want = solve(n, &specs);
         let (_, mean) = errors(&sum, &want, WARM_S);
-        prop_assert!(mean <= 8.0, "mean {mean:.2} want {want:?}");
+        // `survey`: 390 of 400 within 1 point per user per interval; the rest (a LIMITSOFT user
+        // preempted when partial users' bursts overlap, LIMITHARD virtual MP users whose
+        // virtual CPUs leave the limit list together) stay under a mean error of 2.4 points.
+        prop_assert!(mean <= 3.0, "mean {mean:.2} want {want:?}");
     }
 
     /// The older levels keep the same invariants.
