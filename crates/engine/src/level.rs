@@ -189,6 +189,18 @@ pub enum UnparkingModels {
     Vm66063,
 }
 
+/// Paging I/O payload (seed 000 D9, z/VM 6.4 "I/O payloads increased, block paging efficiency
+/// increased"): how many stolen pages one page-out SSCH carries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PagingPayload {
+    /// Through z/VM 6.3: `paging.block_pages` pages per page-out SSCH.
+    #[default]
+    Classic,
+    /// z/VM 6.4: `paging.block_pages_64` pages per page-out SSCH.
+    Large,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -223,6 +235,8 @@ pub struct Switches {
     pub unparking: UnparkingModels,
     #[serde(default)]
     pub storage_admission: StorageAdmission,
+    #[serde(default)]
+    pub paging_payload: PagingPayload,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -268,6 +282,7 @@ pub fn levels() -> Vec<Level> {
         polarization: Polarizing::HorizontalOnly,
         unparking: UnparkingModels::LargeOnly,
         storage_admission: StorageAdmission::Classic,
+        paging_payload: PagingPayload::Classic,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -300,6 +315,7 @@ pub fn levels() -> Vec<Level> {
         sched: Sched::EntitlementExcess,
         dv: DvSelect::LookAside,
         frame_zones: FrameZones::Zoned,
+        paging_payload: PagingPayload::Large,
         ..zvm63.clone()
     };
     let zvm64_vm65988 = Switches {

@@ -181,7 +181,11 @@ impl Paging {
             cost_first: path_ns(p, p.path_first_touch, 0.0),
             cost_reval: path_ns(p, p.path_revalidate, 0.0),
             cost_steal: path_ns(p, p.path_steal, 0.0),
-            block: (p.block_pages as usize).max(1),
+            block: (match sw.paging_payload {
+                crate::level::PagingPayload::Classic => p.block_pages,
+                crate::level::PagingPayload::Large => p.block_pages_64,
+            } as usize)
+                .max(1),
             next_vol: 0,
             out_of_space: None,
             wait_ns: 0,

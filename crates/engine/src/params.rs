@@ -189,6 +189,8 @@ params! {
         "public: SET AGELIST KEEPSIZE default 2 % of the DPA (z/VM 6.3 CP Commands) [K]";
     block_pages: "paging.block_pages" = 8.0, "pages per write I/O",
         "assumed: block paging writes stolen pages in blocks (cp-model §6); 8 pages per SSCH, not re-read";
+    block_pages_64: "paging.block_pages_64" = 16.0, "pages per write I/O",
+        "assumed: z/VM 6.4 larger paging I/O payloads (seed 000 D9 says only that payloads and block paging efficiency increased, no figure); twice the 6.3 block, so pages per SSCH rises";
     path_io_eckd: "paging.path_io_eckd" = 460.0, "instructions per page moved",
         "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move): per-page cost of building the 3390 channel program, starting it and handling its interrupt, net of the fault, steal and dispatch paths";
     path_io_edev_fba: "paging.path_io_edev_fba" = 11520.0, "instructions per page moved",

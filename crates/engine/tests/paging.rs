@@ -344,3 +344,28 @@ proptest::proptest! {
         }
     }
 }
+
+/// D9 (seed 000): z/VM 6.4's larger page-out payload is a level switch: with the same
+/// thrasher, 6.4 moves more pages per write SSCH than 6.3, and pages are still conserved.
+#[test]
+fn zvm64_page_outs_carry_more_pages_per_ssch() {
+    let ppio = |lvl: &str| {
+        let v = thrasher(lvl, "eckd", 10, 46080, 524288);
+        let s = &v["storage"];
+        let wr = s["pages_written"].as_u64().unwrap();
+        let devs = v["devices"].as_array().unwrap();
+        let (mut pages, mut writes, mut reads) = (0u64, 0u64, 0u64);
+        for d in devs {
+            pages += d["stats"]["pages"].as_u64().unwrap();
+            writes += d["stats"]["writes"].as_u64().unwrap();
+            reads += d["stats"]["reads"].as_u64().unwrap();
+        }
+        // Pages started on the devices never exceed the pages CP read and wrote (some writes
+        // may still be queued at the end).
+        assert!(pages <= s["pages_read"].as_u64().unwrap() + wr, "{lvl}: page conservation");
+        assert!(writes > 0, "{lvl}: no page-outs");
+        (pages - reads) as f64 / writes as f64
+    };
+    let (a, b) = (ppio("zvm-6.3"), ppio("zvm-6.4"));
+    assert!(b > 1.5 * a, "pages per page-out SSCH 6.3 {a:.2} vs 6.4 {b:.2}");
+}
