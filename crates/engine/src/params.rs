@@ -122,7 +122,7 @@ params! {
     lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions",
         "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
     lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions",
-        "seed 001 (row C1, calibrated on the 16-core SRMSLOCK usec/collision): a test-idle user readied for a new transaction (class and list counts updated) under the scheduler lock held exclusive, cp-model §4.7; the wake path's other CP cost is not modelled";
+        "assumed: a test-idle user readied for a new transaction (class and list counts updated) under the scheduler lock held exclusive, cp-model §4.7; the wake path's other CP cost is not modelled. The value was calibrated on row C1's 16-core SRMSLOCK usec/collision while a page wait made a user test-idle; page waits no longer do, C1's stand-in (hungry guests that page) no longer takes this path, and no row calibrates it now";
     lock_hold_atod: "lock.hold_atod" = 1000.0, "instructions",
         "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]";
     lock_hold_slot: "lock.hold_slot" = 400.0, "instructions per page",
