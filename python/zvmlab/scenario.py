@@ -1137,7 +1137,7 @@ def _check_forward(guests, server_groups: set, *, file, ln) -> None:
             if at == start:
                 raise InputError(f"forward makes a loop back to {start}", file=file,
                                  line=ln("guest", "workload", i), field=f"guest[{i}].workload.forward",
-                                 fix="a chain of servers must end at a server without forward (it replies)")
+                                 fix="end the chain at a server without forward: that one replies")
 
 
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
