@@ -271,6 +271,7 @@ impl Sim {
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
             servers: self.servers_summary(),
+            scheduler: self.sched.stats.clone(),
         }
     }
 
@@ -476,4 +477,7 @@ pub struct Summary {
     /// without client and server workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub servers: Option<crate::ssl::ServersSummary>,
+    /// Scheduler list traffic: dispatch-, eligible- and limit-list adds, steals between
+    /// dispatch vectors, admissions held by STORBUF / LDUBUF, MAXWSS drops.
+    pub scheduler: crate::scheduler::SchedStats,
 }
