@@ -127,6 +127,8 @@ pub struct CryptoSummary {
     pub queue_ms: f64,
     pub util_pct: f64,
     pub busy_ns: u64,
+    /// Operations queued or in service at the end of the run.
+    pub in_flight: u64,
 }
 
 /// Server chains: CPU per client transaction summed over every server guest.
@@ -337,6 +339,7 @@ impl Sim {
                     queue_ms: d.queue_ms,
                     util_pct: d.util_pct,
                     busy_ns: d.stats.busy_ns,
+                    in_flight: (s.adapter.waiting.len() + s.adapter.active.len()) as u64,
                 });
             }
         }

@@ -71,6 +71,8 @@ pub struct VnetSummary {
     pub requests_in_service: u64,
     /// Requests servers passed on to the next server of a chain.
     pub requests_forwarded: u64,
+    /// Requests clients sent and have no reply to yet.
+    pub requests_outstanding: u64,
 }
 
 impl Vnet {
@@ -82,6 +84,7 @@ impl Vnet {
             requests_queued: self.queue.iter().map(|q| q.len() as u64).sum(),
             requests_in_service: self.serving.iter().filter(|&&c| c != NONE).count() as u64,
             requests_forwarded: self.forwarded,
+            requests_outstanding: self.outstanding.iter().map(|&x| x as u64).sum(),
         }
     }
 

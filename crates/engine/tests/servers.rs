@@ -282,3 +282,58 @@ fn server_runs_are_deterministic() {
         serde_json::to_string(&b).unwrap()
     );
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Along any chain with an SSL server (with or without the crypto adapter), every request a
+    /// client sent and has no reply to is in exactly one place: a server queue, a server's
+    /// service, or the adapter; and never more than the clients' windows.
+    #[test]
+    fn requests_are_conserved_along_chains_and_through_the_adapter(
+        clients in 1u32..4, window in 1u32..30, hops in 0usize..3, ssl_vcpus in 1u32..3,
+        offload in any::<bool>(), connect_every in any::<bool>(), procs in 1u32..5,
+        service_us in 50.0f64..5000.0) {
+        let mut g = vec![json!({"userid": "CL", "count": clients, "workload": {"kind": "client",
+            "cpu_ns": 150_000, "servers": "SSL", "window": window, "bytes": 5000,
+            "connect": connect_every, "dist": "exp"}})];
+        let mut ssl = json!({"kind": "ssl-server", "cpu_ns": 80_000, "dist": "exp"});
+        if offload {
+            ssl["crypto"] = json!("apvirt");
+        }
+        if hops > 0 {
+            ssl["forward"] = json!("H0");
+        }
+        g.push(json!({"userid": "SSL", "vcpus": ssl_vcpus, "workload": ssl}));
+        for h in 0..hops {
+            let mut w = json!({"kind": "server", "cpu_ns": 60_000, "dist": "exp"});
+            if h + 1 < hops {
+                w["forward"] = json!(format!("H{}", h + 1));
+            }
+            g.push(json!({"userid": format!("H{h}"), "count": 2, "workload": w}));
+        }
+        let mut params = json!({"crypto.rsa_service_us": service_us});
+        params["ssl.path_rsa_private"] = json!(2_000_000.0);
+        let j = json!({"level": "zvm-6.4-pi72106", "processors": procs, "duration_ns": 2000 * MS,
+            "interval_ns": 500 * MS, "seed": 3, "params": params, "guests": g});
+        let s = run(Config::from_json(&j.to_string()).unwrap());
+        let n = s.vnet.as_ref().unwrap();
+        let sv = s.servers.as_ref().unwrap();
+        let at_adapter = sv.crypto.as_ref().map_or(0, |c| c.in_flight);
+        prop_assert_eq!(n.requests_outstanding,
+            n.requests_queued + n.requests_in_service + at_adapter);
+        prop_assert!(n.requests_outstanding <= (clients * window) as u64);
+        prop_assert_eq!(n.requests_served, s.transactions);
+        let k = &sv.ssl["SSL"];
+        prop_assert_eq!(k.handshakes_offloaded > 0, offload && connect_every && k.handshakes > 0);
+        if let Some(c) = sv.crypto.as_ref() {
+            // Handshakes counted for the adapter = sent to it (started + still waiting) + first
+            // pieces still running on the server (at most one per virtual CPU); in flight =
+            // waiting + (0 or 1) in service.
+            let counted = k.handshakes_offloaded;
+            prop_assert!(counted + 1 >= c.ops + c.in_flight
+                && counted <= c.ops + c.in_flight + ssl_vcpus as u64,
+                "counted {} ops {} in flight {}", counted, c.ops, c.in_flight);
+        }
+    }
+}
