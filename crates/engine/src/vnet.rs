@@ -15,6 +15,13 @@
 //! Each message costs the sender `path.vnet_msg` instructions of chargeable CP time (the copy
 //! of the frame into the receiver's buffer and the adapter interruption), paid at the head of
 //! the sender's next run on a processor.
+//!
+//! Servers can form chains (issue 6): a server with `forward` passes each request it finished
+//! to the next guest of that group (round robin per virtual CPU) instead of replying; the last
+//! server of the chain replies to the client (RSCS -> SSL server -> TCP/IP, Telnet through
+//! TCP/IP and the SSL server to CMS users). An SSL server's CPU per request and its crypto
+//! adapter are in `ssl`; a queue entry tagged `ssl::CONT` is a handshake's end coming back
+//! from the adapter.
 
 use crate::queue::Time;
 use crate::sim::{Sim, VState, NONE};
