@@ -156,13 +156,18 @@ pub const USEACT: Layout = Layout {
     record: 3,
     name: "MRUSEACT",
     title: "User Activity Data",
-    len: 64,
+    len: 88,
     fields: &[
         f("USEACT_VMDUSER", 20, 8, Char, "ibm:mon520"),
         f("USEACT_VMDCPUAD", 28, 2, Uint, "ibm:mon520"),
         f("USEACT_VMDTTIME", 40, 8, Tod, "zvmlab"),
         f("USEACT_VMDVTIME", 48, 8, Tod, "zvmlab"),
         f("USEACT_VCPUCNT", 56, 2, Uint, "zvmlab"),
+        // Paging (cumulative page reads from DASD, pages stolen to DASD) and resident pages
+        // at the sample (FCX113 UPAGE).
+        f("USEACT_PGREADS", 64, 8, Uint, "zvmlab"),
+        f("USEACT_PGSTEALS", 72, 8, Uint, "zvmlab"),
+        f("USEACT_RESPAGES", 80, 8, Uint, "zvmlab"),
     ],
 };
 
@@ -200,6 +205,78 @@ pub const SYTLCK: Layout = Layout {
     ],
 };
 
+pub const IODDEV: Layout = Layout {
+    domain: 6,
+    record: 3,
+    name: "MRIODDEV",
+    title: "Device Activity",
+    len: 112,
+    fields: &[
+        // IBM's MRIODDEV offsets are not transcribed (monitor-data.md 1.5): every field is
+        // placed by zvmlab; the names follow IBM's (SCM* = subchannel measurement), the widths
+        // are 8 bytes (IBM's SCM counters are 2 and 4 bytes in 128-microsecond units).
+        f("IODDEV_RDEVDEV", 20, 2, Uint, "zvmlab"),
+        f("IODDEV_RDEVSER", 22, 6, Char, "zvmlab"),
+        f("IODDEV_RDEVTYPE", 28, 1, Uint, "zvmlab"),
+        f("IODDEV_CALFLAG1", 29, 1, Uint, "zvmlab"),
+        f("IODDEV_EXPOSURES", 30, 2, Uint, "zvmlab"),
+        f("IODDEV_SCMSSCH", 32, 8, Uint, "zvmlab"),
+        f("IODDEV_BLOCKS", 40, 8, Uint, "zvmlab"),
+        f("IODDEV_RDEVRDCT", 48, 8, Uint, "zvmlab"),
+        f("IODDEV_RDEVWRCT", 56, 8, Uint, "zvmlab"),
+        f("IODDEV_SCMFPTIM", 64, 8, Tod, "zvmlab"),
+        f("IODDEV_SCMDDTIM", 72, 8, Tod, "zvmlab"),
+        f("IODDEV_SCMCNTIM", 80, 8, Tod, "zvmlab"),
+        f("IODDEV_QUEUETIM", 88, 8, Tod, "zvmlab"),
+        f("IODDEV_BUSYTIM", 96, 8, Tod, "zvmlab"),
+        f("IODDEV_MAXQUEUE", 104, 8, Uint, "zvmlab"),
+    ],
+};
+
+/// IODDEV_RDEVTYPE codes (zvmlab).
+pub const DEVTYPE_ECKD: u64 = 1;
+pub const DEVTYPE_EDEV: u64 = 2;
+pub const DEVTYPE_SCSI: u64 = 3;
+/// IODDEV_CALFLAG1 bits (zvmlab): a CP-owned paging volume, a minidisk volume.
+pub const DEVFLAG_PAGING: u64 = 0x80;
+pub const DEVFLAG_MINIDISK: u64 = 0x40;
+/// Device numbers zvmlab gives: paging volume k is 0x1000 + k, minidisk volume i 0x2000 + i.
+pub const DEVNO_PAGING: u64 = 0x1000;
+pub const DEVNO_MINIDISK: u64 = 0x2000;
+
+pub const STOASP: Layout = Layout {
+    domain: 3,
+    record: 4,
+    name: "MRSTOASP",
+    title: "Auxiliary Storage Management (per exposure)",
+    len: 172,
+    fields: &[
+        f("STOASP_CALVSER", 20, 6, Char, "zpmd:5.3"),
+        f("STOASP_RDEVDEV", 26, 2, Uint, "zpmd:5.3"),
+        f("STOASP_CALPAGE", 36, 4, Uint, "zpmd:5.3"),
+        f("STOASP_CALFLAG1", 70, 1, Uint, "zpmd:5.3"),
+    ],
+};
+
+pub const STORSG: Layout = Layout {
+    domain: 3,
+    record: 1,
+    name: "MRSTORSG",
+    title: "Real Storage Management (global)",
+    len: 104,
+    fields: &[
+        // zvmlab placement after IBM's first fields (CALSSUBT, RSASAVFR, RSAMAXPP: mon630).
+        f("STORSG_FRAMES", 40, 8, Uint, "zvmlab"),
+        f("STORSG_RESIDENT", 48, 8, Uint, "zvmlab"),
+        f("STORSG_PGREADS", 56, 8, Uint, "zvmlab"),
+        f("STORSG_PGWRITES", 64, 8, Uint, "zvmlab"),
+        f("STORSG_FAULTS", 72, 8, Uint, "zvmlab"),
+        f("STORSG_FIRSTTCH", 80, 8, Uint, "zvmlab"),
+        f("STORSG_SLOTS", 88, 8, Uint, "zvmlab"),
+        f("STORSG_SLOTSUSED", 96, 8, Uint, "zvmlab"),
+    ],
+};
+
 pub const MTREND: Layout = Layout {
     domain: 1,
     record: 11,
@@ -219,7 +296,9 @@ pub const MTREOF: Layout = Layout {
 };
 
 /// Every record zvmlab writes.
-pub const LAYOUTS: &[Layout] = &[MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, MTREND, MTREOF];
+pub const LAYOUTS: &[Layout] = &[
+    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, MTREND, MTREOF,
+];
 
 /// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
 pub const APPL_PRODID: &str = "ZVMLAB  WORKLOAD";
@@ -360,6 +439,84 @@ fn mwtbk(entries: &[[u8; 12]]) -> Vec<u8> {
     b
 }
 
+/// What the monitor records beyond the interval deltas of [`crate::monitor::IntervalRec`]:
+/// cumulative device and storage counters at the sample instant (as CP's records carry them).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// Paging volumes, then minidisk volumes: (name, type, exposures, slots, counters).
+    pub devices: Vec<DevSnap>,
+    pub storage: Option<StoSnap>,
+    /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
+    pub users: Vec<(u64, u64, u64)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DevSnap {
+    pub name: String,
+    pub dtype: crate::io::DevType,
+    pub paging: bool,
+    pub servers: u32,
+    pub slots: u64,
+    pub stats: crate::io::DevStats,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoSnap {
+    pub frames: u64,
+    pub resident: u64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub faults: u64,
+    pub first_touches: u64,
+    pub slots: u64,
+    pub slots_used: u64,
+}
+
+impl Sim {
+    /// The cumulative device and storage counters now (taken at every monitor sample).
+    pub(crate) fn monitor_snapshot(&self) -> Snapshot {
+        let dev = |d: &crate::io::Device, paging: bool| DevSnap {
+            name: d.name.clone(),
+            dtype: d.dtype,
+            paging,
+            servers: d.servers,
+            slots: d.slots,
+            stats: d.stats.clone(),
+        };
+        let mut devices = Vec::new();
+        if let Some(pg) = &self.paging {
+            devices.extend(pg.devs.iter().map(|d| dev(d, true)));
+        }
+        if let Some(m) = &self.dasd {
+            devices.extend(m.devs.iter().map(|d| dev(d, false)));
+        }
+        let storage = self.paging.as_ref().map(|pg| {
+            let s = &pg.st;
+            StoSnap {
+                frames: s.frames,
+                resident: s.resident,
+                pages_read: s.pages_read,
+                pages_written: s.pages_written,
+                faults: s.faults,
+                first_touches: s.first_touches,
+                slots: s.slots,
+                slots_used: s.slots_used,
+            }
+        });
+        let users = self.paging.as_ref().map_or(Vec::new(), |pg| {
+            let s = &pg.st;
+            (0..s.res_user.len())
+                .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
+                .collect()
+        });
+        Snapshot {
+            devices,
+            storage,
+            users,
+        }
+    }
+}
+
 /// Cumulative counters up to the end of interval `k` (the engine keeps interval deltas).
 struct Cum {
     lpu_user: Vec<u64>,
@@ -390,9 +547,81 @@ fn config_records(sim: &Sim) -> Vec<Vec<u8>> {
 }
 
 /// The sample records of one interval (cumulative counters in `c`, sampled at `end`).
-fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
+fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8>> {
     let tod = tod_at(end);
     let mut out = Vec::new();
+    if let Some(st) = &snap.storage {
+        out.push(build(
+            &STORSG,
+            tod,
+            &[
+                ("STORSG_FRAMES", Val::U(st.frames)),
+                ("STORSG_RESIDENT", Val::U(st.resident)),
+                ("STORSG_PGREADS", Val::U(st.pages_read)),
+                ("STORSG_PGWRITES", Val::U(st.pages_written)),
+                ("STORSG_FAULTS", Val::U(st.faults)),
+                ("STORSG_FIRSTTCH", Val::U(st.first_touches)),
+                ("STORSG_SLOTS", Val::U(st.slots)),
+                ("STORSG_SLOTSUSED", Val::U(st.slots_used)),
+            ],
+        ));
+    }
+    let (mut np, mut nm) = (0u64, 0u64);
+    for d in &snap.devices {
+        let devno = if d.paging {
+            np += 1;
+            DEVNO_PAGING + np - 1
+        } else {
+            nm += 1;
+            DEVNO_MINIDISK + nm - 1
+        };
+        let dtype = match d.dtype {
+            crate::io::DevType::Eckd => DEVTYPE_ECKD,
+            crate::io::DevType::Edev => DEVTYPE_EDEV,
+            crate::io::DevType::Scsi => DEVTYPE_SCSI,
+        };
+        if d.paging {
+            out.push(build(
+                &STOASP,
+                tod,
+                &[
+                    ("STOASP_CALVSER", Val::S(&d.name)),
+                    ("STOASP_RDEVDEV", Val::U(devno)),
+                    ("STOASP_CALPAGE", Val::U(d.slots.min(u32::MAX as u64))),
+                    ("STOASP_CALFLAG1", Val::U(0)),
+                ],
+            ));
+        }
+        let s = &d.stats;
+        out.push(build(
+            &IODDEV,
+            tod,
+            &[
+                ("IODDEV_RDEVDEV", Val::U(devno)),
+                ("IODDEV_RDEVSER", Val::S(&d.name)),
+                ("IODDEV_RDEVTYPE", Val::U(dtype)),
+                (
+                    "IODDEV_CALFLAG1",
+                    Val::U(if d.paging {
+                        DEVFLAG_PAGING
+                    } else {
+                        DEVFLAG_MINIDISK
+                    }),
+                ),
+                ("IODDEV_EXPOSURES", Val::U(d.servers.min(0xFFFF) as u64)),
+                ("IODDEV_SCMSSCH", Val::U(s.ios)),
+                ("IODDEV_BLOCKS", Val::U(s.pages)),
+                ("IODDEV_RDEVRDCT", Val::U(s.reads)),
+                ("IODDEV_RDEVWRCT", Val::U(s.writes)),
+                ("IODDEV_SCMFPTIM", Val::U(ns_to_tod_units(s.pend_ns))),
+                ("IODDEV_SCMDDTIM", Val::U(ns_to_tod_units(s.disconnect_ns))),
+                ("IODDEV_SCMCNTIM", Val::U(ns_to_tod_units(s.connect_ns))),
+                ("IODDEV_QUEUETIM", Val::U(ns_to_tod_units(s.queue_ns))),
+                ("IODDEV_BUSYTIM", Val::U(ns_to_tod_units(s.busy_ns))),
+                ("IODDEV_MAXQUEUE", Val::U(s.max_queue)),
+            ],
+        ));
+    }
     for i in 0..sim.lpus.len() {
         out.push(build(
             &SYTPRP,
@@ -411,6 +640,7 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
         ));
     }
     for (k, u) in sim.users.iter().enumerate() {
+        let pgu = snap.users.get(k).copied().unwrap_or((0, 0, 0));
         out.push(build(
             &USEACT,
             tod,
@@ -420,6 +650,9 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
                 ("USEACT_VMDTTIME", Val::U(ns_to_tod_units(c.total[k]))),
                 ("USEACT_VMDVTIME", Val::U(ns_to_tod_units(c.virt[k]))),
                 ("USEACT_VCPUCNT", Val::U(u.vcpus.len() as u64)),
+                ("USEACT_PGREADS", Val::U(pgu.0)),
+                ("USEACT_PGSTEALS", Val::U(pgu.1)),
+                ("USEACT_RESPAGES", Val::U(pgu.2)),
             ],
         ));
     }
@@ -493,7 +726,7 @@ pub fn write(sim: &Sim) -> Vec<u8> {
             *a = a.plus(d);
         }
         let (frames, e) = pack(
-            &interval_records(sim, &c, iv.end),
+            &interval_records(sim, &c, iv.end, &iv.snap),
             DCSS_SAMPLE,
             tod_at(iv.end),
         );

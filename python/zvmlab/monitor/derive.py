@@ -20,7 +20,21 @@ from dataclasses import dataclass, field
 from . import layouts as L
 from .reader import MonitorData, Problem
 
-_SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "MRAPLSDT")
+_SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "MRAPLSDT", "MRIODDEV", "MRSTORSG")
+
+# MRIODDEV counters: (key in Measurements.dev[devno], record field, kind); durations in ns.
+DEV_COLS = (("ssch", "IODDEV_SCMSSCH", "uint"), ("blocks", "IODDEV_BLOCKS", "uint"),
+            ("reads", "IODDEV_RDEVRDCT", "uint"), ("writes", "IODDEV_RDEVWRCT", "uint"),
+            ("pend", "IODDEV_SCMFPTIM", "tod"), ("disc", "IODDEV_SCMDDTIM", "tod"),
+            ("conn", "IODDEV_SCMCNTIM", "tod"), ("queue", "IODDEV_QUEUETIM", "tod"),
+            ("busy", "IODDEV_BUSYTIM", "tod"))
+# MRSTORSG counters (cumulative) and levels (as sampled).
+STO_COLS = (("pgreads", "STORSG_PGREADS", "uint"), ("pgwrites", "STORSG_PGWRITES", "uint"),
+            ("faults", "STORSG_FAULTS", "uint"), ("first", "STORSG_FIRSTTCH", "uint"))
+STO_LEVELS = (("frames", "STORSG_FRAMES"), ("resident", "STORSG_RESIDENT"), ("slots", "STORSG_SLOTS"),
+              ("slots_used", "STORSG_SLOTSUSED"))
+# MRUSEACT paging counters and the resident-page level.
+UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
 
 
 def tod_ns(units: int) -> int:
@@ -69,6 +83,17 @@ class Measurements:
     tx: dict[str, list] = field(default_factory=dict)
     # formal spin locks (MRSYTLCK): lock name -> counter -> one value per interval
     locks: dict[str, dict[str, list]] = field(default_factory=dict)
+    # devices (MRIODDEV), by device number in the order of the data: facts and, per counter of
+    # DEV_COLS, one value per interval; paging volumes' slots from MRSTOASP
+    devs: list[int] = field(default_factory=list)
+    dev_info: dict[int, dict] = field(default_factory=dict)
+    dev: dict[int, dict[str, list]] = field(default_factory=dict)
+    # storage (MRSTORSG): counters of STO_COLS per interval, levels of STO_LEVELS at each end
+    has_storage: bool = False
+    sto: dict[str, list] = field(default_factory=dict)
+    sto_level: dict[str, list] = field(default_factory=dict)
+    # per-user paging (MRUSEACT, zvmlab fields): UPG_COLS per interval, resident pages at each end
+    upg: dict[str, dict[str, list]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
@@ -212,6 +237,51 @@ def measure(data: MonitorData) -> Measurements:
             per_group[g][key][name] = r.get(col)
         if name not in lock_names:
             lock_names.append(name)
+    dev_keys = tuple("dev_" + k for k, _, _ in DEV_COLS)
+    for g in per_group:
+        for k in dev_keys + tuple("sto_" + k for k, _, _ in STO_COLS) + tuple("upg_" + k for k, _, _ in UPG_COLS):
+            per_group[g][k] = {}
+    levels: dict[int, dict] = {g: {} for g in per_group}
+    ulevels: dict[int, dict] = {g: {} for g in per_group}
+    slots = {}
+    for r in data.rows("MRSTOASP"):
+        if r.get("STOASP_RDEVDEV") is not None and r.get("STOASP_CALPAGE") is not None:
+            slots[r["STOASP_RDEVDEV"]] = r["STOASP_CALPAGE"]
+    for r in data.rows("MRIODDEV"):
+        g, d = r["group"], r.get("IODDEV_RDEVDEV")
+        if g not in per_group or d is None:
+            continue
+        for key, col, _ in DEV_COLS:
+            per_group[g]["dev_" + key][d] = r.get(col)
+        per_group[g]["where"][("dev", d)] = r["offset"]
+        if d not in m.devs:
+            m.devs.append(d)
+            flag = r.get("IODDEV_CALFLAG1") or 0
+            m.dev_info[d] = {"name": r.get("IODDEV_RDEVSER") or f"{d:04X}",
+                             "type": L.DEVTYPES.get(r.get("IODDEV_RDEVTYPE"), "?"),
+                             "paging": bool(flag & L.DEVFLAG_PAGING), "minidisk": bool(flag & L.DEVFLAG_MINIDISK),
+                             "exposures": r.get("IODDEV_EXPOSURES")}
+    for d in m.devs:
+        m.dev_info[d]["slots"] = slots.get(d)
+    for r in data.rows("MRSTORSG"):
+        g = r["group"]
+        if g not in per_group:
+            continue
+        m.has_storage = True
+        for key, col, _ in STO_COLS:
+            per_group[g]["sto_" + key]["all"] = r.get(col)
+        levels[g] = {key: r.get(col) for key, col in STO_LEVELS}
+    if m.has_storage:
+        for r in data.rows("MRUSEACT"):
+            g, u = r["group"], r.get("USEACT_VMDUSER")
+            if g not in per_group or not u:
+                continue
+            for key, col, _ in UPG_COLS:
+                v = r.get(col)
+                cur = per_group[g]["upg_" + key]
+                cur[u] = None if v is None else (cur.get(u) or 0) + v
+            v = r.get("USEACT_RESPAGES")
+            ulevels[g][u] = None if v is None else (ulevels[g].get(u) or 0) + v
     m.cpus.sort()
 
     # Baseline: zeros at the end of the configuration set if monitoring started at IPL.
@@ -232,6 +302,12 @@ def measure(data: MonitorData) -> Measurements:
             m.tx[u] = []
     for name in lock_names:
         m.locks[name] = {key: [] for key, _, _ in _LOCK_COLS}
+    for d in m.devs:
+        m.dev[d] = {key: [] for key, _, _ in DEV_COLS}
+    if m.has_storage:
+        m.sto = {key: [] for key, _, _ in STO_COLS}
+        m.sto_level = {key: [] for key, _ in STO_LEVELS}
+        m.upg = {u: {**{key: [] for key, _, _ in UPG_COLS}, "resident": []} for u in m.users}
     for g in todo:
         cur, tod = per_group[g], groups[g]["tod"]
         if tod < prev_tod:
@@ -263,6 +339,22 @@ def measure(data: MonitorData) -> Measurements:
             d = _deltas(prev[key], cur[key], m, kind, w)
             for name in lock_names:
                 m.locks[name][key].append(d.get(name))
+        wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
+        for key, _, kind in DEV_COLS:
+            d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)
+            for dv_ in m.devs:
+                m.dev[dv_][key].append(d.get(dv_))
+        if m.has_storage:
+            for key, _, kind in STO_COLS:
+                m.sto[key].append(_deltas(prev["sto_" + key], cur["sto_" + key], m, kind, {}).get("all"))
+            for key, _ in STO_LEVELS:
+                m.sto_level[key].append(levels[g].get(key))
+            for key, _, kind in UPG_COLS:
+                d = _deltas(prev["upg_" + key], cur["upg_" + key], m, kind, w)
+                for u in m.users:
+                    m.upg[u][key].append(d.get(u))
+            for u in m.users:
+                m.upg[u]["resident"].append(ulevels[g].get(u))
         # keep earlier values for keys missing in this sample
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod
