@@ -265,7 +265,7 @@ def measure(data: MonitorData) -> Measurements:
         m.dev_info[d]["slots"] = slots.get(d)
     for r in data.rows("MRSTORSG"):
         g = r["group"]
-        if g not in per_group:
+        if g not in per_group or all(r.get(col) is None for _, col, _ in STO_COLS):
             continue
         m.has_storage = True
         for key, col, _ in STO_COLS:
