@@ -38,6 +38,19 @@ def sample() -> bytes:
     return engine.simulate(cfg, monitor=True)[1]
 
 
+@functools.cache
+def sample_io() -> bytes:
+    """A small valid file with paging and minidisk volumes: D6R3, D3R4, D3R1 and D4R3 paging."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from io_scenarios import io_config
+    return engine.simulate(io_config(seed=11, duration_s=3, interval_s=1, real_mb=32), monitor=True)[1]
+
+
+def _record_offset(b: bytes, record: str, i: int = 0) -> int:
+    return read(b).column(record, "offset")[i]
+
+
 def check(data: bytes) -> None:
     """The reader's contract on any input."""
     d = read(data)
@@ -86,6 +99,29 @@ def test_truncations(data):
         assert d.problems  # a cut inside a block is always reported
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_truncations_of_io_data(data):
+    b = sample_io()
+    cut = data.draw(st.integers(0, len(b)))
+    check(b[:cut])
+    if cut % 4096:
+        assert read(b[:cut]).problems
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.sampled_from(["MRIODDEV", "MRSTOASP", "MRSTORSG", "MRUSEACT"]))
+def test_damaged_io_and_storage_records(data, record):
+    """Bit flips and chosen bytes inside the new records (their lengths, counters, names)."""
+    b = bytearray(sample_io())
+    offs = read(bytes(b)).column(record, "offset")
+    for _ in range(data.draw(st.integers(1, 6))):
+        at = data.draw(st.sampled_from(offs)) + data.draw(st.integers(0, 111))
+        if at < len(b):
+            b[at] = data.draw(st.sampled_from([0, 1, 0x14, 0x7F, 0xFF, b[at] ^ 0x80]))
+    check(bytes(b))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_bit_flips(data):
@@ -131,6 +167,15 @@ def corpus_cases() -> dict[str, bytes]:
     cases["control-start-after-end.mon"] = bytes(b)
     cases["not-monitor-data.mon"] = b"[system]\nlevel = 'zvm-6.4'\n" * 200
     cases["empty.mon"] = b""
+    io = sample_io()
+    cases["valid-io.mon"] = io
+    cases["io-truncated-mid-frame.mon"] = io[:4096 * 3 + 2345]
+    b = bytearray(io)
+    struct.pack_into(">H", b, _record_offset(io, "MRIODDEV", 1), 4000)  # a device record past its frame
+    cases["io-length-past-frame.mon"] = bytes(b)
+    b = bytearray(io)
+    struct.pack_into(">H", b, _record_offset(io, "MRSTOASP"), 3)  # a paging-volume record's length < header
+    cases["io-length-too-short.mon"] = bytes(b)
     return cases
 
 
@@ -155,6 +200,10 @@ def test_corpus_replays():
     ("control-start-after-end.mon", "expected a MONWRITE control record"),
     ("not-monitor-data.mon", "not monitor data"),
     ("empty.mon", "empty file"),
+    ("valid-io.mon", None),
+    ("io-truncated-mid-frame.mon", "not a multiple of 4096"),
+    ("io-length-past-frame.mon", "runs past its 4096-byte frame"),
+    ("io-length-too-short.mon", "shorter than the 20-byte header"),
 ])
 def test_corpus_problems_are_named(name, expect):
     d = read((CORPUS / name).read_bytes())
