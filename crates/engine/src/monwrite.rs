@@ -139,7 +139,7 @@ pub const SYTPRP: Layout = Layout {
     record: 2,
     name: "MRSYTPRP",
     title: "Processor Data (per processor)",
-    len: 108,
+    len: 144,
     fields: &[
         f("SYTPRP_PFXCPUAD", 20, 2, Uint, "ibm:mon640"),
         f("SYTPRP_PLSCUHAF", 22, 2, Uint, "ibm:mon640"),
@@ -148,6 +148,17 @@ pub const SYTPRP: Layout = Layout {
         f("SYTPRP_PFXTMSYS", 40, 8, Tod, "zpmd:5.3"),
         f("SYTPRP_PFXTOTWT", 68, 8, Tod, "zpmd:5.3"),
         f("SYTPRP_PFXCPUTY", 104, 1, Uint, "zpmd:5.3"),
+        // PR/SM, parking and SMT (FCX304 PRCLOG), placed by zvmlab after the 5.3 record: the
+        // core of the thread, its polarization (POLAR_*), flags (X'80' parked at the sample),
+        // cumulative suspended and parked time, and its core's time with one and with two
+        // busy threads (all ones without SMT tracking).
+        f("SYTPRP_CORE", 108, 2, Uint, "zvmlab"),
+        f("SYTPRP_POLAR", 110, 1, Uint, "zvmlab"),
+        f("SYTPRP_FLAGS", 111, 1, Uint, "zvmlab"),
+        f("SYTPRP_SUSPTM", 112, 8, Tod, "zvmlab"),
+        f("SYTPRP_PARKTM", 120, 8, Tod, "zvmlab"),
+        f("SYTPRP_CORE1TM", 128, 8, Tod, "zvmlab"),
+        f("SYTPRP_CORE2TM", 136, 8, Tod, "zvmlab"),
     ],
 };
 
@@ -277,6 +288,62 @@ pub const STORSG: Layout = Layout {
     ],
 };
 
+pub const SYTCUP: Layout = Layout {
+    domain: 0,
+    record: 16,
+    name: "MRSYTCUP",
+    title: "CPU Utilization in a Logical Partition",
+    len: 48,
+    fields: &[
+        // One record per LPAR of the CPC per interval; IBM's offsets are not transcribed, all
+        // fields are zvmlab's (configuration: the partners' demand is not measured).
+        f("SYTCUP_LPNAME", 20, 8, Char, "zvmlab"),
+        f("SYTCUP_LPNUM", 28, 2, Uint, "zvmlab"),
+        f("SYTCUP_LCPUS", 30, 2, Uint, "zvmlab"),
+        f("SYTCUP_WEIGHT", 32, 4, Uint, "zvmlab"),
+        f("SYTCUP_ENTMIL", 36, 4, Uint, "zvmlab"),
+        f("SYTCUP_FLAGS", 40, 1, Uint, "zvmlab"),
+        f("SYTCUP_VH", 41, 1, Uint, "zvmlab"),
+        f("SYTCUP_VM", 42, 1, Uint, "zvmlab"),
+        f("SYTCUP_VL", 43, 1, Uint, "zvmlab"),
+        f("SYTCUP_HZ", 44, 1, Uint, "zvmlab"),
+        f("SYTCUP_DED", 45, 1, Uint, "zvmlab"),
+    ],
+};
+
+pub const SYTCUM: Layout = Layout {
+    domain: 0,
+    record: 17,
+    name: "MRSYTCUM",
+    title: "Physical CPU Utilization",
+    len: 72,
+    fields: &[
+        // One record per interval (zvmlab placement): shared and dedicated physical cores,
+        // cumulative PR/SM dispatches and management time (this LPAR's, the CPC's), and the
+        // unparked-core time integrals (core time, all unparked and vertical-low unparked).
+        f("SYTCUM_SHARED", 20, 2, Uint, "zvmlab"),
+        f("SYTCUM_DEDIC", 22, 2, Uint, "zvmlab"),
+        f("SYTCUM_LPDISP", 24, 8, Uint, "zvmlab"),
+        f("SYTCUM_CPCDISP", 32, 8, Uint, "zvmlab"),
+        f("SYTCUM_LPMGTTM", 40, 8, Tod, "zvmlab"),
+        f("SYTCUM_CPCMGTTM", 48, 8, Tod, "zvmlab"),
+        f("SYTCUM_UNPARKTM", 56, 8, Tod, "zvmlab"),
+        f("SYTCUM_UNPARKVL", 64, 8, Tod, "zvmlab"),
+    ],
+};
+
+/// SYTPRP_POLAR codes (zvmlab): no PR/SM model, vertical high/medium/low, horizontal, dedicated.
+pub const POLAR_NONE: u64 = 0;
+pub const POLAR_VH: u64 = 1;
+pub const POLAR_VM: u64 = 2;
+pub const POLAR_VL: u64 = 3;
+pub const POLAR_HZ: u64 = 4;
+pub const POLAR_DED: u64 = 5;
+/// SYTPRP_FLAGS bit: parked at the sample. SYTCUP_FLAGS bits: the LPAR z/VM runs in, dedicated.
+pub const PRPFLAG_PARKED: u64 = 0x80;
+pub const CUPFLAG_SELF: u64 = 0x80;
+pub const CUPFLAG_DEDICATED: u64 = 0x40;
+
 pub const MTREND: Layout = Layout {
     domain: 1,
     record: 11,
@@ -297,7 +364,8 @@ pub const MTREOF: Layout = Layout {
 
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
-    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, MTREND, MTREOF,
+    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, SYTCUP, SYTCUM, MTREND,
+    MTREOF,
 ];
 
 /// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
@@ -448,6 +516,20 @@ pub struct Snapshot {
     pub storage: Option<StoSnap>,
     /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
     pub users: Vec<(u64, u64, u64)>,
+    /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
+    /// busy thread, with two: None without SMT tracking).
+    pub lpus: Vec<LpuSnap>,
+    /// PR/SM counters (Sim::prsm_monitor_counters); None without a [cpc].
+    pub prsm: Option<(u64, f64, u64, f64, f64)>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LpuSnap {
+    pub core: u32,
+    pub susp_ns: u64,
+    pub parked_ns: u64,
+    pub parked: bool,
+    pub core_t: Option<(u64, u64)>,
 }
 
 #[derive(Clone, Debug)]
@@ -509,10 +591,37 @@ impl Sim {
                 .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
                 .collect()
         });
+        let lpus = self
+            .lpus
+            .iter()
+            .enumerate()
+            .map(|(l, x)| {
+                let core = self.cpu.core_of(l as u32);
+                LpuSnap {
+                    core,
+                    susp_ns: x.susp_ns,
+                    parked_ns: x.parked_ns
+                        + if x.parked {
+                            self.now - x.parked_since
+                        } else {
+                            0
+                        },
+                    parked: x.parked,
+                    core_t: if self.cpu.track {
+                        let c = &self.cpu.core_state[core as usize];
+                        Some((c.t1, c.t2))
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect();
         Snapshot {
             devices,
             storage,
             users,
+            lpus,
+            prsm: self.prsm_monitor_counters(),
         }
     }
 }
@@ -544,6 +653,21 @@ fn config_records(sim: &Sim) -> Vec<Vec<u8>> {
             ("MTRSYS_ZVMLEVEL", Val::S(&sim.level.name.to_uppercase())),
         ],
     )]
+}
+
+/// SYTPRP_POLAR of a logical core.
+fn polar(sim: &Sim, core: u32) -> u64 {
+    let Some(st) = sim.lpar.as_deref() else {
+        return POLAR_NONE;
+    };
+    match st.pol.lpars[0].cores.get(core as usize).map(|c| c.pol) {
+        Some(crate::prsm::Pol::Vh) => POLAR_VH,
+        Some(crate::prsm::Pol::Vm) => POLAR_VM,
+        Some(crate::prsm::Pol::Vl) => POLAR_VL,
+        Some(crate::prsm::Pol::Hz) => POLAR_HZ,
+        Some(crate::prsm::Pol::Ded) => POLAR_DED,
+        None => POLAR_NONE,
+    }
 }
 
 /// The sample records of one interval (cumulative counters in `c`, sampled at `end`).
@@ -623,6 +747,7 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
         ));
     }
     for i in 0..sim.lpus.len() {
+        let lp = snap.lpus.get(i).copied().unwrap_or_default();
         out.push(build(
             &SYTPRP,
             tod,
@@ -636,6 +761,69 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                     Val::U(ns_to_tod_units(end.saturating_sub(c.lpu_busy[i]))),
                 ),
                 ("SYTPRP_PFXCPUTY", Val::U(0)),
+                ("SYTPRP_CORE", Val::U(lp.core as u64)),
+                ("SYTPRP_POLAR", Val::U(polar(sim, lp.core))),
+                (
+                    "SYTPRP_FLAGS",
+                    Val::U(if lp.parked { PRPFLAG_PARKED } else { 0 }),
+                ),
+                ("SYTPRP_SUSPTM", Val::U(ns_to_tod_units(lp.susp_ns))),
+                ("SYTPRP_PARKTM", Val::U(ns_to_tod_units(lp.parked_ns))),
+                (
+                    "SYTPRP_CORE1TM",
+                    Val::U(lp.core_t.map_or(NOT_MEASURED, |t| ns_to_tod_units(t.0))),
+                ),
+                (
+                    "SYTPRP_CORE2TM",
+                    Val::U(lp.core_t.map_or(NOT_MEASURED, |t| ns_to_tod_units(t.1))),
+                ),
+            ],
+        ));
+    }
+    if let (Some(st), Some((own, cpc, c_disp, un, unvl))) = (sim.lpar.as_deref(), snap.prsm) {
+        for (i, l) in st.pol.lpars.iter().enumerate() {
+            out.push(build(
+                &SYTCUP,
+                tod,
+                &[
+                    ("SYTCUP_LPNAME", Val::S(&l.name.to_uppercase())),
+                    ("SYTCUP_LPNUM", Val::U(i as u64 + 1)),
+                    ("SYTCUP_LCPUS", Val::U(l.logical as u64)),
+                    ("SYTCUP_WEIGHT", Val::U(l.weight as u64)),
+                    (
+                        "SYTCUP_ENTMIL",
+                        Val::U((l.entitlement * 1000.0).round().max(0.0) as u64),
+                    ),
+                    (
+                        "SYTCUP_FLAGS",
+                        Val::U(
+                            if i == 0 { CUPFLAG_SELF } else { 0 }
+                                | if l.dedicated { CUPFLAG_DEDICATED } else { 0 },
+                        ),
+                    ),
+                    ("SYTCUP_VH", Val::U(l.vh.min(255) as u64)),
+                    ("SYTCUP_VM", Val::U(l.vm.min(255) as u64)),
+                    ("SYTCUP_VL", Val::U(l.vl.min(255) as u64)),
+                    ("SYTCUP_HZ", Val::U(l.hz.min(255) as u64)),
+                    ("SYTCUP_DED", Val::U(l.ded.min(255) as u64)),
+                ],
+            ));
+        }
+        out.push(build(
+            &SYTCUM,
+            tod,
+            &[
+                ("SYTCUM_SHARED", Val::U(st.spec.shared as u64)),
+                ("SYTCUM_DEDIC", Val::U(st.spec.dedicated as u64)),
+                ("SYTCUM_LPDISP", Val::U(own)),
+                ("SYTCUM_CPCDISP", Val::U(cpc.round() as u64)),
+                ("SYTCUM_LPMGTTM", Val::U(ns_to_tod_units(own * c_disp))),
+                (
+                    "SYTCUM_CPCMGTTM",
+                    Val::U(ns_to_tod_units((cpc * c_disp as f64).round() as u64)),
+                ),
+                ("SYTCUM_UNPARKTM", Val::U(ns_to_tod_units(un.round() as u64))),
+                ("SYTCUM_UNPARKVL", Val::U(ns_to_tod_units(unvl.round() as u64))),
             ],
         ));
     }

@@ -33,6 +33,13 @@ STO_COLS = (("pgreads", "STORSG_PGREADS", "uint"), ("pgwrites", "STORSG_PGWRITES
             ("faults", "STORSG_FAULTS", "uint"), ("first", "STORSG_FIRSTTCH", "uint"))
 STO_LEVELS = (("frames", "STORSG_FRAMES"), ("resident", "STORSG_RESIDENT"), ("slots", "STORSG_SLOTS"),
               ("slots_used", "STORSG_SLOTSUSED"))
+# MRSYTPRP PR/SM and SMT counters (zvmlab fields): key in Measurements.prp[cpu], field.
+PRP_COLS = (("susp", "SYTPRP_SUSPTM"), ("park", "SYTPRP_PARKTM"), ("core1", "SYTPRP_CORE1TM"),
+            ("core2", "SYTPRP_CORE2TM"))
+# MRSYTCUM counters (cumulative): key in Measurements.phys, field, kind.
+CUM_COLS = (("lpdisp", "SYTCUM_LPDISP", "uint"), ("cpcdisp", "SYTCUM_CPCDISP", "uint"),
+            ("lpmgt", "SYTCUM_LPMGTTM", "tod"), ("cpcmgt", "SYTCUM_CPCMGTTM", "tod"),
+            ("unparked", "SYTCUM_UNPARKTM", "tod"), ("unparked_vl", "SYTCUM_UNPARKVL", "tod"))
 # MRUSEACT paging counters and the resident-page level.
 UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
 
@@ -94,6 +101,15 @@ class Measurements:
     sto_level: dict[str, list] = field(default_factory=dict)
     # per-user paging (MRUSEACT, zvmlab fields): UPG_COLS per interval, resident pages at each end
     upg: dict[str, dict[str, list]] = field(default_factory=dict)
+    # PR/SM and SMT per processor (MRSYTPRP zvmlab fields): core, polarization, and per PRP_COLS
+    # one value per interval (core1/core2: the processor's core; None: not measured)
+    cpu_core: dict[int, int] = field(default_factory=dict)
+    cpu_polar: dict[int, str] = field(default_factory=dict)
+    prp: dict[int, dict[str, list]] = field(default_factory=dict)
+    # LPARs of the CPC (MRSYTCUP, the last sample) and the physical counters (MRSYTCUM)
+    lpars: list[dict] = field(default_factory=list)
+    phys_info: dict = field(default_factory=dict)
+    phys: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
@@ -204,6 +220,12 @@ def measure(data: MonitorData) -> Measurements:
         cur["where"][c] = r["offset"]
         if r.get("SYTPRP_PFXCPUTY") is not None:
             m.cpu_type[c] = r["SYTPRP_PFXCPUTY"]
+        for key, col in PRP_COLS:
+            v = r.get(col)
+            cur.setdefault("prp_" + key, {})[c] = None if v == L.NOT_MEASURED else v
+        if r.get("SYTPRP_CORE") is not None:
+            m.cpu_core[c] = r["SYTPRP_CORE"]
+            m.cpu_polar[c] = L.POLARS.get(r.get("SYTPRP_POLAR"), "?")
         if c not in m.cpus:
             m.cpus.append(c)
     for r in data.rows("MRUSEACT"):
@@ -241,6 +263,29 @@ def measure(data: MonitorData) -> Measurements:
     for g in per_group:
         for k in dev_keys + tuple("sto_" + k for k, _, _ in STO_COLS) + tuple("upg_" + k for k, _, _ in UPG_COLS):
             per_group[g][k] = {}
+    for g in per_group:
+        for k in tuple("prp_" + k for k, _ in PRP_COLS) + tuple("cum_" + k for k, _, _ in CUM_COLS):
+            per_group[g].setdefault(k, {})
+    for r in data.rows("MRSYTCUP"):
+        g = r["group"]
+        if g not in per_group or not r.get("SYTCUP_LPNAME") or r.get("SYTCUP_LPNUM") is None:
+            continue
+        lp = {"name": r["SYTCUP_LPNAME"], "number": r["SYTCUP_LPNUM"], "logical": r.get("SYTCUP_LCPUS"),
+              "weight": r.get("SYTCUP_WEIGHT"),
+              "entitlement": None if r.get("SYTCUP_ENTMIL") is None else r["SYTCUP_ENTMIL"] / 1000.0,
+              "self": bool((r.get("SYTCUP_FLAGS") or 0) & L.CUPFLAG_SELF),
+              "dedicated": bool((r.get("SYTCUP_FLAGS") or 0) & L.CUPFLAG_DEDICATED),
+              "vh": r.get("SYTCUP_VH"), "vm": r.get("SYTCUP_VM"), "vl": r.get("SYTCUP_VL"),
+              "hz": r.get("SYTCUP_HZ"), "ded": r.get("SYTCUP_DED")}
+        m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
+    m.lpars.sort(key=lambda x: x["number"])
+    for r in data.rows("MRSYTCUM"):
+        g = r["group"]
+        if g not in per_group or r.get("SYTCUM_LPDISP") is None:
+            continue
+        m.phys_info = {"shared": r.get("SYTCUM_SHARED"), "dedicated": r.get("SYTCUM_DEDIC")}
+        for key, col, _ in CUM_COLS:
+            per_group[g]["cum_" + key]["all"] = r.get(col)
     levels: dict[int, dict] = {g: {} for g in per_group}
     ulevels: dict[int, dict] = {g: {} for g in per_group}
     slots = {}
@@ -304,6 +349,11 @@ def measure(data: MonitorData) -> Measurements:
         m.locks[name] = {key: [] for key, _, _ in _LOCK_COLS}
     for d in m.devs:
         m.dev[d] = {key: [] for key, _, _ in DEV_COLS}
+    has_prp = any(v is not None for g in per_group for v in per_group[g]["prp_susp"].values())
+    if has_prp:
+        m.prp = {c: {key: [] for key, _ in PRP_COLS} for c in m.cpus}
+    if m.phys_info:
+        m.phys = {key: [] for key, _, _ in CUM_COLS}
     if m.has_storage:
         m.sto = {key: [] for key, _, _ in STO_COLS}
         m.sto_level = {key: [] for key, _ in STO_LEVELS}
@@ -339,6 +389,14 @@ def measure(data: MonitorData) -> Measurements:
             d = _deltas(prev[key], cur[key], m, kind, w)
             for name in lock_names:
                 m.locks[name][key].append(d.get(name))
+        if m.prp:
+            for key, _ in PRP_COLS:
+                d = _deltas(prev["prp_" + key], cur["prp_" + key], m, "tod", w)
+                for c in m.cpus:
+                    m.prp[c][key].append(d.get(c))
+        if m.phys:
+            for key, _, kind in CUM_COLS:
+                m.phys[key].append(_deltas(prev["cum_" + key], cur["cum_" + key], m, kind, {}).get("all"))
         wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
         for key, _, kind in DEV_COLS:
             d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)
