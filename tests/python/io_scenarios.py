@@ -48,3 +48,55 @@ workload = { kind = "dasd-io", volume = "DK0200", type = "eckd", cpu = "1ms", io
 
 def io_config(**kw) -> dict:
     return scenario.loads(io_toml(**kw), "<io scenario>").engine_config()
+
+
+def lpar_toml(seed: int = 1, duration_s: int = 50, interval_s: int = 10, level: str = "zvm-6.4",
+              smt: str = "off", polarization: str = "vertical", partner_busy: float = 0.8,
+              processors: int = 4, web: int = 6) -> str:
+    """z/VM in LPAR ZVM beside two partner LPARs on a 6-IFL CPC (parking, suspension, PR/SM
+    dispatches: D0R2 PR/SM fields, D0R16, D0R17); with smt other than "off" no [cpc] (the engine
+    does not model SMT under PR/SM) but thread density (D0R2 SMT fields)."""
+    cpc = f"""lpar = "ZVM"
+weight = 300
+polarization = "{polarization}"
+
+[cpc]
+shared_ifls = 6
+
+[[cpc.lpar]]
+name = "LINUXA"
+weight = 500
+logical = 4
+busy = {partner_busy}
+
+[[cpc.lpar]]
+name = "TEST"
+weight = 200
+logical = 2
+busy = 0.3
+"""
+    return f"""title = "LPAR under PR/SM"
+
+[system]
+level = "{level}"
+processors = {processors}
+smt = "{smt}"
+{cpc if smt == "off" else ""}
+[run]
+duration = "{duration_s}s"
+interval = "{interval_s}s"
+seed = {seed}
+
+[[guest]]
+userid = "WEB"
+count = {web}
+workload = {{ kind = "transactional", think = "20ms", cpu = "8ms", dist = "exp" }}
+
+[[guest]]
+userid = "BATCH"
+workload = {{ kind = "cpu-bound", tx_cpu = "1ms", dist = "exp" }}
+"""
+
+
+def lpar_config(**kw) -> dict:
+    return scenario.loads(lpar_toml(**kw), "<lpar scenario>").engine_config()
