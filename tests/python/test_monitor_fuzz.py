@@ -47,6 +47,15 @@ def sample_io() -> bytes:
     return engine.simulate(io_config(seed=11, duration_s=3, interval_s=1, real_mb=32), monitor=True)[1]
 
 
+@functools.cache
+def sample_lpar() -> bytes:
+    """A small valid file of an LPAR under PR/SM: D0R16, D0R17 and the PR/SM fields of D0R2."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from io_scenarios import lpar_config
+    return engine.simulate(lpar_config(seed=5, duration_s=3, interval_s=1, web=2), monitor=True)[1]
+
+
 def _record_offset(b: bytes, record: str, i: int = 0) -> int:
     return read(b).column(record, "offset")[i]
 
@@ -109,11 +118,13 @@ def test_truncations_of_io_data(data):
         assert read(b[:cut]).problems
 
 
-@settings(max_examples=200, deadline=None)
-@given(st.data(), st.sampled_from(["MRIODDEV", "MRSTOASP", "MRSTORSG", "MRUSEACT"]))
-def test_damaged_io_and_storage_records(data, record):
-    """Bit flips and chosen bytes inside the new records (their lengths, counters, names)."""
-    b = bytearray(sample_io())
+@settings(max_examples=250, deadline=None)
+@given(st.data(), st.sampled_from(["MRIODDEV", "MRSTOASP", "MRSTORSG", "MRUSEACT", "MRSYTCUP", "MRSYTCUM",
+                                   "MRSYTPRP"]))
+def test_damaged_io_storage_and_lpar_records(data, record):
+    """Bit flips and chosen bytes inside the device, storage and LPAR records (their lengths,
+    counters, names)."""
+    b = bytearray(sample_lpar() if record.startswith("MRSYTC") or record == "MRSYTPRP" else sample_io())
     offs = read(bytes(b)).column(record, "offset")
     for _ in range(data.draw(st.integers(1, 6))):
         at = data.draw(st.sampled_from(offs)) + data.draw(st.integers(0, 111))
@@ -151,7 +162,7 @@ def corpus_cases() -> dict[str, bytes]:
     cases["truncated-mid-frame.mon"] = good[:4096 * 5 + 1234]
     cases["truncated-at-block.mon"] = good[:4096 * 3]
     b = bytearray(good)
-    struct.pack_into(">H", b, 4096 * 3 + 108, 4000)  # second record of the first interval
+    struct.pack_into(">H", b, _record_offset(good, "MRSYTPRP", 1), 4000)  # second record of the first interval
     cases["length-past-frame.mon"] = bytes(b)
     b = bytearray(good)
     struct.pack_into(">H", b, 4096 * 3, 7)
@@ -176,6 +187,12 @@ def corpus_cases() -> dict[str, bytes]:
     b = bytearray(io)
     struct.pack_into(">H", b, _record_offset(io, "MRSTOASP"), 3)  # a paging-volume record's length < header
     cases["io-length-too-short.mon"] = bytes(b)
+    lp = sample_lpar()
+    cases["valid-lpar.mon"] = lp
+    b = bytearray(lp)
+    struct.pack_into(">H", b, _record_offset(lp, "MRSYTCUM", 1), 4090)  # PR/SM counters past the frame
+    cases["lpar-length-past-frame.mon"] = bytes(b)
+    cases["lpar-truncated-at-block.mon"] = lp[:4096 * 5]
     return cases
 
 
@@ -192,6 +209,8 @@ def test_corpus_replays():
 
 @pytest.mark.parametrize("name, expect", [
     ("valid.mon", None),
+    # written before D0R2 and D4R3 grew (108 and 64 bytes): shorter records decode the fields they hold
+    ("valid-older-lengths.mon", None),
     ("truncated-mid-frame.mon", "not a multiple of 4096"),
     ("truncated-at-block.mon", "truncated file"),
     ("length-past-frame.mon", "runs past its 4096-byte frame"),
@@ -204,6 +223,9 @@ def test_corpus_replays():
     ("io-truncated-mid-frame.mon", "not a multiple of 4096"),
     ("io-length-past-frame.mon", "runs past its 4096-byte frame"),
     ("io-length-too-short.mon", "shorter than the 20-byte header"),
+    ("valid-lpar.mon", None),
+    ("lpar-length-past-frame.mon", "runs past its 4096-byte frame"),
+    ("lpar-truncated-at-block.mon", "truncated file"),
 ])
 def test_corpus_problems_are_named(name, expect):
     d = read((CORPUS / name).read_bytes())

@@ -9,7 +9,7 @@ import json
 import pytest
 
 from conftest import ROOT
-from io_scenarios import io_toml
+from io_scenarios import io_toml, lpar_toml
 
 D6 = ROOT / "scenarios" / "replicate" / "d6-eckd.toml"
 
@@ -21,7 +21,11 @@ def runs(tmp_path_factory):
     sc = base / "io.toml"
     sc.write_text(io_toml(seed=5, duration_s=30, interval_s=5))
     out = {}
-    for name, path in (("io", sc), ("d6", D6)):
+    lp = base / "lpar.toml"
+    lp.write_text(lpar_toml(seed=7, duration_s=30, interval_s=5))
+    smt = base / "smt.toml"
+    smt.write_text(lpar_toml(seed=8, duration_s=20, interval_s=5, smt="smt2"))
+    for name, path in (("io", sc), ("d6", D6), ("lpar", lp), ("smt", smt)):
         p = zvmlab("run", path, "--out", base / name)
         assert p.returncode == 0, p.stderr
         out[name] = base / name
@@ -114,3 +118,48 @@ def test_reports_without_devices_say_so(run_cli, tmp_path):
     assert rows(reps["FCX108"], "devices") == []
     assert any("MRIODDEV" in n for n in reps["FCX108"]["notes"])
     assert any("MRSTORSG" in n for n in reps["FCX146"]["notes"])
+
+
+def test_lpar_reports_agree_with_the_run_summary(runs, run_cli):
+    d = runs["lpar"]
+    s = json.loads((d / "summary.json").read_text())
+    lp = s["lpar"]
+    reps = report_json(run_cli, d)
+    # FCX302 PHYSLOG: PR/SM management time, suspended time and unparked cores per interval
+    ph = rows(reps["FCX302"], "intervals")
+    assert len(ph) == len(lp["intervals"])
+    for r, li, si in zip(ph, lp["intervals"], s["intervals"]):
+        assert r["lpmgt"] == pytest.approx(li["lpmgt_pct"], rel=1e-12)
+        assert r["susp"] == pytest.approx(li["susp_pct"], rel=1e-12, abs=1e-12)
+        assert r["unparked"] == pytest.approx(li["unparked_avg"], rel=1e-9)
+        assert r["busy"] == pytest.approx(sum(p["busy_pct"] for p in si["processors"]), rel=1e-12)
+    mean = rows(reps["FCX302"], "intervals", ">>Mean>>")[0]
+    assert mean["lpmgt"] == pytest.approx(lp["lpmgt_pct"], rel=1e-12)
+    assert mean["cpcmgt"] == pytest.approx(lp["cpc_lpmgt_pct"], abs=100 * 1.0 / (s["duration_s"] * 1e9))  # 1 ns
+    assert mean["susp"] == pytest.approx(lp["susp_pct"], rel=1e-12)
+    assert mean["unparked"] == pytest.approx(lp["unparked_avg"], rel=1e-9)
+    # FCX126 LPAR: our partition's configuration and load, the partners' configuration
+    rs = rows(reps["FCX126"], "lpars")
+    me = [r for r in rs if r["name"].endswith("*")]
+    assert len(me) == 1 and me[0]["ent"] == pytest.approx(lp["entitlement"], abs=5e-4)
+    assert (me[0]["vh"], me[0]["vm"], me[0]["vl"], me[0]["hz"]) == (lp["vh"], lp["vm"], lp["vl"], lp["hz"])
+    assert me[0]["busy"] == pytest.approx(s["avg_processor_busy_pct"] * s["processors"], rel=1e-12)
+    assert [r["name"] for r in rs] == ["ZVM*", "LINUXA", "TEST"]
+    # FCX304 PRCLOG: each processor's busy is the summary's
+    pr = rows(reps["FCX304"], "processors", ">>Mean>>")
+    assert [r["total"] for r in pr] == pytest.approx([p["busy_pct"] for p in s["processor_detail"]], rel=1e-12)
+
+
+def test_smt_prclog_agrees_with_the_run_summary(runs, run_cli):
+    d = runs["smt"]
+    s = json.loads((d / "summary.json").read_text())
+    pr = report_json(run_cli, d, "--fcx", "PRCLOG")["FCX304"]
+    data = rows(pr, "processors")
+    cores = s["smt"]["cores"]
+    for k, si in enumerate(s["intervals"]):
+        iv = data[k * len(s["processor_detail"]):(k + 1) * len(s["processor_detail"])]
+        per_core = {r["core"]: r["corebusy"] for r in iv}
+        assert len(per_core) == cores
+        assert sum(per_core.values()) / cores == pytest.approx(si["smt"]["core_busy_pct"], rel=1e-12)
+    mean = rows(pr, "processors", ">>Mean>>")
+    assert sum(r["total"] for r in mean) == pytest.approx(s["smt"]["thread_busy_pct"], rel=1e-12)
