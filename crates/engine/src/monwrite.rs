@@ -36,10 +36,19 @@
 //!   report through DIAGNOSE X'DC': cumulative transactions completed (gives ETR).
 //! - D0R23 MRSYTLCK (per formal spin lock, every interval): cumulative acquires, collisions and
 //!   spin time, exclusive and shared (zvmlab placement: IBM's offsets are not transcribed).
+//! - D6R3 MRIODDEV (per paging and minidisk volume, every interval): cumulative SSCHs, blocks,
+//!   reads, writes and pend/disconnect/connect/queue/service time (zvmlab placement).
+//! - D3R4 MRSTOASP (per paging volume): volser, device number, slots (zpmd 5.3 offsets).
+//! - D3R1 MRSTORSG: frames, resident pages, pages read/written, faults, slots used (zvmlab).
+//! - D4R3 MRUSEACT also carries the user's page reads, steals and resident pages (zvmlab).
+//! - D0R2 MRSYTPRP also carries core, polarization, suspended and parked time and the core's
+//!   one- and two-thread time (zvmlab, bytes 108..144); D0R16 MRSYTCUP (per LPAR of the CPC)
+//!   and D0R17 MRSYTCUM (PR/SM dispatches and management time, unparked time) with a [cpc].
 //! - D1R11 MRMTREND and D1R13 MRMTREOF (control).
 //!
-//! Later issues add records by adding a layout to [`LAYOUTS`] and a producer in [`interval_records`]
-//! (scheduler D2R4/R5, storage D3R1/D3R4, I/O D6R3, locks D0R23).
+//! Later issues add records by adding a layout to [`LAYOUTS`] and a producer in
+//! [`interval_records`] (scheduler D2R4/R5, HyperPAV D6R28/D1R20, park/unpark D5R16); inputs the
+//! interval deltas do not hold go into [`Snapshot`], taken at every sample.
 
 use crate::sim::Sim;
 use serde::Serialize;
@@ -364,8 +373,7 @@ pub const MTREOF: Layout = Layout {
 
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
-    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, SYTCUP, SYTCUM, MTREND,
-    MTREOF,
+    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, SYTCUP, SYTCUM, MTREND, MTREOF,
 ];
 
 /// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
@@ -822,8 +830,14 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                     "SYTCUM_CPCMGTTM",
                     Val::U(ns_to_tod_units((cpc * c_disp as f64).round() as u64)),
                 ),
-                ("SYTCUM_UNPARKTM", Val::U(ns_to_tod_units(un.round() as u64))),
-                ("SYTCUM_UNPARKVL", Val::U(ns_to_tod_units(unvl.round() as u64))),
+                (
+                    "SYTCUM_UNPARKTM",
+                    Val::U(ns_to_tod_units(un.round() as u64)),
+                ),
+                (
+                    "SYTCUM_UNPARKVL",
+                    Val::U(ns_to_tod_units(unvl.round() as u64)),
+                ),
             ],
         ));
     }
