@@ -241,3 +241,17 @@ def test_unknown_domain_is_skipped_not_fatal():
     assert d.describe()["skipped"] == {"D42R2 D42R2": 1}
     m = measure(d)
     assert len(m.intervals) == 4 and m.busy_ns[0][0] is None  # processor 0's first sample is gone
+
+
+@pytest.mark.parametrize("name, record, i", [("io-length-past-frame.mon", "MRIODDEV", 1),
+                                              ("lpar-length-past-frame.mon", "MRSYTCUM", 1)])
+def test_damaged_length_is_reported_at_the_record(name, record, i):
+    """The problem names the byte offset of the damaged record itself; the records before it in
+    its frame and those of every later frame are still read (the rest of its frame is skipped)."""
+    good = sample_io() if name.startswith("io") else sample_lpar()
+    at = _record_offset(good, record, i)
+    d = read((CORPUS / name).read_bytes())
+    assert [p.offset for p in d.problems if "runs past" in p.message] == [at]
+    frame_end = (at // 4096 + 1) * 4096
+    for rec in ("MRSYTPRP", record):
+        assert d.column(rec, "offset") == [o for o in read(good).column(rec, "offset") if o < at or o >= frame_end]
