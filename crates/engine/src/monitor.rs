@@ -34,6 +34,9 @@ pub struct IntervalRec {
     /// SMT modes: core time with one and with two busy threads in this interval, and the
     /// logical CPUs online at its end.
     pub cores: Option<(u64, u64, u32)>,
+    /// Cumulative device and storage counters at the sample (the monitor records' inputs).
+    #[serde(skip)]
+    pub snap: crate::monwrite::Snapshot,
 }
 
 pub struct Monitor {
@@ -119,6 +122,7 @@ impl Sim {
             devices,
             locks,
             cores,
+            snap: self.monitor_snapshot(),
         });
         self.mon.last = self.now;
         if self.now < self.end {

@@ -255,6 +255,9 @@ pub struct Lpu {
     pub susp_ns: u64,
     pub parked: bool,
     pub waiting: bool,
+    /// Parked time up to `parked_since` (the last park), for the monitor (D0R2).
+    pub parked_ns: u64,
+    pub parked_since: Time,
 }
 
 pub struct Sim {

@@ -90,6 +90,9 @@ pub struct RealStorage {
     /// Pages resident or in flight: conservation check; and per user.
     pub resident: u64,
     pub res_user: Vec<u64>,
+    /// Per user: pages read back from DASD (faults) and pages stolen to DASD (monitor D4R3).
+    pub reads_user: Vec<u64>,
+    pub steals_user: Vec<u64>,
 }
 
 impl RealStorage {
@@ -130,6 +133,8 @@ impl RealStorage {
             slots,
             resident: 0,
             res_user: vec![0; pages_per_user.len()],
+            reads_user: vec![0; pages_per_user.len()],
+            steals_user: vec![0; pages_per_user.len()],
         }
     }
 
@@ -171,6 +176,7 @@ impl RealStorage {
                 } else {
                     self.faults += 1;
                     self.pages_read += 1;
+                    self.reads_user[user as usize] += 1;
                     Found::OnDasd
                 }
             }
@@ -210,6 +216,7 @@ impl RealStorage {
             self.resident -= 1;
             self.res_user[u] -= 1;
             self.steals += 1;
+            self.steals_user[u] += 1;
             self.free += 1;
             self.pending_writes.push(id);
             return;
