@@ -378,11 +378,14 @@ pub fn levels() -> Vec<Level> {
         xiv_io: XivIo::Concurrent,
         ..zvm64.clone()
     };
-    // The service stacks of seed 000's regression rows (F2): the 1Q17 SPE stack (VM65929
-    // concurrent XIV I/O, with the stack's other items as they are modelled) and 3Q17 (adds
-    // VM65988, the shared/exclusive lock manager).
+    // The service stacks of seed 000's regression rows (F2): the 1Q17 SPE stack as seed 000's
+    // contents list it (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106
+    // CRYPTO APVIRT in the SSL server; encrypted paging is a command, off unless a scenario
+    // sets it) and 3Q17 (adds VM65988, the shared/exclusive lock manager).
     let zvm64_1q17 = Switches {
         xiv_io: XivIo::Concurrent,
+        dump_ccw: DumpCcw::Vm65989,
+        ssl_apvirt: SslApvirt::On,
         ..zvm64.clone()
     };
     let zvm64_3q17 = Switches {
@@ -466,7 +469,7 @@ pub fn levels() -> Vec<Level> {
         },
         Level {
             name: "zvm-6.4-1q17",
-            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O and the stack's other modelled items)",
+            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106 CRYPTO APVIRT)",
             switches: zvm64_1q17,
         },
         Level {

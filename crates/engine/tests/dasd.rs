@@ -183,7 +183,7 @@ fn format_elapsed_is_its_writes_and_write_same_skips_the_block_work() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(24), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Every I/O started is on its device's count; capacity holds; same input, same bytes.
     #[test]

@@ -112,7 +112,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, rng_seed: proptest::test_runner::RngSeed::Fixed(48), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn cpu_never_exceeds_capacity(cfg in config_strategy()) {

@@ -75,7 +75,7 @@ fn cycles_per_byte(p: &Params, cipher: &str) -> f64 {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(12))]
+    #![proptest_config(ProptestConfig { cases: 12, rng_seed: proptest::test_runner::RngSeed::Fixed(12), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// CPU per request = base + records x record path + bytes x cipher cost per byte, for any
     /// payload, at either SSL server level and cipher.
@@ -151,7 +151,7 @@ fn a_new_connection_costs_the_handshake_and_the_rsa_operation_unless_the_adapter
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(8))]
+    #![proptest_config(ProptestConfig { cases: 8, rng_seed: proptest::test_runner::RngSeed::Fixed(8), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// The adapter's busy time is exactly its operations times the service time, never more
     /// than the run; operations started never exceed the handshakes sent to it, and all but
@@ -284,7 +284,7 @@ fn server_runs_are_deterministic() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(16))]
+    #![proptest_config(ProptestConfig { cases: 16, rng_seed: proptest::test_runner::RngSeed::Fixed(16), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Along any chain with an SSL server (with or without the crypto adapter), every request a
     /// client sent and has no reply to is in exactly one place: a server queue, a server's
