@@ -178,6 +178,19 @@ pub enum Polarizing {
     Vertical,
 }
 
+/// Elective use of below-2GB frames for pageable data (seed 003, rows D1 and D2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Below2g {
+    /// z/VM 5.2 to 6.1: user pages and MDC take below-2GB frames when available, so CP
+    /// searches frames in use for a below-2GB one when it needs one for itself.
+    Elective,
+    /// z/VM 6.2: pageable data stays above 2 GB (unless there is no storage above it); the
+    /// below-2GB available list is CP's.
+    #[default]
+    CpOnly,
+}
+
 /// The unparking models CP offers in vertical mode (cp-model §3.3, §11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -221,6 +234,8 @@ pub struct Switches {
     pub polarization: Polarizing,
     #[serde(default)]
     pub unparking: UnparkingModels,
+    #[serde(default)]
+    pub below2g: Below2g,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -248,6 +263,7 @@ pub fn levels() -> Vec<Level> {
         write_same: WriteSame::Off,
         polarization: Polarizing::HorizontalOnly,
         unparking: UnparkingModels::LargeOnly,
+        below2g: Below2g::Elective,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -265,7 +281,11 @@ pub fn levels() -> Vec<Level> {
         write_same: WriteSame::On,
         ..zvm52.clone()
     };
-    let zvm62 = zvm53.clone();
+    let zvm61 = zvm53.clone();
+    let zvm62 = Switches {
+        below2g: Below2g::CpOnly,
+        ..zvm53.clone()
+    };
     let zvm63 = Switches {
         vdisk_lock: VdiskLock::PerVdiskMove,
         agelist: AgeList::On,
@@ -273,7 +293,7 @@ pub fn levels() -> Vec<Level> {
         // VM65696 (6.3 z13 exploitation service): the scheduler lock on its own cache lines.
         lock_line: LockLine::Own,
         polarization: Polarizing::Vertical,
-        ..zvm53.clone()
+        ..zvm62.clone()
     };
     let zvm64 = Switches {
         sched: Sched::EntitlementExcess,
@@ -313,12 +333,12 @@ pub fn levels() -> Vec<Level> {
         Level {
             name: "zvm-6.1",
             title: "z/VM 6.1",
-            switches: zvm62.clone(),
+            switches: zvm61,
         },
         Level {
             name: "zvm-6.2",
-            title: "z/VM 6.2",
-            switches: zvm62,
+            title: "z/VM 6.2 (no elective use of below-2GB frames for pageable data)",
+            switches: zvm62.clone(),
         },
         Level {
             name: "zvm-6.3-compat",
