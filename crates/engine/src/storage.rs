@@ -238,6 +238,10 @@ impl RealStorage {
     /// search for one (0 when the below-2GB available list had a frame). A frame found in use
     /// by a user page is stolen (the page goes to `pending_writes`).
     pub fn cp_take_below(&mut self, rng: &mut Rng) -> u64 {
+        if self.frames_below >= self.frames {
+            // No storage above the line: CP's frames are taken like any other (not modelled).
+            return 0;
+        }
         if self.free_below > 0 {
             self.free_below -= 1;
             self.free -= 1;
@@ -289,7 +293,7 @@ impl RealStorage {
 
     /// CP returns a below-2GB frame it held.
     pub fn cp_release_below(&mut self) {
-        if self.cp_below > 0 {
+        if self.cp_below > 0 && self.frames_below < self.frames {
             self.cp_below -= 1;
             self.free_below += 1;
             self.free += 1;
@@ -448,7 +452,7 @@ impl RealStorage {
         self.tables.iter().map(|t| t.bytes()).sum::<usize>()
             + (self.in_use.capacity() + self.aging.capacity() + self.pending_writes.capacity()) * 4
             + self.below.capacity() * 4
-            + (self.below_pos.capacity() + self.tomb.capacity()) * 9
+            + (self.below_pos.len() + self.tomb.len()) * 16
     }
 }
 
