@@ -22,6 +22,7 @@ COMMANDS = [
     ("run", "run"),
     ("report", "report"),
     ("validate", "validate"),
+    ("workloads", "workloads"),
     ("levels", "levels"),
     ("params", "params"),
     ("cpc", "cpc"),

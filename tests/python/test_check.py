@@ -43,6 +43,7 @@ def test_check_rejects_bad_plot_name(tmp_path):
 @pytest.mark.skipif(cgroup_runner.available() is not None, reason=f"cgroups: {cgroup_runner.available()}")
 def test_check_cgroup_runner_a1():
     """A1 on this machine's 2 CPUs with real processes: the kernel's error is reported, not judged."""
+    quiet = os.getloadavg()[0] < 1.0  # nothing else running before the test (the 1-min average)
     p = zvmlab("check", A1, "--runner", "cgroup", "--duration", "4s", "--interval", "1s", "--json")
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout)
@@ -52,7 +53,7 @@ def test_check_cgroup_runner_a1():
     assert sum(obs.values()) <= 200 * 1.05  # the kernel cannot give out more than 2 CPUs
     # Four hungry processes keep the CPUs busy, unless other work on this machine takes them
     # (builds running beside the tests): then only the proportions are the kernel's doing.
-    if os.getloadavg()[0] < 3:
+    if quiet and os.getloadavg()[0] < 3:
         assert sum(obs.values()) > 100
     assert sum(obs.values()) > 5
     # cpu.weight 100/200/100/400: the order of what each got follows the shares under any load.

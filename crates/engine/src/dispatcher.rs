@@ -153,6 +153,13 @@ impl Sim {
     /// `v` stops running on processor `l` to wait (`Dormant`: for its next transaction or a
     /// message; `PageWait`: for a page-in or an I/O). The caller dispatches `l` next.
     pub(crate) fn release_for_wait(&mut self, l: u32, v: u32, state: VState) {
+        self.release_for_page_wait(l, v, state);
+        self.vcpu_idle(v);
+    }
+
+    /// `v` leaves processor `l` but its user stays runnable for the scheduler (a CP page wait:
+    /// `Scheduler::page_wait_done` makes it ready again).
+    pub(crate) fn release_for_page_wait(&mut self, l: u32, v: u32, state: VState) {
         if std::mem::take(&mut self.lpus[l as usize].bg) {
             self.sched.bg_running -= 1;
         }
@@ -163,7 +170,6 @@ impl Sim {
             vc.want_since = self.now;
         }
         self.end_run(v);
-        self.vcpu_idle(v);
     }
 
     /// End of a run on processor `l`.

@@ -236,6 +236,25 @@ pub struct Switches {
     pub unparking: UnparkingModels,
     #[serde(default)]
     pub below2g: Below2g,
+    #[serde(default)]
+    pub storage_admission: StorageAdmission,
+}
+
+/// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum StorageAdmission {
+    /// Through z/VM 6.2: STORBUF 125 105 95 and the LDUBUF barrier on loading users, so a
+    /// storage-constrained system forms an eligible list and holds users back until their
+    /// working sets fit and the paging exposures can take their page faults.
+    Classic,
+    /// z/VM 6.3 and later (the storage management redesign): STORBUF 300 250 200 [K], which in
+    /// practice never holds anyone, and no LDUBUF barrier [A: none of the seeds' storage-
+    /// constrained 6.3/6.4 measurements (Apache DASD paging, XIV paging, the regression suite's
+    /// constrained cells) shows an eligible list, which the documented LDUBUF 100 75 60 with this
+    /// model's loading test would form; a scenario can set `storage_admission = "classic"`].
+    #[default]
+    Overcommit,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -264,6 +283,7 @@ pub fn levels() -> Vec<Level> {
         polarization: Polarizing::HorizontalOnly,
         unparking: UnparkingModels::LargeOnly,
         below2g: Below2g::Elective,
+        storage_admission: StorageAdmission::Classic,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -293,6 +313,7 @@ pub fn levels() -> Vec<Level> {
         // VM65696 (6.3 z13 exploitation service): the scheduler lock on its own cache lines.
         lock_line: LockLine::Own,
         polarization: Polarizing::Vertical,
+        storage_admission: StorageAdmission::Overcommit,
         ..zvm62.clone()
     };
     let zvm64 = Switches {

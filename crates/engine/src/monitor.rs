@@ -270,6 +270,7 @@ impl Sim {
             lpar: self.lpar_summary(),
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
+            scheduler: self.sched.stats.clone(),
         }
     }
 
@@ -471,4 +472,7 @@ pub struct Summary {
     /// Guest DASD I/O per user (rows E1-E3); absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dasd: Option<crate::dasd::DasdSummary>,
+    /// Scheduler list traffic: dispatch-, eligible- and limit-list adds, steals between
+    /// dispatch vectors, admissions held by STORBUF / LDUBUF, MAXWSS drops.
+    pub scheduler: crate::scheduler::SchedStats,
 }

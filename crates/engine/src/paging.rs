@@ -317,10 +317,12 @@ impl Sim {
                 false
             }
             Found::FirstTouch => {
+                self.users[u].sch.firsts += 1;
                 self.vcpus[v as usize].cp_owed += pg.cost_first;
                 false
             }
             Found::OnDasd => {
+                self.users[u].sch.pageins += 1;
                 // CP's below-2GB frames for the page-in: a search (system time under RSAAVLLK)
                 // when none is on the below-2GB available list.
                 let rate = self.lpus[l as usize].rate;
@@ -418,7 +420,7 @@ impl Sim {
 
     /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in.
     pub(crate) fn enter_page_wait(&mut self, l: u32, v: u32) {
-        self.release_for_wait(l, v, VState::PageWait);
+        self.release_for_page_wait(l, v, VState::PageWait);
         let d = self.vcpus[v as usize].pagein;
         if d != NONE {
             let now = self.now;
@@ -459,8 +461,7 @@ impl Sim {
                 for v in std::iter::once(r.waiter).chain(others) {
                     self.sched.sys_pending += self.locks.atod_update(now);
                     self.vcpus[v as usize].pagewait = false;
-                    self.vcpus[v as usize].state = VState::Dormant;
-                    self.vcpu_runnable(v);
+                    self.page_wait_done(v);
                 }
             }
         }

@@ -69,6 +69,22 @@ params! {
         "public: SET SRM DSPBUF second value (openings for E2 and E3), INITIAL effectively infinite (cp-model §4.3)";
     dspbuf_e3: "srm.dspbuf_e3" = 32767.0, "users",
         "public: SET SRM DSPBUF third value (openings for E3), INITIAL effectively infinite (cp-model §4.3)";
+    storbuf_e1: "srm.storbuf_e1" = 0.0, "% of pageable storage",
+        "public: SET SRM STORBUF first value, the storage an E1 user must fit under counting Q1+Q2+Q3 working sets (CP Commands p.1417-1420, cp-model §4.3); 0 = the level's default, 125 through z/VM 6.2 and 300 from 6.3 (cp-model §4.3 [K])";
+    storbuf_e2: "srm.storbuf_e2" = 0.0, "% of pageable storage",
+        "public: SET SRM STORBUF second value (E2, counting Q2+Q3; cp-model §4.3); 0 = the level's default, 105 through 6.2, 250 from 6.3 [K]";
+    storbuf_e3: "srm.storbuf_e3" = 0.0, "% of pageable storage",
+        "public: SET SRM STORBUF third value (E3, counting Q3; cp-model §4.3); 0 = the level's default, 95 through 6.2, 200 from 6.3 [K]";
+    ldubuf_e1: "srm.ldubuf_e1" = 100.0, "% of paging exposures",
+        "public: SET SRM LDUBUF first value, loading users (Q1+Q2+Q3) per paging exposure an E1 loading user must fit under (cp-model §4.3); default 100 [K, verify on QUERY SRM]; applied by levels with storage_admission = classic (through 6.2), see level.rs";
+    ldubuf_e2: "srm.ldubuf_e2" = 75.0, "% of paging exposures",
+        "public: SET SRM LDUBUF second value (cp-model §4.3); default 75 [K]";
+    ldubuf_e3: "srm.ldubuf_e3" = 60.0, "% of paging exposures",
+        "public: SET SRM LDUBUF third value (cp-model §4.3); default 60 [K]";
+    maxwss: "srm.maxwss" = 9999.0, "% of pageable storage",
+        "public: SET SRM MAXWSS, the largest working set a user may have on the dispatch list before it is dropped to the eligible list (cp-model §4.3); default 9999 (no limit) [K]";
+    loading_faults: "srm.loading_faults" = 5.0, "page-ins per minor time slice of CPU",
+        "assumed: a user is loading (counted against LDUBUF) when its last dispatch-list stay took at least this many page-ins per minor time slice of CPU it used; CP's exact test is not public, 'a high page-fault rate' (cp-model §4.3)";
     ets_e1: "srm.ets_e1" = 50.0, "ms",
         "assumed: elapsed time slice of an E1 (Q1) stay in the dispatch list; CP adjusts it dynamically (cp-model §4.1), fixed here";
     ets_ratio_e2: "srm.ets_ratio_e2" = 8.0, "x E1",

@@ -48,7 +48,7 @@
 //! what, whatever their shares (A1's deviation).
 
 use crate::config::{Limit, ShareKind, ShareValue};
-use crate::level::{DvSelect, Level, LimitHard, Sched};
+use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::sim::{path_ns, Sim, UList, VState, ENT_SCHED, NONE};
@@ -91,6 +91,18 @@ pub struct Scheduler {
     /// Elapsed time slice per class 1..3 (ns); index 0 unused.
     ets: [Time; 4],
     dspbuf: [f64; 4],
+    /// Storage admission: STORBUF and LDUBUF barriers (fractions) per class, MAXWSS (fraction),
+    /// the loading test (page-ins per slice of CPU); pageable frames and paging exposures (0
+    /// without a storage model: no storage barrier); working sets and loading users on the
+    /// dispatch list per class.
+    storbuf: [f64; 4],
+    ldubuf: [f64; 4],
+    maxwss: f64,
+    loading_faults: f64,
+    pub dpa: f64,
+    pub exposures: f64,
+    wss_q: [f64; 4],
+    load_q: [u32; 4],
     /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
     iab: Vec<f64>,
     tau: f64,
@@ -128,6 +140,12 @@ pub struct SchedStats {
     pub elist_adds: u64,
     pub limit_list_adds: u64,
     pub steals: u64,
+    /// Admissions refused because the working set did not fit under STORBUF, or a loading user
+    /// did not fit under LDUBUF (counted once per eligible-list head and scheduler pass).
+    pub storbuf_holds: u64,
+    pub ldubuf_holds: u64,
+    /// Users dropped from the dispatch list because their working set exceeded MAXWSS.
+    pub maxwss_drops: u64,
 }
 
 impl Scheduler {
@@ -151,6 +169,30 @@ impl Scheduler {
             test_idle: (p.test_idle * ms).round() as Time,
             ets: [0, e1 as Time, e2 as Time, e3 as Time],
             dspbuf: [0.0, p.dspbuf_e1, p.dspbuf_e2, p.dspbuf_e3],
+            storbuf: {
+                let d = match level.switches.storage_admission {
+                    StorageAdmission::Classic => [125.0, 105.0, 95.0],
+                    StorageAdmission::Overcommit => [300.0, 250.0, 200.0],
+                };
+                let v = [p.storbuf_e1, p.storbuf_e2, p.storbuf_e3];
+                let f = |i: usize| if v[i] > 0.0 { v[i] } else { d[i] } / 100.0;
+                [0.0, f(0), f(1), f(2)]
+            },
+            ldubuf: match level.switches.storage_admission {
+                StorageAdmission::Classic => [
+                    0.0,
+                    p.ldubuf_e1 / 100.0,
+                    p.ldubuf_e2 / 100.0,
+                    p.ldubuf_e3 / 100.0,
+                ],
+                StorageAdmission::Overcommit => [0.0, f64::INFINITY, f64::INFINITY, f64::INFINITY],
+            },
+            maxwss: p.maxwss / 100.0,
+            loading_faults: p.loading_faults,
+            dpa: 0.0,
+            exposures: 0.0,
+            wss_q: [0.0; 4],
+            load_q: [0; 4],
             iab: {
                 let (int, d) = (
                     (p.iabias_intensity / 100.0).clamp(0.0, 1.0),
@@ -215,13 +257,49 @@ impl Scheduler {
         *self.iab.get(k as usize - 1).unwrap_or(&1.0)
     }
 
-    /// Can one more user of class `k` enter the dispatch list (DSPBUF barriers)?
-    fn admissible(&self, k: u8) -> bool {
+    /// Can one more user of class `k`, with projected working set `ws` (pages), loading or
+    /// not, enter the dispatch list? Barrier j (1..=k) counts the users of classes j and above
+    /// (cp-model §4.3): DSPBUF openings, STORBUF storage, LDUBUF loading users per paging
+    /// exposure. A barrier with none of those users on the dispatch list lets one in whatever
+    /// its working set (assumed: else a user larger than the barrier would never run).
+    fn admissible(&mut self, k: u8, ws: f64, loading: bool) -> bool {
         let k = k.clamp(1, 3) as usize;
-        (1..=k).all(|j| {
+        for j in 1..=k {
             let n: u32 = self.nq[j..].iter().sum();
-            (n + 1) as f64 <= self.dspbuf[j]
-        })
+            if (n + 1) as f64 > self.dspbuf[j] {
+                return false;
+            }
+            if n == 0 || self.dpa <= 0.0 {
+                continue;
+            }
+            let w: f64 = self.wss_q[j..].iter().sum();
+            if w + ws > self.storbuf[j] * self.dpa {
+                self.stats.storbuf_holds += 1;
+                return false;
+            }
+            if loading && self.exposures > 0.0 {
+                let l: u32 = self.load_q[j..].iter().sum();
+                if (l + 1) as f64 > self.ldubuf[j] * self.exposures {
+                    self.stats.ldubuf_holds += 1;
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// A user of class `c` counted as (`ws`, `loading`) joins / leaves the dispatch list's
+    /// per-class counts.
+    fn q_add(&mut self, c: u8, ws: f64, loading: bool) {
+        self.nq[c as usize] += 1;
+        self.wss_q[c as usize] += ws;
+        self.load_q[c as usize] += loading as u32;
+    }
+
+    fn q_remove(&mut self, c: u8, ws: f64, loading: bool) {
+        self.nq[c as usize] -= 1;
+        self.wss_q[c as usize] = (self.wss_q[c as usize] - ws).max(0.0);
+        self.load_q[c as usize] -= loading as u32;
     }
 }
 
@@ -608,7 +686,7 @@ impl Sim {
             UList::Dormant => {
                 self.users[u].sch.class = 1;
                 self.list_sums_add(u);
-                self.elist_add(u);
+                self.elist_add(u, false);
                 self.admit_from_elist();
             }
             UList::Eligible => {}
@@ -620,13 +698,33 @@ impl Sim {
                     s.tidle = false;
                     self.locks.ready_update();
                     let c = if s.quickdsp { 0 } else { 1 };
-                    self.sched.nq[s.class as usize] -= 1;
+                    let (old, ws, ld) = (s.class, s.dl_wss, s.dl_loading);
                     s.class = c;
-                    self.sched.nq[c as usize] += 1;
                     s.dl_since = self.now;
+                    self.sched.q_remove(old, ws, ld);
+                    self.sched.q_add(c, ws, ld);
                 }
                 self.make_ready(v, false);
             }
+        }
+    }
+
+    /// `v`'s page-in is done. A page wait is CP's, not the guest's: the user stayed on the
+    /// dispatch list (not test-idle, no new transaction, no interactive bias again); `v` goes
+    /// back on a dispatch vector keeping its priority with the limit list's bounded lag, or
+    /// waits for its user's admission if the user was moved to the eligible list meanwhile.
+    pub(crate) fn page_wait_done(&mut self, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        self.vcpus[v as usize].want_since = self.now;
+        // Readying the VMDBK out of page wait is a dispatch-list update under the scheduler
+        // lock held exclusive, as for a test-idle user's new transaction.
+        self.locks.ready_update();
+        if self.users[u].sch.list == UList::Dispatch {
+            if !self.stay_ended(v) {
+                self.make_ready(v, true);
+            }
+        } else {
+            self.vcpus[v as usize].state = VState::Eligible;
         }
     }
 
@@ -661,21 +759,7 @@ impl Sim {
             self.vcpus[v as usize].state = VState::Eligible;
             return;
         }
-        // E0 (QUICKDSP) users have no elapsed time slice: they stay on the dispatch list.
-        if s.class != 0 && self.now - s.dl_since >= self.sched.ets[s.class as usize] {
-            // Elapsed time slice used up: drop, next class, through admission again.
-            self.vcpus[v as usize].state = VState::Eligible;
-            self.dlist_drop(u);
-            let s = &mut self.users[u].sch;
-            s.class = (s.class + 1).min(3);
-            for k in 0..self.users[u].vcpus.len() {
-                let w = self.users[u].vcpus[k] as usize;
-                if matches!(self.vcpus[w].state, VState::Ready | VState::Limited) {
-                    self.vcpus[w].state = VState::Eligible;
-                }
-            }
-            self.elist_add(u);
-            self.admit_from_elist();
+        if self.stay_ended(v) {
             return;
         }
         // The processor it ran on dispatches next: it takes `v` again unless a more urgent
@@ -683,6 +767,40 @@ impl Sim {
         // an idle processor while its own goes idle would only move it, and under SMT land it
         // beside a busy sibling).
         self.requeue_ready(v);
+    }
+
+    /// At a slice end or a page-in's end of `v`, is its user's dispatch-list stay over? If so
+    /// the user is dropped to the eligible list (next class) and true is returned, `v` waiting
+    /// there. The stay ends when the class's elapsed time slice is used up, or (MAXWSS) when
+    /// the working set is over the limit: then the user goes "well out" in the eligible list
+    /// (cp-model §4.3). E0 (QUICKDSP) users have no elapsed time slice.
+    fn stay_ended(&mut self, v: u32) -> bool {
+        let u = self.vcpus[v as usize].user as usize;
+        let s = &self.users[u].sch;
+        let over_wss = self.sched.maxwss < 99.0
+            && self.paging.as_ref().map_or(false, |pg| {
+                pg.st.res_user[u] as f64 > self.sched.maxwss * self.sched.dpa
+            });
+        if s.class == 0 || !(over_wss || self.now - s.dl_since >= self.sched.ets[s.class as usize])
+        {
+            return false;
+        }
+        self.vcpus[v as usize].state = VState::Eligible;
+        self.dlist_drop(u);
+        let s = &mut self.users[u].sch;
+        s.class = (s.class + 1).min(3);
+        for k in 0..self.users[u].vcpus.len() {
+            let w = self.users[u].vcpus[k] as usize;
+            if matches!(self.vcpus[w].state, VState::Ready | VState::Limited) {
+                self.vcpus[w].state = VState::Eligible;
+            }
+        }
+        if over_wss {
+            self.sched.stats.maxwss_drops += 1;
+        }
+        self.elist_add(u, over_wss);
+        self.admit_from_elist();
+        true
     }
 
     /// `v` is ready again at the end of its slice on the processor that now dispatches next.
@@ -707,11 +825,17 @@ impl Sim {
         self.make_ready(v, true);
     }
 
-    fn elist_add(&mut self, u: usize) {
+    /// `u` joins the eligible list; `well_out` (dropped for MAXWSS) adds an E3 elapsed time
+    /// slice to its eligible priority (assumed: how far "well out" is, cp-model §4.3, is not public).
+    fn elist_add(&mut self, u: usize, well_out: bool) {
         let ns = self.users[u].ns_all;
-        let prio = self.atod().saturating_add(to_time(
-            self.sched.ets[self.users[u].sch.class as usize] as f64 / (ns * self.sched.n_cpu),
-        ));
+        let mut ets = self.sched.ets[self.users[u].sch.class as usize] as f64;
+        if well_out {
+            ets += self.sched.ets[3] as f64;
+        }
+        let prio = self
+            .atod()
+            .saturating_add(to_time(ets / (ns * self.sched.n_cpu)));
         self.sched.seq += 1;
         let seq = self.sched.seq;
         let s = &mut self.users[u].sch;
@@ -730,7 +854,8 @@ impl Sim {
                 self.sched.elist.pop();
                 continue;
             }
-            if !self.sched.admissible(s.class) {
+            let (c, ws, ld) = (s.class, s.wss, s.loading);
+            if !self.sched.admissible(c, ws, ld) {
                 break;
             }
             self.sched.elist.pop();
@@ -740,12 +865,21 @@ impl Sim {
 
     fn dlist_add(&mut self, u: usize) {
         let now = self.now;
+        let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
+        let resident = self.paging.as_ref().map_or(0, |pg| pg.st.res_user[u]);
         let s = &mut self.users[u].sch;
         s.list = UList::Dispatch;
+        s.stay_res = resident;
+        s.stay_in = s.pageins + s.firsts;
         s.dl_since = now;
         s.el_delay = now - s.el_since;
         s.tidle = false;
-        self.sched.nq[s.class as usize] += 1;
+        s.dl_wss = s.wss;
+        s.dl_loading = s.loading;
+        s.stay_pageins = s.pageins;
+        s.stay_cpu = cpu;
+        let (c, ws, ld) = (s.class, s.wss, s.loading);
+        self.sched.q_add(c, ws, ld);
         self.sched.sys_pending += self.sched.cost_dlist;
         self.locks.dlist_update();
         self.sched.stats.dlist_adds += 1;
@@ -758,8 +892,30 @@ impl Sim {
     }
 
     fn dlist_drop(&mut self, u: usize) {
+        let guest_pages = self.paging.as_ref().map_or(0, |pg| pg.st.tables[u].pages);
+        let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
+        let slice = self.sched.slice as f64;
+        let loading_faults = self.sched.loading_faults;
         let s = &mut self.users[u].sch;
-        self.sched.nq[s.class as usize] -= 1;
+        let (c, ws, ld) = (s.class, s.dl_wss, s.dl_loading);
+        self.sched.q_remove(c, ws, ld);
+        // Working-set projection at the drop (cp-model §6.7, the VM/370 rule). What the stay
+        // used: the pages resident when it began plus those brought in during it (page-ins and
+        // first touches), at most the guest's pages [A: CP's exact count of pages referenced in
+        // the stay is not public; pages stolen from the user while it ran count, because it
+        // needed them]; averaged with the last projection when the trend reverses.
+        let used = ((s.stay_res + s.pageins + s.firsts - s.stay_in).min(guest_pages)) as f64;
+        let trend = (used - s.wss).signum() as i8;
+        s.wss = if trend != 0 && s.wss_trend != 0 && trend != s.wss_trend {
+            (used + s.wss) / 2.0
+        } else {
+            used
+        };
+        if trend != 0 {
+            s.wss_trend = trend;
+        }
+        let slices = ((cpu - s.stay_cpu) as f64 / slice).max(1.0);
+        s.loading = (s.pageins - s.stay_pageins) as f64 >= loading_faults * slices;
         self.sched.sys_pending += self.sched.cost_dlist;
         self.locks.dlist_update();
     }

@@ -167,6 +167,21 @@ pub struct UserSched {
     pub lim_credit: f64,
     pub lim_last: Time,
     pub lim_until: Time,
+    /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
+    /// its last change, loading user or not, page-ins and first touches so far, and at the
+    /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
+    /// dispatch-list stay was counted as.
+    pub wss: f64,
+    pub wss_trend: i8,
+    pub loading: bool,
+    pub pageins: u64,
+    pub firsts: u64,
+    pub stay_pageins: u64,
+    pub stay_in: u64,
+    pub stay_res: u64,
+    pub stay_cpu: u64,
+    pub dl_wss: f64,
+    pub dl_loading: bool,
 }
 
 impl Default for UserSched {
@@ -193,6 +208,17 @@ impl Default for UserSched {
             lim_credit: 0.0,
             lim_last: 0,
             lim_until: 0,
+            wss: 0.0,
+            wss_trend: 0,
+            loading: false,
+            pageins: 0,
+            firsts: 0,
+            stay_pageins: 0,
+            stay_in: 0,
+            stay_res: 0,
+            stay_cpu: 0,
+            dl_wss: 0.0,
+            dl_loading: false,
         }
     }
 }
@@ -393,6 +419,11 @@ impl Sim {
         }
         let mut sched = Scheduler::new(&params, &level, p_online);
         sched.set_processors(p_online, p);
+        if let Some(pg) = &paging {
+            // Storage admission's view: pageable frames and paging exposures (volumes).
+            sched.dpa = pg.st.frames as f64;
+            sched.exposures = pg.devs.len() as f64;
+        }
         let cost_dispatch = path_ns(&params, params.path_dispatch, params.hw_sie_cycles);
         let cost_slice_end = path_ns(&params, params.path_slice_end, 0.0);
         let lpus = (0..p)
