@@ -668,6 +668,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         share = parse_share(m.group(2), where=f"{where}.command", file=file, line=cline)
         actions.append(Action(at, uid, share, cmd))
     actions.sort(key=lambda a: a.at_ns)
+    _check_absolute_sum(guests, actions, file=file, ln=ln)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
@@ -691,6 +692,37 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
                     mdc=mdc)
+
+
+def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:
+    """ABSOLUTE minimum shares over 100 % of the system cannot all be met: CP would scale them
+    down and nobody would get the share the scenario asks for. Checked for the shares at the
+    start and after each timed SET SHARE."""
+    current = {u: g.share for g in guests for u in g.userids()}
+    where_of = {u: i for i, g in enumerate(guests) for u in g.userids()}
+
+    def total() -> float:
+        return sum(sh.min.value for sh in current.values() if sh.min.kind == "absolute")
+
+    def fail(field: str, line, when: str) -> None:
+        holders = sorted((u for u, sh in current.items() if sh.min.kind == "absolute"),
+                         key=lambda u: -current[u].min.value)
+        names = ", ".join(f"{u} {current[u].min.value:g}%" for u in holders[:6])
+        raise InputError(f"ABSOLUTE shares sum to {total():g} % of the system{when}, more than 100 % "
+                         f"({names}{', ...' if len(holders) > 6 else ''})", file=file, line=line, field=field,
+                         fix="lower them so they sum to at most 100 %; the rest of the system goes to "
+                             "RELATIVE users")
+
+    if total() > 100 + 1e-9:
+        i = where_of[max((u for u, sh in current.items() if sh.min.kind == "absolute"),
+                         key=lambda u: current[u].min.value)]
+        fail(f"guest[{i}].share", ln("guest", "share", i), "")
+    for k, a in enumerate(actions):
+        if a.share is None:
+            continue
+        current[a.userid] = a.share
+        if total() > 100 + 1e-9:
+            fail(f"action[{k}].command", None, f" after {a.command!r}")
 
 
 def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:

@@ -101,6 +101,15 @@ BAD = [
     ("unknown workload", '"cpu-bound"', '"cpu-bund"', ["cpu-bound"]),
     ("bad demand", '{ kind = "cpu-bound" }', '{ kind = "cpu-bound", demand = 1.5 }', ["demand"]),
     ("long userid", '"USER0"', '"USERNAME12"', ["userid"]),
+    ("absolute shares sum over 100", 'share = "RELATIVE 100"\nworkload = { kind = "cpu-bound" }\n',
+     'share = "ABSOLUTE 70%"\nworkload = { kind = "cpu-bound" }\n[[guest]]\nuserid = "USER1"\n'
+     'share = "ABSOLUTE 40%"\nworkload = { kind = "cpu-bound" }\n',
+     ["guest[0].share", "sum to 110 %", "USER0 70%", "USER1 40%", "at most 100 %"]),
+    ("SET SHARE pushes absolute sum over 100", 'share = "RELATIVE 100"\nworkload = { kind = "cpu-bound" }\n',
+     'share = "ABSOLUTE 70%"\nworkload = { kind = "cpu-bound" }\n[[guest]]\nuserid = "USER1"\n'
+     'share = "ABSOLUTE 20%"\nworkload = { kind = "cpu-bound" }\n'
+     '[[action]]\nat = "30s"\ncommand = "SET SHARE USER1 ABSOLUTE 40%"\n',
+     ["action[0].command", "sum to 110 %", "after 'SET SHARE USER1 ABSOLUTE 40%'"]),
     ("no guests", "[[guest]]", "[[gest]]", ["gest"]),
 ]
 

@@ -127,6 +127,33 @@ def test_a_suite_row_runs_the_suite_at_both_levels():
     assert out[0]["simulated"]["compare"] == 8
 
 
+def test_suite_row_metrics_may_name_their_own_levels(monkeypatch):
+    """F2: one suite run per distinct pair of levels, each metric read from its own pair."""
+    from zvmlab.lab import replicate_suite as rs
+
+    calls = []
+
+    def fake(suite, base, compare, seed=None):
+        calls.append((base, compare))
+        return {"summary": {"etrr": {"mean": {"zvm-6.4-1q17": 1.0, "zvm-6.4-3q17": 1.5}[compare]}}}
+
+    monkeypatch.setattr(rs, "measure", fake)
+    tol = rep.Tolerance.parse("5%", "t")
+    row = rep.Row("F9", "000", "x", "two stacks", "published", "P", "modelled", base="zvm-6.4",
+                  compare="zvm-6.4-1q17", suite="regression",
+                  metrics=[rep.Metric("a", "summary.etrr.mean", tol, published_compare=1.0),
+                           rep.Metric("b", "summary.etrr.mean", tol, published_compare=1.5,
+                                      base="zvm-6.4-1q17", compare="zvm-6.4-3q17"),
+                           rep.Metric("c", "summary.etrr.mean", tol, published_compare=1.0)])
+    out = rep.replicate([row])
+    assert calls == [("zvm-6.4", "zvm-6.4-1q17"), ("zvm-6.4-1q17", "zvm-6.4-3q17")]
+    assert [o["verdict"] for o in out] == [rep.PASS] * 3
+    assert [o["compare_level"] for o in out] == ["zvm-6.4-1q17", "zvm-6.4-3q17", "zvm-6.4-1q17"]
+    f2 = next(r for r in rep.load_catalogue() if r.id == "F2")
+    assert {(m.base or f2.base, m.compare or f2.compare) for m in f2.metrics} == {
+        ("zvm-6.4", "zvm-6.4-1q17"), ("zvm-6.4-1q17", "zvm-6.4-3q17")}
+
+
 def test_a_scaling_row_reads_the_expectation_curve():
     row = next(r for r in rep.load_catalogue() if r.id == "B11")
     assert row.scaling and row.status == "modelled"

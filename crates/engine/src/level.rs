@@ -330,6 +330,17 @@ pub fn levels() -> Vec<Level> {
         xiv_io: XivIo::Concurrent,
         ..zvm64.clone()
     };
+    // The service stacks of seed 000's regression rows (F2): the 1Q17 SPE stack (VM65929
+    // concurrent XIV I/O, with the stack's other items as they are modelled) and 3Q17 (adds
+    // VM65988, the shared/exclusive lock manager).
+    let zvm64_1q17 = Switches {
+        xiv_io: XivIo::Concurrent,
+        ..zvm64.clone()
+    };
+    let zvm64_3q17 = Switches {
+        sched_lock: SchedLock::ExclOnlyWrites,
+        ..zvm64_1q17.clone()
+    };
     vec![
         Level {
             name: "vmesa-2.3.0",
@@ -389,6 +400,16 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.4-vm65929",
             title: "z/VM 6.4 with VM65929 (CP overlaps I/Os to XIV EDEVs)",
             switches: zvm64_vm65929,
+        },
+        Level {
+            name: "zvm-6.4-1q17",
+            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O and the stack's other modelled items)",
+            switches: zvm64_1q17,
+        },
+        Level {
+            name: "zvm-6.4-3q17",
+            title: "z/VM 6.4 with the 3Q17 SPE stack (1Q17 plus VM65988, the shared/exclusive spin lock manager)",
+            switches: zvm64_3q17,
         },
     ]
 }

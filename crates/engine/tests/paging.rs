@@ -330,3 +330,51 @@ fn storage_admission_forms_an_eligible_list() {
     let m = crowded("zvm-6.3", [0.0; 3], 10.0);
     assert!(holds(&m, "maxwss_drops") > 0);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 24,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(11),
+        failure_persistence: None,
+        .. proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Storage admission never stalls the system or starves a user: whatever STORBUF, LDUBUF,
+    /// MAXWSS and paging exposures, some user works in every interval and every user gets
+    /// processor time over the run (the eligible list is served in eligible-priority order).
+    #[test]
+    fn storage_admission_never_stalls_or_starves(
+        users in 2usize..7,
+        range in 8000u64..40000,
+        storbuf in proptest::sample::select(vec![5.0, 30.0, 60.0, 125.0, 300.0]),
+        ldubuf in proptest::sample::select(vec![10.0, 50.0, 100.0, 300.0]),
+        maxwss in proptest::sample::select(vec![5.0, 20.0, 9999.0]),
+        volumes in 1u32..4,
+        level in proptest::sample::select(vec!["zvm-6.2", "zvm-6.4"]),
+    ) {
+        let guests: Vec<Value> = (0..users)
+            .map(|i| json!({"userid": format!("U{i}"), "storage_pages": 65536,
+                            "refs": {"pattern": "uniform", "range_pages": range},
+                            "workload": {"kind": "cpu-bound", "tx_cpu_ns": 50000, "dist": "fixed"}}))
+            .collect();
+        let cfg = json!({
+            "level": level, "processors": 2, "duration_ns": 12_000_000_000u64,
+            "interval_ns": 3_000_000_000u64, "seed": 2,
+            "params": {"srm.storbuf_e1": storbuf, "srm.storbuf_e2": storbuf, "srm.storbuf_e3": storbuf,
+                       "srm.ldubuf_e1": ldubuf, "srm.ldubuf_e2": ldubuf, "srm.ldubuf_e3": ldubuf,
+                       "srm.maxwss": maxwss},
+            "switches": {"storage_admission": "classic"},
+            "guests": guests,
+            "storage": {"frames": 30000, "prefill": true,
+                        "paging_volumes": [{"type": "eckd", "slots": 600000, "count": volumes}]}
+        });
+        let v: Value = serde_json::from_str(&zvm::run_json(&cfg.to_string()).unwrap()).unwrap();
+        for iv in v["intervals"].as_array().unwrap() {
+            let busy: f64 = iv["users"].as_object().unwrap().values().map(|x| x.as_f64().unwrap()).sum();
+            proptest::prop_assert!(busy > 0.5, "interval without work: {}", iv);
+        }
+        for u in v["users"].as_array().unwrap() {
+            proptest::prop_assert!(u["cpu_pct"].as_f64().unwrap() > 0.05, "starved: {}", u);
+        }
+    }
+}

@@ -77,6 +77,9 @@ class Metric:
     divide_at: dict | None = None  # the configuration of the divide_by run (as ``at``)
     # A ratio metric: the simulated compare / base value, judged against this published ratio.
     published_ratio: float | None = None
+    # Suite rows: this metric's own pair of levels (F2 compares 6.4 GA -> 1Q17 and 1Q17 -> 3Q17).
+    base: str | None = None
+    compare: str | None = None
 
 
 @dataclass
@@ -110,7 +113,7 @@ def load_catalogue(path: Path = CATALOGUE) -> list[Row]:
                           m.get("published_base"), m.get("published_compare"), m.get("scenario"), m.get("sweep"),
                           _check_at(m.get("at"), f"row[{i}].metric.at", path), m.get("divide_by"),
                           _check_at(m.get("divide_at"), f"row[{i}].metric.divide_at", path),
-                          m.get("published_ratio"))
+                          m.get("published_ratio"), m.get("base"), m.get("compare"))
                    for m in r.get("metric", [])]
         rows.append(Row(r["id"], r["seed"], r.get("section", ""), r["what"], r["published"], r["kind"],
                         r["status"], r.get("reason", ""), r.get("scenario"), r.get("base"), r.get("compare"),
@@ -336,13 +339,19 @@ def _suite_row(r: Row, seed: int | None, base_info: dict) -> list[dict]:
     else:
         from . import replicate_suite
 
-        doc = replicate_suite.measure(str(r.suite), str(r.base), str(r.compare), seed)
+        docs: dict[tuple[str, str], dict] = {}
+        for m in r.metrics:
+            pair = (str(m.base or r.base), str(m.compare or r.compare))
+            if pair not in docs:
+                docs[pair] = replicate_suite.measure(str(r.suite), pair[0], pair[1], seed)
     out = []
     for m in r.metrics:
+        if not r.scaling:
+            doc = docs[(str(m.base or r.base), str(m.compare or r.compare))]
         v = _lookup(doc, m.value)
         out.append(base_info | {
             "metric": m.name,
-            "base_level": r.base, "compare_level": r.compare,
+            "base_level": m.base or r.base, "compare_level": m.compare or r.compare,
             "published": {"base": m.published_base, "compare": m.published_compare},
             "simulated": {"compare": None if math.isnan(v) else v},
             "tolerance": str(m.tolerance),
