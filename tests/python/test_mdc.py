@@ -51,3 +51,39 @@ def test_bad_mdc_options(tmp_path, old, new, field, words):
 def test_extent_smaller_than_an_io(tmp_path):
     assert_bad_scenario(tmp_path, BASE.replace("blocks = 1", "blocks = 8"), 'extent = "16M"', 'extent = "4K"',
                         "workload.extent", "smaller than one I/O")
+
+
+PAGED = """
+[system]
+level = "LEVEL"
+processors = 2
+[run]
+duration = "2s"
+interval = "1s"
+[storage]
+real = "3G"
+prefill = true
+paging_volumes = [{ type = "eckd", size = "4G", count = 8 }]
+[mdc]
+storage = "64M"
+[[guest]]
+userid = "PAGER"
+storage = "4G"
+refs = { pattern = "uniform", range = "3G" }
+workload = { kind = "cpu-bound", tx_cpu = "20us", dist = "fixed" }
+[[guest]]
+userid = "READER"
+workload = { kind = "dasd-io", volume = "E100", type = "eckd", cpu = "20us", ios = 10, blocks = 1, mdc = true, extent = "1G" }
+"""
+
+
+def test_mdc_frames_below_2g_only_with_elective_use(tmp_path):
+    """With a paging model, MDC frames come from real storage: at 6.1 (elective below-2GB use)
+    below 2 GB first, at 6.2 above it (FCX178 MDCSTOR <2GB / >2GB)."""
+    f = tmp_path / "p.toml"
+    out = {}
+    for lv in ("zvm-6.1", "zvm-6.2"):
+        f.write_text(PAGED.replace("LEVEL", lv))
+        out[lv] = run_json("run", f, "--json")["dasd"]["mdc"]
+    assert out["zvm-6.1"]["frames_below_2g"] > 0
+    assert out["zvm-6.2"]["frames_below_2g"] == 0 and out["zvm-6.2"]["frames_above_2g"] > 0

@@ -360,7 +360,7 @@ impl Sim {
                     if m.write(key) {
                         insert = p.insert_cost;
                     }
-                } else if m.read(key, p.blocks) {
+                } else if m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
                     let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
                     d.ios[u] += 1;
                     d.blocks[u] += blocks as u64;

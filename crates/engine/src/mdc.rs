@@ -12,10 +12,15 @@
 //! refresh a cached copy. When the cache's frames (`[mdc] storage`, SET MDCACHE STORAGE) are
 //! used up, an insert steals a unit chosen at random. With uniform references over B units and
 //! room for C, random replacement gives the hit ratio C / B (test `uniform_hit_ratio`).
-//! Not modelled yet: the arbiter that sizes MDC against paging (the size is fixed), MDC frames
-//! taken from the paging model's real storage, and their placement below 2 GB (row D1).
+//! With a paging model (`[storage]`) the cache's frames come from its real storage: an insert
+//! takes frames like a user page (below 2 GB first at levels with elective below-2GB use,
+//! stealing user pages when none is free) and a steal returns them (test
+//! `mdc_frames_from_real_storage`). Not modelled yet: the arbiter that sizes MDC against paging
+//! (the size is fixed), and CP's search for a below-2GB frame taking MDC frames (it takes user
+//! pages only).
 
 use crate::rng::Rng;
+use crate::storage::RealStorage;
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -25,7 +30,9 @@ pub struct Mdc {
     pub used_frames: u64,
     /// Cached units: key -> index in `keys`; `keys` with their sizes in frames.
     map: HashMap<u64, u32>,
-    keys: Vec<(u64, u32)>,
+    /// Key, frames, frames of it below 2 GB.
+    keys: Vec<(u64, u32, u32)>,
+    pub used_below: u64,
     rng: Rng,
     pub reads: u64,
     pub hits: u64,
@@ -58,6 +65,7 @@ impl Mdc {
             used_frames: 0,
             map: HashMap::new(),
             keys: Vec::new(),
+            used_below: 0,
             rng,
             reads: 0,
             hits: 0,
@@ -69,13 +77,14 @@ impl Mdc {
 
     /// A read of unit `key` (`frames` frames): true on a hit. A miss inserts the unit (the
     /// device I/O brings it in).
-    pub fn read(&mut self, key: u64, frames: u32) -> bool {
+    /// With `st` (the paging model's real storage) the cache's frames are taken from it.
+    pub fn read(&mut self, key: u64, frames: u32, st: Option<&mut RealStorage>) -> bool {
         self.reads += 1;
         if self.map.contains_key(&key) {
             self.hits += 1;
             return true;
         }
-        self.insert(key, frames);
+        self.insert(key, frames, st);
         false
     }
 
@@ -86,23 +95,36 @@ impl Mdc {
         c
     }
 
-    fn insert(&mut self, key: u64, frames: u32) {
+    fn insert(&mut self, key: u64, frames: u32, mut st: Option<&mut RealStorage>) {
         if frames as u64 > self.cap_frames {
             return;
         }
         while self.used_frames + frames as u64 > self.cap_frames {
             let i = self.rng.below(self.keys.len() as u64) as usize;
-            let (k, f) = self.keys.swap_remove(i);
+            let (k, f, b) = self.keys.swap_remove(i);
             self.map.remove(&k);
             if i < self.keys.len() {
                 self.map.insert(self.keys[i].0, i as u32);
             }
             self.used_frames -= f as u64;
+            self.used_below -= b as u64;
+            if let Some(st) = st.as_deref_mut() {
+                for j in 0..f {
+                    st.release_mdc_frame(j < b);
+                }
+            }
             self.steals += 1;
         }
+        let mut below = 0;
+        if let Some(st) = st {
+            for _ in 0..frames {
+                below += st.take_mdc_frame() as u32;
+            }
+        }
         self.map.insert(key, self.keys.len() as u32);
-        self.keys.push((key, frames));
+        self.keys.push((key, frames, below));
         self.used_frames += frames as u64;
+        self.used_below += below as u64;
         self.inserts += 1;
     }
 
@@ -110,8 +132,8 @@ impl Mdc {
         MdcSummary {
             max_frames: self.cap_frames,
             frames: self.used_frames,
-            frames_below_2g: 0,
-            frames_above_2g: self.used_frames,
+            frames_below_2g: self.used_below,
+            frames_above_2g: self.used_frames - self.used_below,
             reads: self.reads,
             hits: self.hits,
             hit_ratio: self.hits as f64 / self.reads.max(1) as f64,
@@ -135,11 +157,11 @@ mod tests {
             let mut m = Mdc::new(c * unit as u64, Rng::stream(3, 1));
             let mut rng = Rng::stream(3, 2);
             for _ in 0..50_000 {
-                m.read(rng.below(b), unit);
+                m.read(rng.below(b), unit, None);
             }
             let (r0, h0) = (m.reads, m.hits);
             for _ in 0..400_000 {
-                m.read(rng.below(b), unit);
+                m.read(rng.below(b), unit, None);
                 assert!(m.used_frames <= m.cap_frames);
             }
             let hr = (m.hits - h0) as f64 / (m.reads - r0) as f64;
@@ -155,12 +177,39 @@ mod tests {
     fn writes_refresh_only_cached_units() {
         let mut m = Mdc::new(16, Rng::stream(1, 1));
         assert!(!m.write(5));
-        assert!(!m.read(5, 8));
+        assert!(!m.read(5, 8, None));
         assert!(m.write(5));
-        assert!(m.read(5, 8));
+        assert!(m.read(5, 8, None));
         // A unit larger than the cache is never cached.
-        assert!(!m.read(6, 32));
-        assert!(!m.read(6, 32));
+        assert!(!m.read(6, 32, None));
+        assert!(!m.read(6, 32, None));
         assert_eq!(m.write_updates, 1);
+    }
+
+    /// MDC frames come from real storage: below 2 GB first with elective use, never without
+    /// it; frames are conserved through inserts and steals.
+    #[test]
+    fn mdc_frames_from_real_storage() {
+        for elective in [true, false] {
+            let mut st = RealStorage::new(3000, &[4000], 2.0, false, u64::MAX);
+            st.set_below_2g(500, elective);
+            st.prefill(0, 2500);
+            let mut m = Mdc::new(800, Rng::stream(2, 2));
+            let mut rng = Rng::stream(2, 3);
+            for _ in 0..5000 {
+                m.read(rng.below(400), 8, Some(&mut st));
+                st.reference(0, rng.below(4000));
+                st.pending_writes.clear();
+            }
+            st.check_frames().unwrap();
+            assert_eq!(st.mdc_frames, m.used_frames);
+            assert_eq!(st.mdc_below, m.used_below);
+            assert!(m.used_frames == 800 && m.steals > 0);
+            if elective {
+                assert!(m.used_below > 0);
+            } else {
+                assert_eq!(m.used_below, 0);
+            }
+        }
     }
 }

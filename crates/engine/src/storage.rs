@@ -121,6 +121,9 @@ pub struct RealStorage {
     pub below_examined: u64,
     /// Times CP found no below-2GB frame at all (every one held by CP).
     pub below_short: u64,
+    /// Frames holding minidisk-cache data, and how many of them are below 2 GB.
+    pub mdc_frames: u64,
+    pub mdc_below: u64,
 }
 
 impl RealStorage {
@@ -171,7 +174,33 @@ impl RealStorage {
             below_searches: 0,
             below_examined: 0,
             below_short: 0,
+            mdc_frames: 0,
+            mdc_below: 0,
         }
+    }
+
+    /// The minidisk cache takes a frame (pageable data, like a user page: below 2 GB first with
+    /// elective use; a user page is stolen when no frame is free). Returns true if below 2 GB.
+    pub fn take_mdc_frame(&mut self) -> bool {
+        self.take_frame();
+        let below = self.user_frame_below();
+        if below {
+            self.free_below -= 1;
+            self.mdc_below += 1;
+        }
+        self.free -= 1;
+        self.mdc_frames += 1;
+        below
+    }
+
+    /// The minidisk cache returns a frame (below 2 GB or not) to its available list.
+    pub fn release_mdc_frame(&mut self, below: bool) {
+        self.mdc_frames -= 1;
+        if below {
+            self.mdc_below -= 1;
+            self.free_below += 1;
+        }
+        self.free += 1;
     }
 
     /// Place the 2 GB line: `frames_below` of the frames lie below it (the rest of the DPA
@@ -303,18 +332,21 @@ impl RealStorage {
     /// Frame conservation: every frame holds a resident page, is on one available list, or is
     /// CP's; below-2GB frames likewise. Returns a description of the first violation.
     pub fn check_frames(&self) -> Result<(), String> {
-        if self.resident + self.free + self.cp_below != self.frames {
+        if self.resident + self.free + self.cp_below + self.mdc_frames != self.frames {
             return Err(format!(
-                "resident {} + free {} + CP {} != frames {}",
-                self.resident, self.free, self.cp_below, self.frames
+                "resident {} + free {} + CP {} + MDC {} != frames {}",
+                self.resident, self.free, self.cp_below, self.mdc_frames, self.frames
             ));
         }
-        if self.below.len() as u64 + self.free_below + self.cp_below != self.frames_below {
+        if self.below.len() as u64 + self.free_below + self.cp_below + self.mdc_below
+            != self.frames_below
+        {
             return Err(format!(
-                "below 2 GB: user {} + free {} + CP {} != {}",
+                "below 2 GB: user {} + free {} + CP {} + MDC {} != {}",
                 self.below.len(),
                 self.free_below,
                 self.cp_below,
+                self.mdc_below,
                 self.frames_below
             ));
         }
@@ -577,9 +609,15 @@ mod tests {
             s.prefill(0, 2000);
             let mut rng = Rng::stream(5, 3);
             let mut held = 0;
+            let mut mdc: Vec<bool> = Vec::new();
             for i in 0..60_000u64 {
                 let r = rng.unit();
-                if r < 0.15 {
+                if r < 0.03 {
+                    mdc.push(s.take_mdc_frame());
+                } else if r < 0.05 && !mdc.is_empty() {
+                    let b = mdc.swap_remove(rng.below(mdc.len() as u64) as usize);
+                    s.release_mdc_frame(b);
+                } else if r < 0.15 {
                     s.cp_take_below(&mut rng);
                     held += 1;
                 } else if r < 0.30 && held > 0 {
@@ -595,8 +633,10 @@ mod tests {
             }
             s.check_frames().unwrap();
             assert_eq!(s.cp_below, held);
+            assert_eq!(s.mdc_frames, mdc.len() as u64);
             if !elective {
                 assert!(s.below.is_empty(), "user pages below 2 GB without elective use");
+                assert_eq!(s.mdc_below, 0, "MDC below 2 GB without elective use");
                 assert_eq!(s.below_searches, 0);
             } else {
                 assert!(!s.below.is_empty() && s.below_searches > 0);
