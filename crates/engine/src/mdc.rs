@@ -15,9 +15,9 @@
 //! With a paging model (`[storage]`) the cache's frames come from its real storage: an insert
 //! takes frames like a user page (below 2 GB first at levels with elective below-2GB use,
 //! stealing user pages when none is free) and a steal returns them (test
-//! `mdc_frames_from_real_storage`). Not modelled yet: the arbiter that sizes MDC against paging
-//! (the size is fixed), and CP's search for a below-2GB frame taking MDC frames (it takes user
-//! pages only).
+//! `mdc_frames_from_real_storage`); CP's search for a below-2GB frame meets MDC frames as well as
+//! user pages and takes either (`surrender_below`). Not modelled yet: the arbiter that sizes MDC
+//! against paging (the size is fixed).
 
 use crate::rng::Rng;
 use crate::storage::RealStorage;
@@ -128,6 +128,35 @@ impl Mdc {
         self.inserts += 1;
     }
 
+    /// CP's below-2GB search took `st.mdc_surrendered` frames of the cache: for each, the cache
+    /// drops a unit holding a below-2GB frame (its other frames go back to the available
+    /// lists). Counted as steals (FCX178 "Steal Invokd/s").
+    pub fn surrender_below(&mut self, st: &mut RealStorage) {
+        while st.mdc_surrendered > 0 {
+            st.mdc_surrendered -= 1;
+            let n = self.keys.len();
+            if n == 0 {
+                continue;
+            }
+            let start = self.rng.below(n as u64) as usize;
+            let Some(i) = (0..n).map(|k| (start + k) % n).find(|&i| self.keys[i].2 > 0) else {
+                continue;
+            };
+            let (k, f, b) = self.keys.swap_remove(i);
+            self.map.remove(&k);
+            if i < self.keys.len() {
+                self.map.insert(self.keys[i].0, i as u32);
+            }
+            self.used_frames -= f as u64;
+            self.used_below -= b as u64;
+            // One below-2GB frame is CP's already.
+            for j in 1..f {
+                st.release_mdc_frame(j < b);
+            }
+            self.steals += 1;
+        }
+    }
+
     pub fn summary(&self, dur_s: f64) -> MdcSummary {
         MdcSummary {
             max_frames: self.cap_frames,
@@ -211,5 +240,29 @@ mod tests {
                 assert_eq!(m.used_below, 0);
             }
         }
+    }
+
+    /// CP's below-2GB search takes MDC frames too: the cache drops the units, frames conserved.
+    #[test]
+    fn cp_search_takes_mdc_frames() {
+        let mut st = RealStorage::new(3000, &[4000], 2.0, false, u64::MAX);
+        st.set_below_2g(500, true);
+        let mut m = Mdc::new(1600, Rng::stream(4, 1));
+        let mut rng = Rng::stream(4, 2);
+        for u in 0..200 {
+            m.read(u, 8, Some(&mut st));
+        }
+        st.prefill(0, 4000);
+        assert!(m.used_below > 0);
+        let before = m.used_below;
+        for _ in 0..200 {
+            st.cp_take_below(&mut rng);
+            m.surrender_below(&mut st);
+            st.pending_writes.clear();
+        }
+        assert!(m.used_below < before && m.steals > 0);
+        assert_eq!(st.mdc_frames, m.used_frames);
+        assert_eq!(st.mdc_below, m.used_below);
+        st.check_frames().unwrap();
     }
 }

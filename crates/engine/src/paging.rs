@@ -358,10 +358,12 @@ impl Sim {
         if examined == 0 {
             return 0;
         }
-        // The search's victims are written out like other stolen pages (flush_writes).
+        // The search's victims are written out like other stolen pages (flush_writes); MDC
+        // frames it took leave the cache.
         let hold = (examined as f64 * pg.search_ns) as Time;
         let wall = self.locks.below2g_search(l, now, hold, rate);
         pg.search_wall_ns += wall;
+        self.mdc_surrender();
         wall
     }
 
@@ -416,6 +418,19 @@ impl Sim {
             }
         }
         self.sched.sys_pending += sys;
+        self.mdc_surrender();
+    }
+
+    /// MDC frames CP's below-2GB search took: the cache drops their units.
+    fn mdc_surrender(&mut self) {
+        let (Some(pg), Some(d)) = (self.paging.as_mut(), self.dasd.as_mut()) else {
+            return;
+        };
+        if pg.st.mdc_surrendered > 0 {
+            if let Some(m) = d.mdc.as_mut() {
+                m.surrender_below(&mut pg.st);
+            }
+        }
     }
 
     /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in.

@@ -121,9 +121,21 @@ pub struct RealStorage {
     pub below_examined: u64,
     /// Times CP found no below-2GB frame at all (every one held by CP).
     pub below_short: u64,
-    /// Frames holding minidisk-cache data, and how many of them are below 2 GB.
+    /// Frames holding minidisk-cache data, and how many of them are below 2 GB; below-2GB MDC
+    /// frames CP's search has taken whose cache units the cache has not dropped yet.
     pub mdc_frames: u64,
     pub mdc_below: u64,
+    pub mdc_surrendered: u64,
+}
+
+/// Trials until the first success with probability `q` each (at least 1).
+fn geometric(rng: &mut Rng, q: f64) -> u64 {
+    if q >= 1.0 {
+        1
+    } else {
+        let v = 1.0 - rng.unit();
+        ((v.ln() / (1.0 - q).ln()).ceil() as u64).max(1)
+    }
 }
 
 impl RealStorage {
@@ -176,6 +188,7 @@ impl RealStorage {
             below_short: 0,
             mdc_frames: 0,
             mdc_below: 0,
+            mdc_surrendered: 0,
         }
     }
 
@@ -280,6 +293,19 @@ impl RealStorage {
         // Only pages that are valid (in the in-use list) can be taken; pages on the aging list
         // are left to it.
         let n = self.below.len() as u64;
+        // The search walks user frames and MDC frames alike; it meets an MDC frame below
+        // 2 GB with its share of the below-2GB frames it can take.
+        if self.mdc_below > 0 && rng.below(n + self.mdc_below) >= n {
+            let all = (self.resident + self.mdc_frames) as f64;
+            let x = geometric(rng, (n + self.mdc_below) as f64 / all);
+            self.below_searches += 1;
+            self.below_examined += x;
+            self.mdc_below -= 1;
+            self.mdc_frames -= 1;
+            self.mdc_surrendered += 1;
+            self.cp_below += 1;
+            return x;
+        }
         let mut victim = None;
         for _ in 0..8 {
             if n == 0 {
@@ -297,13 +323,10 @@ impl RealStorage {
             return 0;
         };
         // Frames examined: geometric, one in resident / below of them is below 2 GB.
-        let q = n as f64 / self.resident.max(n) as f64;
-        let x = if q >= 1.0 {
-            1
-        } else {
-            let v = 1.0 - rng.unit();
-            ((v.ln() / (1.0 - q).ln()).ceil() as u64).max(1)
-        };
+        let x = geometric(
+            rng,
+            (n + self.mdc_below) as f64 / (self.resident + self.mdc_frames).max(n) as f64,
+        );
         self.below_searches += 1;
         self.below_examined += x;
         self.tables[u].set(p, ON_DASD);
@@ -620,6 +643,12 @@ mod tests {
                 } else if r < 0.15 {
                     s.cp_take_below(&mut rng);
                     held += 1;
+                    // A one-frame MDC unit below 2 GB taken by the search leaves the cache.
+                    while s.mdc_surrendered > 0 {
+                        s.mdc_surrendered -= 1;
+                        let i = mdc.iter().position(|&b| b).expect("an MDC frame below 2 GB");
+                        mdc.swap_remove(i);
+                    }
                 } else if r < 0.30 && held > 0 {
                     s.cp_release_below();
                     held -= 1;
