@@ -94,8 +94,16 @@ _WORKLOAD_KEYS = {
     "transactional": {"kind": "", "think": "think time between transactions", "cpu": "CPU per transaction",
                       "dist": "exp | fixed"},
     "client": {"kind": "", "cpu": "client CPU per request", "servers": "userid of the server guests it drives",
-               "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed"},
-    "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed"},
+               "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed",
+               "bytes": "payload per request, e.g. \"2K\" or 1920 (what an SSL server enciphers)",
+               "connect": "true: each request opens a new connection (a TLS handshake at an SSL server)"},
+    "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed",
+               "forward": "userid of the server guests the request goes on to (a chain); the last replies"},
+    "ssl-server": {"kind": "", "cpu": "SSL server CPU per request besides the TLS work", "dist": "exp | fixed",
+                   "forward": "userid of the server guests the request goes on to",
+                   "cipher": "rsa-aes256 | rsa-aes128-sha256 (default: the level's default cipher)",
+                   "crypto": "\"apvirt\": a CRYPTO APVIRT directory statement (used from PI72106 on)"},
+    "dump": {"kind": "", "volume": "the ECKD dump volume", "size": "storage dumped, e.g. \"4G\""},
     "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi | vdisk",
                 "method": "ssch | diag250", "cpu": "guest CPU per transaction", "ios": "I/Os per transaction",
                 "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
@@ -106,6 +114,8 @@ _WORKLOAD_KEYS = {
                "blocks": "4 KB blocks per write"},
 }
 DASD_TYPES = ("eckd", "edev", "scsi", "vdisk")
+SSL_CIPHERS = ("rsa-aes256", "rsa-aes128-sha256")
+SERVER_KINDS = ("server", "ssl-server")
 DASD_METHODS = ("ssch", "diag250")
 
 
@@ -268,6 +278,7 @@ class Workload:
     servers: str | None = None
     window: int | None = None
     dasd: dict | None = None  # dasd-io and format: the engine's fields, already checked
+    extra: dict | None = None  # issue 6: bytes/connect (client), forward/cipher/crypto (servers), dump fields
 
     def to_engine(self) -> dict:
         d: dict[str, Any] = {"kind": self.kind, "dist": self.dist}
@@ -276,15 +287,17 @@ class Workload:
                 d["demand"] = self.demand
             if self.tx_cpu_ns is not None:
                 d["tx_cpu_ns"] = self.tx_cpu_ns
-        elif self.kind in ("dasd-io", "format"):
+        elif self.kind in ("dasd-io", "format", "dump"):
             d = {"kind": self.kind, **(self.dasd or {})}
         elif self.kind == "client":
             d.update(cpu_ns=self.cpu_ns, servers=self.servers, window=self.window)
-        elif self.kind == "server":
+        elif self.kind in SERVER_KINDS:
             d["cpu_ns"] = self.cpu_ns
         else:
             d["think_ns"] = self.think_ns
             d["cpu_ns"] = self.cpu_ns
+        if self.extra:
+            d.update(self.extra)
         return d
 
     def demand_per_vcpu(self) -> float:
@@ -295,7 +308,7 @@ class Workload:
         """
         if self.kind == "cpu-bound":
             return 1.0 if self.demand is None else self.demand
-        if self.kind in ("client", "server", "dasd-io", "format"):
+        if self.kind in ("client", "server", "ssl-server", "dasd-io", "format", "dump"):
             return 1.0
         assert self.cpu_ns is not None and self.think_ns is not None
         return self.cpu_ns / (self.cpu_ns + self.think_ns)
@@ -619,12 +632,13 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     vol_types: dict[str, tuple[str, int]] = {}
     for i, g in enumerate(guests):
         if g.workload.dasd:
-            v, t = g.workload.dasd["volume"], g.workload.dasd["type"]
+            v, t = g.workload.dasd["volume"], g.workload.dasd.get("type", "eckd")
             if vol_types.setdefault(v, (t, i))[0] != t:
                 raise InputError(f"volume {v} is {vol_types[v][0]} in guest[{vol_types[v][1]}] and {t} here", file=file,
                                  line=ln("guest", "workload", i), field=f"guest[{i}].workload.type",
                                  fix="a volume has one device type; name another volume")
-    server_groups = {g.userid for g in guests if g.workload.kind == "server"}
+    server_groups = {g.userid for g in guests if g.workload.kind in SERVER_KINDS}
+    _check_forward(guests, server_groups, file=file, ln=ln)
     for i, g in enumerate(guests):
         if g.workload.kind == "client" and g.workload.servers is not None:
             g.workload.servers = g.workload.servers.upper()
@@ -1072,9 +1086,24 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
     elif kind in ("dasd-io", "format"):
         wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
-    elif kind in ("client", "server"):
+    elif kind == "dump":
+        for k in ("volume", "size"):
+            if k not in w:
+                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
+                                 fix='e.g. workload = { kind = "dump", volume = "DUMP01", size = "4G" }')
+        vol = w["volume"]
+        if not isinstance(vol, str) or not vol:
+            raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume",
+                             fix='e.g. volume = "DUMP01"')
+        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+        if pages < 256:
+            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                             fix='the storage the dump writes, e.g. "4G"')
+        wl.dasd = {"volume": vol.upper(), "size_mb": pages // 256}
+    elif kind in ("client", "server", "ssl-server"):
         eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
-              else 'e.g. workload = { kind = "server", cpu = "200us" }')
+              else f'e.g. workload = {{ kind = "{kind}", cpu = "200us" }}')
+        wl.extra = _net_options(w, kind, file=file, line=line, where=where)
         need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
         for k in need:
             if k not in w:
@@ -1097,6 +1126,80 @@ def _workload(w: Any, *, file, line, where) -> Workload:
         wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
         wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
     return wl
+
+
+def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
+    """Issue 6 options of clients and servers, as the engine's fields."""
+    out: dict[str, Any] = {}
+    if kind == "client":
+        if "bytes" in w:
+            b = w["bytes"]
+            if isinstance(b, bool) or not isinstance(b, (int, str)):
+                raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
+                                 fix='payload bytes per request: a whole number such as 1920 or a size such as "1M"')
+            if isinstance(b, int):
+                if not (0 <= b <= 1 << 34):
+                    raise InputError(f"bytes {b!r} is out of range", file=file, line=line, field=f"{where}.bytes",
+                                     fix="payload bytes per request, 0..16G")
+                out["bytes"] = b
+            else:
+                m = _SIZE.match(b)
+                if not m:
+                    raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
+                                     fix='e.g. bytes = 1920 or bytes = "1M"')
+                mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
+                out["bytes"] = int(float(m.group(1)) * mult)
+        if "connect" in w:
+            if not isinstance(w["connect"], bool):
+                raise InputError(f"{w['connect']!r} is not true or false", file=file, line=line,
+                                 field=f"{where}.connect", fix="connect = true: each request opens a new connection")
+            out["connect"] = w["connect"]
+        return out
+    if "forward" in w:
+        f = w["forward"]
+        if not isinstance(f, str) or not f:
+            raise InputError(f"{f!r} is not a userid", file=file, line=line, field=f"{where}.forward",
+                             fix='the userid of the server guests the request goes on to, e.g. forward = "TCPIP"')
+        out["forward"] = f.upper()
+    if kind == "ssl-server":
+        if "cipher" in w:
+            if w["cipher"] not in SSL_CIPHERS:
+                close = difflib.get_close_matches(str(w["cipher"]), list(SSL_CIPHERS), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise InputError(f"{w['cipher']!r} is not a cipher zvmlab models", file=file, line=line,
+                                 field=f"{where}.cipher",
+                                 fix=f"{hint}accepted: {', '.join(SSL_CIPHERS)}; leave it out for the level's default")
+            out["cipher"] = w["cipher"]
+        if "crypto" in w:
+            if w["crypto"] != "apvirt":
+                raise InputError(f"{w['crypto']!r} is not a crypto statement zvmlab models", file=file, line=line,
+                                 field=f"{where}.crypto", fix='crypto = "apvirt" (CRYPTO APVIRT), or leave it out')
+            out["crypto"] = "apvirt"
+    return out
+
+
+def _check_forward(guests, server_groups: set, *, file, ln) -> None:
+    """A server's ``forward`` names a server group, and chains never loop."""
+    fwd = {}
+    for i, g in enumerate(guests):
+        f = (g.workload.extra or {}).get("forward")
+        if f is None:
+            continue
+        if f not in server_groups:
+            raise InputError(f"forward = {f!r} names no guest with a server workload", file=file,
+                             line=ln("guest", "workload", i), field=f"guest[{i}].workload.forward",
+                             fix=("server guests here: " + ", ".join(sorted(server_groups))) if server_groups
+                             else 'add a [[guest]] with workload = { kind = "server", cpu = "..." }')
+        fwd[g.userid] = (f, i)
+    for start, (_, i) in fwd.items():
+        at, seen = start, set()
+        while at in fwd and at not in seen:
+            seen.add(at)
+            at = fwd[at][0]
+            if at == start:
+                raise InputError(f"forward makes a loop back to {start}", file=file,
+                                 line=ln("guest", "workload", i), field=f"guest[{i}].workload.forward",
+                                 fix="end the chain at a server without forward: that one replies")
 
 
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:

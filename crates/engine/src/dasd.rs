@@ -126,6 +126,39 @@ fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, s
     path_ns(p, path, 0.0)
 }
 
+/// SNAPDUMP of `size_mb` (issue 6, row E4): CP writes the dump with channel programs of the
+/// level's size (`dump_ccw`: few pages each before VM65989, a track after it); each costs CP's
+/// path (`dump.path_io`) and, at the device, a fixed time per program (`dump.io_overhead_ms`)
+/// plus the transfer of its pages (`dasd.eckd.connect_ms_per_page`). One program at a time.
+fn dump_program(p: &Params, sw: &Switches, vol: u32, size_mb: u64) -> IoProgram {
+    let blocks = match sw.dump_ccw {
+        crate::level::DumpCcw::Old => p.dump_pages_old,
+        crate::level::DumpCcw::Vm65989 => p.dump_pages_new,
+    }
+    .round()
+    .max(1.0) as u32;
+    let ios = (size_mb * 256).div_ceil(blocks as u64).min(u32::MAX as u64) as u32;
+    IoProgram {
+        vol,
+        move_ns: 0,
+        cpu: 0.0,
+        ios,
+        blocks,
+        think: 0.0,
+        write: true,
+        format: true,
+        vdisk: false,
+        window: 1,
+        dist: Dist::Fixed,
+        cost: path_ns(p, p.dump_path_io, 0.0),
+        xfer: (p.dump_io_overhead + blocks as f64 * p.eckd_connect) * 1e6,
+        mdc: false,
+        units: 1,
+        hit_cost: 0,
+        insert_cost: 0,
+    }
+}
+
 impl Dasd {
     /// The DASD model of a scenario, or None when no guest does DASD I/O.
     pub fn new(
@@ -139,11 +172,14 @@ impl Dasd {
         let mut vols: Vec<(String, DevType)> = Vec::new();
         let mut vdisks = 0u32;
         let mut prog = Vec::new();
+        let eckd = String::from("eckd");
         for g in guests {
             let (volume, dtype) = match &g.workload {
                 Workload::DasdIo { volume, dtype, .. } | Workload::Format { volume, dtype, .. } => {
                     (volume, dtype)
                 }
+                // A dump volume is ECKD (issue 6, row E4).
+                Workload::Dump { volume, .. } => (volume, &eckd),
                 _ => {
                     prog.extend((0..g.count).map(|_| None));
                     continue;
@@ -263,6 +299,7 @@ impl Dasd {
                         insert_cost: 0,
                     }
                 }
+                Workload::Dump { size_mb, .. } => dump_program(p, sw, vol, size_mb),
                 _ => unreachable!(),
             };
             for _ in 0..g.count {

@@ -202,6 +202,47 @@ pub enum UnparkingModels {
     Vm66063,
 }
 
+/// The SSL server's default cipher suite (issue 6, rows E5/E6): TLS 1.0 RSA_AES_256 (SHA-1
+/// MAC) before the 6.3 TLS 1.2 service (PI40702, VM65717, VM65718), TLS 1.2 RSA_AES_128_SHA256
+/// with it and in 6.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SslCipher {
+    #[default]
+    RsaAes256,
+    RsaAes128Sha256,
+}
+
+/// The SSL server's level: V2.1 (z/VM 6.3) or V2.2 (z/VM 6.4, a new System SSL with a longer
+/// path per TLS record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SslServer {
+    #[default]
+    V21,
+    V22,
+}
+
+/// CRYPTO APVIRT support in the SSL server (PI72106): the handshake's RSA private-key work
+/// goes to a shared crypto adapter when the directory gives the server one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SslApvirt {
+    #[default]
+    Off,
+    On,
+}
+
+/// Dump channel programs (row E4): few pages per channel program before VM65989, a track's
+/// worth after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DumpCcw {
+    #[default]
+    Old,
+    Vm65989,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -236,6 +277,13 @@ pub struct Switches {
     pub unparking: UnparkingModels,
     #[serde(default)]
     pub below2g: Below2g,
+    pub ssl_cipher: SslCipher,
+    #[serde(default)]
+    pub ssl_server: SslServer,
+    #[serde(default)]
+    pub ssl_apvirt: SslApvirt,
+    #[serde(default)]
+    pub dump_ccw: DumpCcw,
     #[serde(default)]
     pub storage_admission: StorageAdmission,
 }
@@ -283,6 +331,10 @@ pub fn levels() -> Vec<Level> {
         polarization: Polarizing::HorizontalOnly,
         unparking: UnparkingModels::LargeOnly,
         below2g: Below2g::Elective,
+        ssl_cipher: SslCipher::RsaAes256,
+        ssl_server: SslServer::V21,
+        ssl_apvirt: SslApvirt::Off,
+        dump_ccw: DumpCcw::Old,
         storage_admission: StorageAdmission::Classic,
     };
     let l240 = Switches {
@@ -316,11 +368,26 @@ pub fn levels() -> Vec<Level> {
         storage_admission: StorageAdmission::Overcommit,
         ..zvm62.clone()
     };
+    // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
+    let zvm63_tls12 = Switches {
+        ssl_cipher: SslCipher::RsaAes128Sha256,
+        ..zvm63.clone()
+    };
     let zvm64 = Switches {
         sched: Sched::EntitlementExcess,
         dv: DvSelect::LookAside,
         frame_zones: FrameZones::Zoned,
+        ssl_cipher: SslCipher::RsaAes128Sha256,
+        ssl_server: SslServer::V22,
         ..zvm63.clone()
+    };
+    let zvm64_pi72106 = Switches {
+        ssl_apvirt: SslApvirt::On,
+        ..zvm64.clone()
+    };
+    let zvm64_vm65989 = Switches {
+        dump_ccw: DumpCcw::Vm65989,
+        ..zvm64.clone()
     };
     let zvm64_vm65988 = Switches {
         sched_lock: SchedLock::ExclOnlyWrites,
@@ -387,6 +454,11 @@ pub fn levels() -> Vec<Level> {
             switches: zvm63,
         },
         Level {
+            name: "zvm-6.3-tls12",
+            title: "z/VM 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): SSL server default cipher TLS 1.2 RSA_AES_128_SHA256",
+            switches: zvm63_tls12,
+        },
+        Level {
             name: "zvm-6.4",
             title: "z/VM 6.4 GA (scheduler repair, VM65288)",
             switches: zvm64,
@@ -400,6 +472,16 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.4-vm65929",
             title: "z/VM 6.4 with VM65929 (CP overlaps I/Os to XIV EDEVs)",
             switches: zvm64_vm65929,
+        },
+        Level {
+            name: "zvm-6.4-pi72106",
+            title: "z/VM 6.4 with PI72106 (CRYPTO APVIRT support in the TLS/SSL server)",
+            switches: zvm64_pi72106,
+        },
+        Level {
+            name: "zvm-6.4-vm65989",
+            title: "z/VM 6.4 with VM65989 (dump channel programs write a track per I/O)",
+            switches: zvm64_vm65989,
         },
         Level {
             name: "zvm-6.4-1q17",

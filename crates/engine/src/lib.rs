@@ -24,6 +24,7 @@ pub mod queue;
 pub mod rng;
 pub mod scheduler;
 pub mod sim;
+pub mod ssl;
 pub mod storage;
 pub mod vnet;
 pub mod workload;

@@ -255,6 +255,9 @@ pub struct Lpu {
     pub susp_ns: u64,
     pub parked: bool,
     pub waiting: bool,
+    /// Parked time up to `parked_since` (the last park), for the monitor (D0R2).
+    pub parked_ns: u64,
+    pub parked_since: Time,
 }
 
 pub struct Sim {
@@ -292,6 +295,10 @@ pub struct Sim {
     /// its first volume (after the paging devices).
     pub(crate) dasd: Option<Box<crate::dasd::Dasd>>,
     pub(crate) first_mdev: u32,
+    /// SSL servers and the crypto adapter (issue 6; None: no SSL server), and the adapter's
+    /// entity number (after the minidisk volumes).
+    pub(crate) ssl: Option<Box<crate::ssl::Ssl>>,
+    pub(crate) first_crypto: u32,
 }
 
 impl Sim {
@@ -326,6 +333,12 @@ impl Sim {
                 let uid = users.len() as u32;
                 let servers = match &g.workload {
                     crate::config::Workload::Client { servers, .. } => server_users(&cfg, servers),
+                    crate::config::Workload::Server {
+                        forward: Some(f), ..
+                    }
+                    | crate::config::Workload::SslServer {
+                        forward: Some(f), ..
+                    } => server_users(&cfg, f),
                     _ => Vec::new(),
                 };
                 let program = Program::new(
@@ -413,7 +426,9 @@ impl Sim {
             crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed, cfg.mdc.as_ref())?.map(Box::new);
         let first_mdev = first_dev + n_dev as u32;
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
-        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev;
+        let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
+        let first_crypto = first_mdev + n_mdev as u32;
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
         }
@@ -477,6 +492,8 @@ impl Sim {
             vnet,
             dasd,
             first_mdev,
+            ssl,
+            first_crypto,
             cfg,
         };
         sim.dasd_init();
@@ -542,7 +559,9 @@ impl Sim {
     fn fire(&mut self, e: u32) {
         if e >= self.first_vcpu {
             if e >= self.first_dev {
-                if e >= self.first_mdev {
+                if e >= self.first_crypto {
+                    self.crypto_event();
+                } else if e >= self.first_mdev {
                     self.mdisk_event(e - self.first_mdev);
                 } else {
                     self.device_event(e - self.first_dev);

@@ -126,6 +126,9 @@ pub struct RealStorage {
     pub mdc_frames: u64,
     pub mdc_below: u64,
     pub mdc_surrendered: u64,
+    /// Per user: pages read back from DASD (faults) and pages stolen to DASD (monitor D4R3).
+    pub reads_user: Vec<u64>,
+    pub steals_user: Vec<u64>,
 }
 
 /// Trials until the first success with probability `q` each (at least 1).
@@ -189,6 +192,8 @@ impl RealStorage {
             mdc_frames: 0,
             mdc_below: 0,
             mdc_surrendered: 0,
+            reads_user: vec![0; pages_per_user.len()],
+            steals_user: vec![0; pages_per_user.len()],
         }
     }
 
@@ -333,6 +338,7 @@ impl RealStorage {
         self.resident -= 1;
         self.res_user[u] -= 1;
         self.steals += 1;
+        self.steals_user[u] += 1;
         self.pending_writes.push(g);
         *self.tomb.entry(g).or_insert(0) += 1;
         // The frame passes from the page to CP without visiting the available list.
@@ -421,6 +427,7 @@ impl RealStorage {
                 } else {
                     self.faults += 1;
                     self.pages_read += 1;
+                    self.reads_user[user as usize] += 1;
                     Found::OnDasd
                 }
             }
@@ -468,6 +475,7 @@ impl RealStorage {
             self.resident -= 1;
             self.res_user[u] -= 1;
             self.steals += 1;
+            self.steals_user[u] += 1;
             self.release(id);
             self.pending_writes.push(id);
             return;
