@@ -46,7 +46,8 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
              "guest": "guest virtual machines ([[guest]])", "action": "timed CP commands ([[action]])",
              "title": "a title for reports", "description": "free text",
              "storage": "real storage for guest pages and paging volumes ([storage])",
-             "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])"}
+             "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])",
+             "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)"}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
                 "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
@@ -106,7 +107,9 @@ _WORKLOAD_KEYS = {
     "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi | vdisk",
                 "method": "ssch | diag250", "cpu": "guest CPU per transaction", "ios": "I/Os per transaction",
                 "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
-                "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed"},
+                "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed",
+                "mdc": "SET MDC ON for this device: true | false (default false)",
+                "extent": "minidisk data the I/Os read at random, e.g. \"400M\" (with mdc = true)"},
     "format": {"kind": "", "volume": "volume name", "type": "eckd | edev", "size": "minidisk size, e.g. \"10G\"",
                "blocks": "4 KB blocks per write"},
 }
@@ -353,6 +356,7 @@ class Scenario:
     machine: str | None = None
     drawers: int | None = None
     cpc: dict | None = None
+    mdc: dict | None = None
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -369,6 +373,8 @@ class Scenario:
             cfg["storage"] = self.storage
         if self.cpc is not None:
             cfg["cpc"] = {k: (list(map(dict, v)) if k == "lpars" else v) for k, v in self.cpc.items()}
+        if self.mdc is not None:
+            cfg["mdc"] = dict(self.mdc)
         return cfg
 
     def _engine_config(self) -> dict:
@@ -679,6 +685,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     _check_absolute_sum(guests, actions, file=file, ln=ln)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
+    mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     if drawers is not None:
         per = _cores_per_drawer(machine or "z14", params)
         need = -(-processors // per)
@@ -697,7 +704,8 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
-                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc)
+                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
+                    mdc=mdc)
 
 
 def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:
@@ -853,6 +861,28 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
                          file=file, line=ln("storage", None), field="storage.paging_volumes",
                          fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
     return {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+
+
+def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:
+    """The [mdc] table: the minidisk cache's real storage (SET MDCACHE STORAGE)."""
+    users = [g for g in guests if g.workload.dasd and g.workload.dasd.get("mdc")]
+    if not t:
+        if users:
+            raise InputError(f"guest {users[0].userid} has mdc = true but there is no minidisk cache", file=file,
+                             line=ln("mdc", None), field="mdc.storage", fix='add [mdc] with storage = "1G"')
+        return None
+    for k in t:
+        if k != "storage":
+            raise InputError(f"unknown key {k!r}", file=file, line=ln("mdc", k), field=f"mdc.{k}",
+                             fix="accepted: storage")
+    if "storage" not in t:
+        raise InputError("missing", file=file, line=ln("mdc", None), field="mdc.storage",
+                         fix='say how much real storage the minidisk cache may use, e.g. storage = "1G"')
+    frames = parse_size(t["storage"], where="mdc.storage", file=file, line=ln("mdc", "storage"))
+    if frames <= 0:
+        raise InputError(f"{t['storage']!r} is no storage", file=file, line=ln("mdc", "storage"),
+                         field="mdc.storage", fix='e.g. storage = "1G"')
+    return {"frames": frames}
 
 
 def _choice(v: Any, options: tuple[str, ...], *, file, line, where: str) -> str:
@@ -1214,6 +1244,26 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
                          fix="write = true for writes, false (the default) for reads")
     if "window" in w:
         d["window"] = count("window", 1024)
+    mdc = w.get("mdc", False)
+    if not isinstance(mdc, bool):
+        raise InputError(f"{mdc!r} is not true or false", file=file, line=line, field=f"{where}.mdc",
+                         fix="mdc = true caches this device's data in the minidisk cache; false (default) does not")
+    if mdc:
+        if w["type"] in ("scsi", "vdisk"):
+            raise InputError(f"a {w['type']} device is not eligible for the minidisk cache", file=file, line=line,
+                             field=f"{where}.mdc", fix="MDC caches eckd and edev minidisks read through CP; "
+                             "leave mdc out for a dedicated SCSI device or a VDISK")
+        if "extent" not in w:
+            raise InputError("missing extent (the data the I/Os read)", file=file, line=line,
+                             field=f"{where}.extent", fix='e.g. extent = "400M" with mdc = true')
+        ext = parse_size(w["extent"], where=f"{where}.extent", file=file, line=line)
+        if ext < d["blocks"]:
+            raise InputError(f"extent {w['extent']!r} is smaller than one I/O ({d['blocks']} blocks)", file=file,
+                             line=line, field=f"{where}.extent", fix="give an extent of at least one I/O's blocks")
+        d.update(mdc=True, extent_blocks=ext)
+    elif "extent" in w:
+        raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
+                         fix="add mdc = true, or leave extent out")
     d.update(method=method, write=write, ios=count("ios", 1_000_000), dist=w.get("dist", "exp"),
              cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
              think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,

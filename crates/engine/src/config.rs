@@ -39,6 +39,16 @@ pub struct Config {
     /// The CPC around the simulated LPAR (issue 4); None: the LPAR owns its processors.
     #[serde(default)]
     pub cpc: Option<CpcCfg>,
+    /// The minidisk cache (SET MDCACHE STORAGE; issue 6); None: no MDC.
+    #[serde(default)]
+    pub mdc: Option<MdcCfg>,
+}
+
+/// The minidisk cache's real storage (frames of 4 KB).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MdcCfg {
+    pub frames: u64,
 }
 
 /// The CPC: shared and dedicated physical IFLs, the partner LPARs, and the simulated LPAR's
@@ -319,6 +329,12 @@ pub enum Workload {
         window: u32,
         #[serde(default = "default_dist")]
         dist: Dist,
+        /// SET MDC ON for this device (default off here); needs `extent_blocks`.
+        #[serde(default)]
+        mdc: bool,
+        /// 4 KB blocks of minidisk data the I/Os reference uniformly (MDC lookups).
+        #[serde(default)]
+        extent_blocks: u64,
     },
     /// CMS FORMAT of a minidisk of `size_mb`: writes of `blocks` 4 KB blocks each until the
     /// whole minidisk is written, once; the guest then stays idle.
@@ -480,6 +496,22 @@ impl Config {
                 Workload::Format { blocks: 0, .. } | Workload::Format { size_mb: 0, .. } => {
                     return Err(format!(
                         "guest {}: workload.size_mb and blocks must be at least 1",
+                        g.userid
+                    ));
+                }
+                Workload::DasdIo {
+                    mdc: true,
+                    dtype,
+                    extent_blocks,
+                    blocks,
+                    ..
+                } if dtype == "scsi"
+                    || dtype == "vdisk"
+                    || *extent_blocks < *blocks as u64
+                    || self.mdc.as_ref().is_none_or(|m| m.frames == 0) =>
+                {
+                    return Err(format!(
+                        "guest {}: workload.mdc needs an eligible device (eckd or edev through CP, not {dtype}), an extent of at least one I/O, and an [mdc] section with frames",
                         g.userid
                     ));
                 }

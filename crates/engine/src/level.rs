@@ -178,6 +178,19 @@ pub enum Polarizing {
     Vertical,
 }
 
+/// Elective use of below-2GB frames for pageable data (seed 003, rows D1 and D2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Below2g {
+    /// z/VM 5.2 to 6.1: user pages and MDC take below-2GB frames when available, so CP
+    /// searches frames in use for a below-2GB one when it needs one for itself.
+    Elective,
+    /// z/VM 6.2: pageable data stays above 2 GB (unless there is no storage above it); the
+    /// below-2GB available list is CP's.
+    #[default]
+    CpOnly,
+}
+
 /// The unparking models CP offers in vertical mode (cp-model §3.3, §11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -263,6 +276,7 @@ pub struct Switches {
     #[serde(default)]
     pub unparking: UnparkingModels,
     #[serde(default)]
+    pub below2g: Below2g,
     pub ssl_cipher: SslCipher,
     #[serde(default)]
     pub ssl_server: SslServer,
@@ -316,6 +330,7 @@ pub fn levels() -> Vec<Level> {
         write_same: WriteSame::Off,
         polarization: Polarizing::HorizontalOnly,
         unparking: UnparkingModels::LargeOnly,
+        below2g: Below2g::Elective,
         ssl_cipher: SslCipher::RsaAes256,
         ssl_server: SslServer::V21,
         ssl_apvirt: SslApvirt::Off,
@@ -338,7 +353,11 @@ pub fn levels() -> Vec<Level> {
         write_same: WriteSame::On,
         ..zvm52.clone()
     };
-    let zvm62 = zvm53.clone();
+    let zvm61 = zvm53.clone();
+    let zvm62 = Switches {
+        below2g: Below2g::CpOnly,
+        ..zvm53.clone()
+    };
     let zvm63 = Switches {
         vdisk_lock: VdiskLock::PerVdiskMove,
         agelist: AgeList::On,
@@ -347,7 +366,7 @@ pub fn levels() -> Vec<Level> {
         lock_line: LockLine::Own,
         polarization: Polarizing::Vertical,
         storage_admission: StorageAdmission::Overcommit,
-        ..zvm53.clone()
+        ..zvm62.clone()
     };
     // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
     let zvm63_tls12 = Switches {
@@ -416,12 +435,12 @@ pub fn levels() -> Vec<Level> {
         Level {
             name: "zvm-6.1",
             title: "z/VM 6.1",
-            switches: zvm62.clone(),
+            switches: zvm61,
         },
         Level {
             name: "zvm-6.2",
-            title: "z/VM 6.2",
-            switches: zvm62,
+            title: "z/VM 6.2 (no elective use of below-2GB frames for pageable data)",
+            switches: zvm62.clone(),
         },
         Level {
             name: "zvm-6.3-compat",

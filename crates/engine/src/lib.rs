@@ -13,6 +13,7 @@ pub mod dispatcher;
 pub mod io;
 pub mod level;
 pub mod locks;
+pub mod mdc;
 pub mod lpar;
 pub mod monitor;
 pub mod monwrite;

@@ -57,11 +57,13 @@ pub enum LockId {
     /// VDISK I/O serialization (zvmlab's name): one system-wide instance before the fix; with
     /// it, only the data move, and per VDISK.
     Vdisk = 6,
+    /// The < 2 GB available frame list (held while CP searches for a below-2GB frame).
+    Rsaavllk = 7,
 }
 
-pub const N_LOCKS: usize = 7;
+pub const N_LOCKS: usize = 8;
 pub const NAMES: [&str; N_LOCKS] = [
-    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK", "VDISK",
+    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK", "VDISK", "RSAAVLLK",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -396,6 +398,14 @@ impl Locks {
         let h = wall_for(self.hold_frame * frames, rate, 0);
         self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
             .extra()
+    }
+
+    /// A search for a below-2GB frame of `hold` ns (path time at nominal speed) by processor
+    /// `cpu` at `t`, under RSAAVLLK exclusive. Returns wall time (the search, spin, lines).
+    pub fn below2g_search(&mut self, cpu: u32, t: Time, hold: Time, rate: u64) -> Time {
+        let h = wall_for(hold, rate, 0);
+        let g = self.acquire(LockId::Rsaavllk, Mode::Excl, t, cpu, h);
+        h + g.extra()
     }
 
     /// Per-lock summary over `dur_ns` (FCX265-like figures).

@@ -239,6 +239,16 @@ params! {
         "assumed: VDISK request handling besides CCW translation (locate the address space pages, build the move, reflect the completion); cp-model section 9";
     vdisk_path_block: "vdisk.path_per_block" = 1500.0, "instructions per 4 KB block",
         "assumed: move of one 4 KB block between the VDISK address space and guest storage (MVCL-like copy, about 1 byte per cycle at CPI 3 would be 4096 cycles)";
+    cp_below2g_frames: "storage.cp_below2g_fixed" = 8192.0, "frames (4 KB)",
+        "assumed: frames below 2 GB that CP's nucleus, fixed control blocks and trace tables keep out of the dynamic paging area (32 MB); the rest of the first 2 GB of real storage is pageable";
+    below2g_per_io: "storage.below2g_per_paging_io" = 1.0, "frames per paging I/O",
+        "assumed: before 6.2 CP builds each paging I/O's control blocks and channel program in a below-2GB frame (31-bit addressable), held until the I/O completes (cp-model 6.1: CP's residual below-2GB needs)";
+    path_frame_search: "storage.path_frame_search" = 100.0, "instructions per frame examined",
+        "assumed: examining one frame of a frame-owned list during a search for a below-2GB frame, the same per-frame work as reorder (storage.path_reorder_page); each frame examined also takes one cache miss at cpi.cycles_remote (the frame table of a large storage does not fit the caches, and a search follows it out of address order)";
+    mdc_path_hit: "mdc.path_hit" = 1500.0, "instructions per 4 KB block",
+        "assumed: an MDC read hit: look the block up in the cache's hash and move 4 KB to the guest's buffer (the same order as a VDISK block move, vdisk.path_per_block)";
+    mdc_path_insert: "mdc.path_insert" = 1000.0, "instructions per 4 KB block",
+        "assumed: an MDC insert or write-through refresh: obtain a frame for the block (stealing one when the cache is full) and copy 4 KB into it";
     // --- end of storage, paging and I/O ---
     // --- issue 6: the TLS/SSL server, the crypto adapter, RSCS, dumps (ssl.rs, dasd.rs) ---
     ssl_aes_cpb_round: "ssl.aes_cycles_per_byte_round" = 0.708, "cycles per byte per AES round",

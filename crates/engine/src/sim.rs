@@ -423,7 +423,7 @@ impl Sim {
         let first_dev = first_vcpu + vcpus.len() as u32;
         let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
         let dasd =
-            crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed)?.map(Box::new);
+            crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed, cfg.mdc.as_ref())?.map(Box::new);
         let first_mdev = first_dev + n_dev as u32;
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
         let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);

@@ -29,6 +29,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         drawers: None,
         machine: None,
         cpc: None,
+        mdc: None,
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,

@@ -124,6 +124,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         actions: vec![],
         storage: None,
         cpc: None,
+        mdc: None,
     }
 }
 

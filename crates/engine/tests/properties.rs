@@ -108,6 +108,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             actions: vec![],
             storage: None,
             cpc: None,
+            mdc: None,
         })
 }
 
@@ -189,6 +190,7 @@ fn different_seeds_differ() {
         actions: vec![],
         storage: None,
         cpc: None,
+        mdc: None,
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;
