@@ -93,6 +93,8 @@ _WORKLOAD_KEYS = {
                   "tx_cpu": "CPU per transaction (or per burst when demand < 1)", "dist": "exp | fixed"},
     "transactional": {"kind": "", "think": "think time between transactions", "cpu": "CPU per transaction",
                       "dist": "exp | fixed"},
+    "memtst": {"kind": "", "cpu": "guest CPU between storage-key operations (ISKE) on the hot page",
+               "dist": "exp | fixed"},
     "client": {"kind": "", "cpu": "client CPU per request", "servers": "userid of the server guests it drives",
                "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed",
                "bytes": "payload per request, e.g. \"2K\" or 1920 (what an SSL server enciphers)",
@@ -291,7 +293,7 @@ class Workload:
             d = {"kind": self.kind, **(self.dasd or {})}
         elif self.kind == "client":
             d.update(cpu_ns=self.cpu_ns, servers=self.servers, window=self.window)
-        elif self.kind in SERVER_KINDS:
+        elif self.kind in SERVER_KINDS or self.kind == "memtst":
             d["cpu_ns"] = self.cpu_ns
         else:
             d["think_ns"] = self.think_ns
@@ -308,7 +310,7 @@ class Workload:
         """
         if self.kind == "cpu-bound":
             return 1.0 if self.demand is None else self.demand
-        if self.kind in ("client", "server", "ssl-server", "dasd-io", "format", "dump"):
+        if self.kind in ("client", "server", "ssl-server", "dasd-io", "format", "dump", "memtst"):
             return 1.0
         assert self.cpu_ns is not None and self.think_ns is not None
         return self.cpu_ns / (self.cpu_ns + self.think_ns)
@@ -1118,6 +1120,11 @@ def _workload(w: Any, *, file, line, where) -> Workload:
                 raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
                                  fix="requests a client virtual CPU keeps outstanding: an integer 1..1000000")
             wl.servers, wl.window = sv, win
+    elif kind == "memtst":
+        if "cpu" not in w:
+            raise InputError("missing cpu", file=file, line=line, field=f"{where}.cpu",
+                             fix='e.g. workload = { kind = "memtst", cpu = "20us" }')
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
     else:
         for k in ("think", "cpu"):
             if k not in w:

@@ -88,3 +88,17 @@ def test_seed_000_server_rows():
             assert r["simulated"]["base"] < 1, r  # predicted direction of the cipher change
         if rid == "E7":  # predicted direction
             assert r["verdict"] == replicate.PASS, r
+
+
+def test_memtst_workload_is_checked(tmp_path):
+    from conftest import assert_bad_scenario
+
+    base = ('[system]\nlevel = "zvm-6.3"\nprocessors = 4\n[run]\nduration = "1s"\n[[guest]]\nuserid = "L"\n'
+            'vcpus = 4\nworkload = { kind = "memtst", cpu = "20us" }\n')
+    from zvmlab import engine, scenario
+
+    out = engine.simulate(scenario.loads(base).engine_config())
+    assert out["locks"]["GUESTPTE"]["acquires"] > 0
+    assert_bad_scenario(tmp_path, base, 'cpu = "20us"', 'cpus = "20us"', "guest[0].workload", "cpus")
+    assert_bad_scenario(tmp_path, base, 'kind = "memtst", cpu = "20us"', 'kind = "memtst"', "guest[0].workload.cpu",
+                        "missing cpu")

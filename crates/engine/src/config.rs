@@ -258,6 +258,14 @@ pub enum Workload {
         #[serde(default = "default_dist")]
         dist: Dist,
     },
+    /// memtst (seed 001, row C2): a Linux memory-allocation loop with infinite demand; each
+    /// burst of `cpu_ns` guest CPU ends in a storage-key operation (ISKE) on the guest's hot
+    /// page, which CP simulates under that page's PTE serialization (`pte_lock` switch).
+    Memtst {
+        cpu_ns: Time,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
     /// Closed interactive loop: think, then a transaction of `cpu_ns` of CPU work.
     Transactional {
         think_ns: Time,
@@ -476,6 +484,7 @@ impl Config {
                     ));
                 }
                 Workload::Transactional { cpu_ns: 0, .. }
+                | Workload::Memtst { cpu_ns: 0, .. }
                 | Workload::Client { cpu_ns: 0, .. }
                 | Workload::Server { cpu_ns: 0, .. }
                 | Workload::SslServer { cpu_ns: 0, .. } => {

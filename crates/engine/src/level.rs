@@ -243,6 +243,21 @@ pub enum DumpCcw {
     Vm65989,
 }
 
+/// How CP serializes a guest PTE while it simulates a guest storage-key operation (ISKE)
+/// (seed 001, row C2; the fix is in the z13 exploitation SPE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PteLock {
+    /// Every simulated ISKE locks the guest PTE (the lock bit lives beside the PTE data, so
+    /// spinners also take the line from the holder).
+    IskeLocks,
+    /// The key is read without the PTE lock; only key operations that change the key or its
+    /// reference/change bits lock it [A: the seed says only "the technique used for locking a
+    /// guest PTE was changed to decrease opportunity for lock contention"].
+    #[default]
+    IskeReads,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -284,6 +299,8 @@ pub struct Switches {
     pub ssl_apvirt: SslApvirt,
     #[serde(default)]
     pub dump_ccw: DumpCcw,
+    #[serde(default)]
+    pub pte_lock: PteLock,
     #[serde(default)]
     pub storage_admission: StorageAdmission,
 }
@@ -335,6 +352,7 @@ pub fn levels() -> Vec<Level> {
         ssl_server: SslServer::V21,
         ssl_apvirt: SslApvirt::Off,
         dump_ccw: DumpCcw::Old,
+        pte_lock: PteLock::IskeLocks,
         storage_admission: StorageAdmission::Classic,
     };
     let l240 = Switches {
@@ -366,6 +384,8 @@ pub fn levels() -> Vec<Level> {
         lock_line: LockLine::Own,
         polarization: Polarizing::Vertical,
         storage_admission: StorageAdmission::Overcommit,
+        // The z13 exploitation SPE's guest PTE serialization fix (seed 001).
+        pte_lock: PteLock::IskeReads,
         ..zvm62.clone()
     };
     // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
@@ -444,10 +464,11 @@ pub fn levels() -> Vec<Level> {
         },
         Level {
             name: "zvm-6.3-compat",
-            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized",
+            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized, guest PTE locked per ISKE",
             switches: Switches {
                 lock_line: LockLine::Shared,
                 vdisk_lock: VdiskLock::WholeIo,
+                pte_lock: PteLock::IskeLocks,
                 ..zvm63.clone()
             },
         },

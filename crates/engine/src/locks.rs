@@ -169,6 +169,8 @@ pub struct Locks {
     requeue: Vec<bool>,
     /// Processors whose last look at the dispatch list found nothing.
     looked_idle: Vec<bool>,
+    /// Each user's hot-page PTE lock.
+    pte: Vec<Inst>,
 }
 
 impl Locks {
@@ -194,6 +196,7 @@ impl Locks {
             pending_hold: 0,
             requeue: vec![false; processors as usize],
             looked_idle: vec![false; processors as usize],
+            pte: Vec::new(),
         }
     }
 
@@ -216,7 +219,7 @@ impl Locks {
     /// Requests must come in nondecreasing `t`.
     pub fn acquire(&mut self, id: LockId, mode: Mode, t: Time, cpu: u32, hold: Time) -> Grant {
         let k = self.instance(id, cpu);
-        self.acquire_inst(k, id, mode, t, cpu, hold)
+        self.acquire_inst(k, id, mode, t, cpu, hold, false)
     }
 
     /// VDISK serialization for an I/O on processor `cpu` at `t`: the system-wide instance for
@@ -233,10 +236,34 @@ impl Locks {
                 k
             }
         };
-        self.acquire_inst(k, LockId::Vdisk, Mode::Excl, t, cpu, hold)
+        self.acquire_inst(k, LockId::Vdisk, Mode::Excl, t, cpu, hold, false)
             .extra()
     }
 
+    /// A simulated guest ISKE on processor `cpu` at `t` against user `user`'s hot page: with
+    /// `lock` the page's PTE is locked exclusive for `hold` ns (its lock bit sits beside the PTE
+    /// data, so each spinner also takes the line from the holder); without, the key is read
+    /// with no lock. Returns the wall time added (spin and line transfers).
+    pub fn guest_pte(&mut self, cpu: u32, t: Time, user: u32, lock: bool, hold: Time) -> Time {
+        if !lock {
+            return 0;
+        }
+        if self.pte.len() <= user as usize {
+            self.pte.resize(user as usize + 1, Inst::default());
+        }
+        // The user's PTE lock state rides on the end of the instance list for the call (the
+        // VDISK instances own the indices after the zones).
+        let inst = std::mem::take(&mut self.pte[user as usize]);
+        self.inst.push(inst);
+        let k = self.inst.len() - 1;
+        let g = self.acquire_inst(k, LockId::GuestPte, Mode::Excl, t, cpu, hold, true);
+        self.pte[user as usize] = self.inst.pop().unwrap_or_default();
+        g.extra()
+    }
+
+    /// `beside_data`: the lock word shares its line with the data it protects whatever the
+    /// level (a PTE lock bit), so spinners stretch an exclusive hold.
+    #[allow(clippy::too_many_arguments)]
     fn acquire_inst(
         &mut self,
         k: usize,
@@ -245,6 +272,7 @@ impl Locks {
         t: Time,
         cpu: u32,
         hold: Time,
+        beside_data: bool,
     ) -> Grant {
         let mode = if id == LockId::Srmslock && self.sched_lock == SchedLock::Exclusive {
             Mode::Excl
@@ -252,7 +280,7 @@ impl Locks {
             mode
         };
         let line_ns = self.line_ns;
-        let own_line = self.own_line;
+        let own_line = self.own_line && !beside_data;
         let single_line = self.sched_lock == SchedLock::SingleLine;
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {

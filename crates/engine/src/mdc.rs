@@ -139,7 +139,10 @@ impl Mdc {
                 continue;
             }
             let start = self.rng.below(n as u64) as usize;
-            let Some(i) = (0..n).map(|k| (start + k) % n).find(|&i| self.keys[i].2 > 0) else {
+            let Some(i) = (0..n)
+                .map(|k| (start + k) % n)
+                .find(|&i| self.keys[i].2 > 0)
+            else {
                 continue;
             };
             let (k, f, b) = self.keys.swap_remove(i);
@@ -195,7 +198,10 @@ mod tests {
             }
             let hr = (m.hits - h0) as f64 / (m.reads - r0) as f64;
             let want = c as f64 / b as f64;
-            assert!((hr / want - 1.0).abs() < 0.02, "B {b} C {c}: {hr} vs {want}");
+            assert!(
+                (hr / want - 1.0).abs() < 0.02,
+                "B {b} C {c}: {hr} vs {want}"
+            );
             assert_eq!(m.inserts, m.reads - m.hits);
             assert_eq!(m.steals, m.inserts - m.keys.len() as u64);
             assert_eq!(m.used_frames, m.keys.len() as u64 * unit as u64);

@@ -127,6 +127,12 @@ params! {
         "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]";
     lock_hold_slot: "lock.hold_slot" = 400.0, "instructions per page",
         "assumed: paging slot allocation per page written, under HCPPGDAL (CP-owned volume list), cp-model §5.1/§7.1 [A]";
+    path_iske: "path.iske" = 1500.0, "instructions",
+        "assumed: CP's simulation of one intercepted guest ISKE (SIE exit, decode, key from the PGSTE, SIE re-entry), chargeable to the guest (seed 001: guest ISKE is simulated)";
+    lock_hold_pte: "lock.hold_pte" = 400.0, "instructions",
+        "assumed: the part of the ISKE simulation run with the guest PTE locked (cp-model §5.1 [A])";
+    key_update_fraction: "memtst.key_update_fraction" = 0.1, "fraction of key operations",
+        "assumed: with the PTE serialization fix only key operations that change the key or its reference/change bits still lock the PTE; memtst allocates and frees storage, so about one in ten is taken to set a key (not derived from row C2's figures)";
     lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame",
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones",

@@ -6,7 +6,7 @@
 //! - each virtual CPU (end of its think time: a new transaction arrives).
 //! Logic for each lives in its subsystem module (`dispatcher`, `scheduler`, `monitor`).
 
-use crate::config::{Action, Config, Share};
+use crate::config::{Action, Config, Share, Workload};
 use crate::level::{self, Level};
 use crate::params::Params;
 use crate::queue::{EventQueue, Time};
@@ -299,6 +299,18 @@ pub struct Sim {
     /// entity number (after the minidisk volumes).
     pub(crate) ssl: Option<Box<crate::ssl::Ssl>>,
     pub(crate) first_crypto: u32,
+    /// memtst guests' simulated storage-key operations (None: no memtst workload).
+    pub(crate) iske: Option<Box<Iske>>,
+}
+
+/// CP's simulation of guest ISKE for memtst guests (row C2): which users issue them, the
+/// chargeable path, the part under the PTE lock, and whether an ISKE locks the PTE.
+pub(crate) struct Iske {
+    pub users: Vec<bool>,
+    pub path: Time,
+    pub hold: Time,
+    pub always_lock: bool,
+    pub update_fraction: f64,
 }
 
 impl Sim {
@@ -422,8 +434,14 @@ impl Sim {
                 .map(Box::new);
         let first_dev = first_vcpu + vcpus.len() as u32;
         let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
-        let dasd =
-            crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed, cfg.mdc.as_ref())?.map(Box::new);
+        let dasd = crate::dasd::Dasd::new(
+            &cfg.guests,
+            &params,
+            &level.switches,
+            cfg.seed,
+            cfg.mdc.as_ref(),
+        )?
+        .map(Box::new);
         let first_mdev = first_dev + n_dev as u32;
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
         let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
@@ -466,6 +484,23 @@ impl Sim {
                 path_ns(&params, params.path_vnet_msg, 0.0),
             ))
         });
+        let memtst: Vec<bool> = cfg
+            .guests
+            .iter()
+            .flat_map(|g| {
+                std::iter::repeat(matches!(g.workload, Workload::Memtst { .. }))
+                    .take(g.count as usize)
+            })
+            .collect();
+        let iske = memtst.iter().any(|&m| m).then(|| {
+            Box::new(Iske {
+                users: memtst,
+                path: path_ns(&params, params.path_iske, 0.0),
+                hold: path_ns(&params, params.lock_hold_pte, 0.0),
+                always_lock: level.switches.pte_lock == crate::level::PteLock::IskeLocks,
+                update_fraction: params.key_update_fraction.clamp(0.0, 1.0),
+            })
+        });
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -494,6 +529,7 @@ impl Sim {
             first_mdev,
             ssl,
             first_crypto,
+            iske,
             cfg,
         };
         sim.dasd_init();

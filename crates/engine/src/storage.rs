@@ -654,7 +654,10 @@ mod tests {
                     // A one-frame MDC unit below 2 GB taken by the search leaves the cache.
                     while s.mdc_surrendered > 0 {
                         s.mdc_surrendered -= 1;
-                        let i = mdc.iter().position(|&b| b).expect("an MDC frame below 2 GB");
+                        let i = mdc
+                            .iter()
+                            .position(|&b| b)
+                            .expect("an MDC frame below 2 GB");
                         mdc.swap_remove(i);
                     }
                 } else if r < 0.30 && held > 0 {
@@ -672,7 +675,10 @@ mod tests {
             assert_eq!(s.cp_below, held);
             assert_eq!(s.mdc_frames, mdc.len() as u64);
             if !elective {
-                assert!(s.below.is_empty(), "user pages below 2 GB without elective use");
+                assert!(
+                    s.below.is_empty(),
+                    "user pages below 2 GB without elective use"
+                );
                 assert_eq!(s.mdc_below, 0, "MDC below 2 GB without elective use");
                 assert_eq!(s.below_searches, 0);
             } else {

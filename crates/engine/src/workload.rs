@@ -122,6 +122,11 @@ impl Program {
                     }
                 }
             }
+            // Its storage-key operations are CP's (dispatcher.rs, `iske`).
+            Workload::Memtst { cpu_ns, dist } => Program::Hungry {
+                tx: cpu_ns as f64,
+                dist,
+            },
             Workload::Transactional {
                 think_ns,
                 cpu_ns,

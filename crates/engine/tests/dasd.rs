@@ -349,7 +349,12 @@ fn minidisk_cache_hits_skip_the_device() {
     assert!(m["steals"].as_u64().unwrap() > 0);
     assert_eq!(off["dasd"]["mdc"]["reads"].as_u64().unwrap(), 0);
     let rate = |v: &Value| v["dasd"]["users"]["READER"]["tx_per_s"].as_f64().unwrap();
-    assert!(rate(&on) > rate(&off) * 1.05, "{} vs {}", rate(&on), rate(&off));
+    assert!(
+        rate(&on) > rate(&off) * 1.05,
+        "{} vs {}",
+        rate(&on),
+        rate(&off)
+    );
     // Not eligible or no cache: a configuration error, not a panic.
     assert!(mk(true, None).is_err());
     let mut j = json!({"level": "zvm-6.2", "processors": 2, "duration_ns": S, "interval_ns": S,
