@@ -87,3 +87,22 @@ def test_mdc_frames_below_2g_only_with_elective_use(tmp_path):
         out[lv] = run_json("run", f, "--json")["dasd"]["mdc"]
     assert out["zvm-6.1"]["frames_below_2g"] > 0
     assert out["zvm-6.2"]["frames_below_2g"] == 0 and out["zvm-6.2"]["frames_above_2g"] > 0
+
+
+def test_arbiter_sizes_the_cache_against_paging(tmp_path):
+    """The arbiter (every mdc.arbiter_interval): with a heavy pager and a cache whose reads are
+    few and rarely hit (1 GB read at random through 64 MB), a frame is worth more to user pages, so
+    the cache's target shrinks below its maximum and frames go back; with the pager gone and
+    a small hot extent it stays at its maximum."""
+    f = tmp_path / "p.toml"
+    f.write_text(PAGED.replace("LEVEL", "zvm-6.2").replace('duration = "2s"', 'duration = "6s"')
+                 .replace('ios = 10, blocks = 1,', 'ios = 1, blocks = 1, think = "5ms",'))
+    m = run_json("run", f, "--json")["dasd"]["mdc"]
+    assert m["arbiter_shrinks"] > 0 and m["target_frames"] < m["max_frames"]
+    assert m["frames"] <= m["target_frames"]
+    quiet = (PAGED.replace("LEVEL", "zvm-6.2").replace('duration = "2s"', 'duration = "6s"')
+             .replace('refs = { pattern = "uniform", range = "3G" }', 'refs = { pattern = "uniform", range = "8M" }')
+             .replace('extent = "1G"', 'extent = "16M"'))
+    f.write_text(quiet)
+    m = run_json("run", f, "--json")["dasd"]["mdc"]
+    assert m["arbiter_shrinks"] == 0 and m["target_frames"] == m["max_frames"], m

@@ -103,6 +103,8 @@ pub struct Dasd {
     pub blocks: Vec<u64>,
     pub finished: Vec<Option<Time>>,
     pub mdc: Option<crate::mdc::Mdc>,
+    /// MDC arbiter: period (ns), bias, step, time of its last pass.
+    pub mdc_arbiter: (Time, f64, f64, Time),
 }
 
 fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, same: bool) -> Time {
@@ -345,6 +347,12 @@ impl Dasd {
             blocks: vec![0; n],
             finished: vec![None; n],
             mdc: mdc.map(|m| crate::mdc::Mdc::new(m.frames, Rng::stream(seed, 960_000))),
+            mdc_arbiter: (
+                ((p.mdc_arbiter_interval * 1e9) as Time).max(1),
+                p.mdc_bias.max(0.0),
+                p.mdc_arbiter_step.clamp(0.0, 1.0),
+                0,
+            ),
         }))
     }
 }
@@ -612,5 +620,31 @@ impl Sim {
             users,
             mdc: d.mdc.as_ref().map(|m| m.summary(secs)),
         })
+    }
+}
+
+impl Sim {
+    /// The MDC arbiter's pass when its period is up (called from the scheduler's tick): sizes
+    /// the cache against paging (mdc.rs). Nothing to do without a cache or a paging model.
+    pub(crate) fn mdc_arbiter(&mut self) {
+        let now = self.now;
+        let (Some(d), Some(pg)) = (self.dasd.as_mut(), self.paging.as_mut()) else {
+            return;
+        };
+        let (period, bias, step, last) = d.mdc_arbiter;
+        let Some(m) = d.mdc.as_mut() else {
+            return;
+        };
+        if now < last + period {
+            return;
+        }
+        d.mdc_arbiter.3 = now;
+        m.arbitrate(
+            (now - last) as f64 / 1e9,
+            pg.st.faults,
+            &mut pg.st,
+            bias,
+            step,
+        );
     }
 }

@@ -16,8 +16,16 @@
 //! takes frames like a user page (below 2 GB first at levels with elective below-2GB use,
 //! stealing user pages when none is free) and a steal returns them (test
 //! `mdc_frames_from_real_storage`); CP's search for a below-2GB frame meets MDC frames as well as
-//! user pages and takes either (`surrender_below`). Not modelled yet: the arbiter that sizes MDC
-//! against paging (the size is fixed).
+//! user pages and takes either (`surrender_below`).
+//!
+//! The arbiter (with a paging model): every `mdc.arbiter_interval` it compares what a frame is
+//! worth in the cache (hits per second per cached frame) with what it is worth to user pages
+//! (page-ins per second per resident user page: the faults one more frame would avoid under
+//! random replacement) times SET MDCACHE STORAGE BIAS, and moves the cache's target size by
+//! `mdc.arbiter_step` of its maximum toward the better use, between 0 and the maximum
+//! (`[mdc] storage`); a smaller target gives frames back at once [A: cp-model §8, the arbiter's
+//! exact rule is not public]. Without a paging model nothing competes and the target stays at
+//! the maximum.
 
 use crate::rng::Rng;
 use crate::storage::RealStorage;
@@ -25,8 +33,14 @@ use serde::Serialize;
 use std::collections::HashMap;
 
 pub struct Mdc {
-    /// Frames the cache may hold (4 KB).
+    /// Frames the cache may hold now (the arbiter's target, 4 KB) and at most.
     pub cap_frames: u64,
+    pub max_frames: u64,
+    /// Arbiter: hits and page-ins at its last pass, passes that grew / shrank the target.
+    hits_mark: u64,
+    faults_mark: u64,
+    pub grows: u64,
+    pub shrinks: u64,
     pub used_frames: u64,
     /// Cached units: key -> index in `keys`; `keys` with their sizes in frames.
     map: HashMap<u64, u32>,
@@ -44,8 +58,12 @@ pub struct Mdc {
 /// FCX178 MDCSTOR-like figures.
 #[derive(Clone, Debug, Serialize)]
 pub struct MdcSummary {
-    /// Maximum size (frames) and frames in use at the end of the run, below / above 2 GB.
+    /// Maximum size (frames), the arbiter's target at the end, its passes that grew / shrank
+    /// the target, and frames in use at the end of the run, below / above 2 GB.
     pub max_frames: u64,
+    pub target_frames: u64,
+    pub arbiter_grows: u64,
+    pub arbiter_shrinks: u64,
     pub frames: u64,
     pub frames_below_2g: u64,
     pub frames_above_2g: u64,
@@ -62,6 +80,11 @@ impl Mdc {
     pub fn new(cap_frames: u64, rng: Rng) -> Mdc {
         Mdc {
             cap_frames,
+            max_frames: cap_frames,
+            hits_mark: 0,
+            faults_mark: 0,
+            grows: 0,
+            shrinks: 0,
             used_frames: 0,
             map: HashMap::new(),
             keys: Vec::new(),
@@ -128,6 +151,56 @@ impl Mdc {
         self.inserts += 1;
     }
 
+    /// One arbiter pass over `dt_s` seconds: `faults` is the paging model's page-in count so
+    /// far, `st` its real storage. Returns true if the target changed.
+    pub fn arbitrate(
+        &mut self,
+        dt_s: f64,
+        faults: u64,
+        st: &mut RealStorage,
+        bias: f64,
+        step: f64,
+    ) -> bool {
+        let hits = self.hits - self.hits_mark;
+        let pageins = faults - self.faults_mark;
+        self.hits_mark = self.hits;
+        self.faults_mark = faults;
+        if dt_s <= 0.0 {
+            return false;
+        }
+        let user_frames = st.resident.max(1) as f64;
+        let mdc_value = hits as f64 / dt_s / self.used_frames.max(1) as f64;
+        let page_value = pageins as f64 / dt_s / user_frames;
+        let delta = ((self.max_frames as f64 * step).round() as u64).max(1);
+        let old = self.cap_frames;
+        if mdc_value * bias > page_value {
+            self.cap_frames = (self.cap_frames + delta).min(self.max_frames);
+        } else if mdc_value * bias < page_value {
+            self.cap_frames = self.cap_frames.saturating_sub(delta);
+        }
+        // A smaller target gives frames back now.
+        while self.used_frames > self.cap_frames && !self.keys.is_empty() {
+            let i = self.rng.below(self.keys.len() as u64) as usize;
+            let (k, f, b) = self.keys.swap_remove(i);
+            self.map.remove(&k);
+            if i < self.keys.len() {
+                self.map.insert(self.keys[i].0, i as u32);
+            }
+            self.used_frames -= f as u64;
+            self.used_below -= b as u64;
+            for j in 0..f {
+                st.release_mdc_frame(j < b);
+            }
+            self.steals += 1;
+        }
+        match self.cap_frames.cmp(&old) {
+            std::cmp::Ordering::Greater => self.grows += 1,
+            std::cmp::Ordering::Less => self.shrinks += 1,
+            std::cmp::Ordering::Equal => {}
+        }
+        self.cap_frames != old
+    }
+
     /// CP's below-2GB search took `st.mdc_surrendered` frames of the cache: for each, the cache
     /// drops a unit holding a below-2GB frame (its other frames go back to the available
     /// lists). Counted as steals (FCX178 "Steal Invokd/s").
@@ -162,7 +235,10 @@ impl Mdc {
 
     pub fn summary(&self, dur_s: f64) -> MdcSummary {
         MdcSummary {
-            max_frames: self.cap_frames,
+            max_frames: self.max_frames,
+            target_frames: self.cap_frames,
+            arbiter_grows: self.grows,
+            arbiter_shrinks: self.shrinks,
             frames: self.used_frames,
             frames_below_2g: self.used_below,
             frames_above_2g: self.used_frames - self.used_below,

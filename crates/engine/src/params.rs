@@ -251,6 +251,12 @@ params! {
         "assumed: before 6.2 CP builds each paging I/O's control blocks and channel program in a below-2GB frame (31-bit addressable), held until the I/O completes (cp-model 6.1: CP's residual below-2GB needs)";
     path_frame_search: "storage.path_frame_search" = 100.0, "instructions per frame examined",
         "assumed: examining one frame of a frame-owned list during a search for a below-2GB frame, the same per-frame work as reorder (storage.path_reorder_page); each frame examined also takes one cache miss at cpi.cycles_remote (the frame table of a large storage does not fit the caches, and a search follows it out of address order)";
+    mdc_arbiter_interval: "mdc.arbiter_interval" = 1.0, "s",
+        "assumed: period of the MDC arbiter's pass that sizes the cache against paging (cp-model §8 [A])";
+    mdc_arbiter_step: "mdc.arbiter_step" = 0.05, "fraction of the maximum size",
+        "assumed: how far one arbiter pass moves the cache's target size (cp-model §8 [A])";
+    mdc_bias: "mdc.bias" = 1.0, "factor",
+        "public: SET MDCACHE STORAGE BIAS, default 1.0: weight of the cache's claim on storage against paging's";
     mdc_path_hit: "mdc.path_hit" = 1500.0, "instructions per 4 KB block",
         "assumed: an MDC read hit: look the block up in the cache's hash and move 4 KB to the guest's buffer (the same order as a VDISK block move, vdisk.path_per_block)";
     mdc_path_insert: "mdc.path_insert" = 1000.0, "instructions per 4 KB block",

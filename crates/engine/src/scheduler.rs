@@ -939,6 +939,9 @@ impl Sim {
             }
         }
         self.admit_from_elist();
+        if self.dasd.is_some() {
+            self.mdc_arbiter();
+        }
         let dt = self.now - self.sched.last_tick;
         self.sched.last_tick = self.now;
         self.refresh_entitlement(dt);
