@@ -46,7 +46,8 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
              "guest": "guest virtual machines ([[guest]])", "action": "timed CP commands ([[action]])",
              "title": "a title for reports", "description": "free text",
              "storage": "real storage for guest pages and paging volumes ([storage])",
-             "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])"}
+             "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])",
+             "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)"}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
                 "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
@@ -92,17 +93,31 @@ _WORKLOAD_KEYS = {
                   "tx_cpu": "CPU per transaction (or per burst when demand < 1)", "dist": "exp | fixed"},
     "transactional": {"kind": "", "think": "think time between transactions", "cpu": "CPU per transaction",
                       "dist": "exp | fixed"},
+    "memtst": {"kind": "", "cpu": "guest CPU between storage-key operations (ISKE) on the hot page",
+               "dist": "exp | fixed"},
     "client": {"kind": "", "cpu": "client CPU per request", "servers": "userid of the server guests it drives",
-               "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed"},
-    "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed"},
+               "window": "requests outstanding per virtual CPU (>= 1)", "dist": "exp | fixed",
+               "bytes": "payload per request, e.g. \"2K\" or 1920 (what an SSL server enciphers)",
+               "connect": "true: each request opens a new connection (a TLS handshake at an SSL server)"},
+    "server": {"kind": "", "cpu": "server CPU per request", "dist": "exp | fixed",
+               "forward": "userid of the server guests the request goes on to (a chain); the last replies"},
+    "ssl-server": {"kind": "", "cpu": "SSL server CPU per request besides the TLS work", "dist": "exp | fixed",
+                   "forward": "userid of the server guests the request goes on to",
+                   "cipher": "rsa-aes256 | rsa-aes128-sha256 (default: the level's default cipher)",
+                   "crypto": "\"apvirt\": a CRYPTO APVIRT directory statement (used from PI72106 on)"},
+    "dump": {"kind": "", "volume": "the ECKD dump volume", "size": "storage dumped, e.g. \"4G\""},
     "dasd-io": {"kind": "", "volume": "volume name (guests naming it share it)", "type": "eckd | edev | scsi | vdisk",
                 "method": "ssch | diag250", "cpu": "guest CPU per transaction", "ios": "I/Os per transaction",
                 "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
-                "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed"},
+                "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed",
+                "mdc": "SET MDC ON for this device: true | false (default false)",
+                "extent": "minidisk data the I/Os read at random, e.g. \"400M\" (with mdc = true)"},
     "format": {"kind": "", "volume": "volume name", "type": "eckd | edev", "size": "minidisk size, e.g. \"10G\"",
                "blocks": "4 KB blocks per write"},
 }
 DASD_TYPES = ("eckd", "edev", "scsi", "vdisk")
+SSL_CIPHERS = ("rsa-aes256", "rsa-aes128-sha256")
+SERVER_KINDS = ("server", "ssl-server")
 DASD_METHODS = ("ssch", "diag250")
 
 
@@ -265,6 +280,7 @@ class Workload:
     servers: str | None = None
     window: int | None = None
     dasd: dict | None = None  # dasd-io and format: the engine's fields, already checked
+    extra: dict | None = None  # issue 6: bytes/connect (client), forward/cipher/crypto (servers), dump fields
 
     def to_engine(self) -> dict:
         d: dict[str, Any] = {"kind": self.kind, "dist": self.dist}
@@ -273,15 +289,17 @@ class Workload:
                 d["demand"] = self.demand
             if self.tx_cpu_ns is not None:
                 d["tx_cpu_ns"] = self.tx_cpu_ns
-        elif self.kind in ("dasd-io", "format"):
+        elif self.kind in ("dasd-io", "format", "dump"):
             d = {"kind": self.kind, **(self.dasd or {})}
         elif self.kind == "client":
             d.update(cpu_ns=self.cpu_ns, servers=self.servers, window=self.window)
-        elif self.kind == "server":
+        elif self.kind in SERVER_KINDS or self.kind == "memtst":
             d["cpu_ns"] = self.cpu_ns
         else:
             d["think_ns"] = self.think_ns
             d["cpu_ns"] = self.cpu_ns
+        if self.extra:
+            d.update(self.extra)
         return d
 
     def demand_per_vcpu(self) -> float:
@@ -292,7 +310,7 @@ class Workload:
         """
         if self.kind == "cpu-bound":
             return 1.0 if self.demand is None else self.demand
-        if self.kind in ("client", "server", "dasd-io", "format"):
+        if self.kind in ("client", "server", "ssl-server", "dasd-io", "format", "dump", "memtst"):
             return 1.0
         assert self.cpu_ns is not None and self.think_ns is not None
         return self.cpu_ns / (self.cpu_ns + self.think_ns)
@@ -340,6 +358,7 @@ class Scenario:
     machine: str | None = None
     drawers: int | None = None
     cpc: dict | None = None
+    mdc: dict | None = None
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -356,6 +375,8 @@ class Scenario:
             cfg["storage"] = self.storage
         if self.cpc is not None:
             cfg["cpc"] = {k: (list(map(dict, v)) if k == "lpars" else v) for k, v in self.cpc.items()}
+        if self.mdc is not None:
+            cfg["mdc"] = dict(self.mdc)
         return cfg
 
     def _engine_config(self) -> dict:
@@ -613,12 +634,13 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     vol_types: dict[str, tuple[str, int]] = {}
     for i, g in enumerate(guests):
         if g.workload.dasd:
-            v, t = g.workload.dasd["volume"], g.workload.dasd["type"]
+            v, t = g.workload.dasd["volume"], g.workload.dasd.get("type", "eckd")
             if vol_types.setdefault(v, (t, i))[0] != t:
                 raise InputError(f"volume {v} is {vol_types[v][0]} in guest[{vol_types[v][1]}] and {t} here", file=file,
                                  line=ln("guest", "workload", i), field=f"guest[{i}].workload.type",
                                  fix="a volume has one device type; name another volume")
-    server_groups = {g.userid for g in guests if g.workload.kind == "server"}
+    server_groups = {g.userid for g in guests if g.workload.kind in SERVER_KINDS}
+    _check_forward(guests, server_groups, file=file, ln=ln)
     for i, g in enumerate(guests):
         if g.workload.kind == "client" and g.workload.servers is not None:
             g.workload.servers = g.workload.servers.upper()
@@ -662,8 +684,10 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         share = parse_share(m.group(2), where=f"{where}.command", file=file, line=cline)
         actions.append(Action(at, uid, share, cmd))
     actions.sort(key=lambda a: a.at_ns)
+    _check_absolute_sum(guests, actions, file=file, ln=ln)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
+    mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     if drawers is not None:
         per = _cores_per_drawer(machine or "z14", params)
         need = -(-processors // per)
@@ -682,7 +706,39 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
-                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc)
+                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
+                    mdc=mdc)
+
+
+def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:
+    """ABSOLUTE minimum shares over 100 % of the system cannot all be met: CP would scale them
+    down and nobody would get the share the scenario asks for. Checked for the shares at the
+    start and after each timed SET SHARE."""
+    current = {u: g.share for g in guests for u in g.userids()}
+    where_of = {u: i for i, g in enumerate(guests) for u in g.userids()}
+
+    def total() -> float:
+        return sum(sh.min.value for sh in current.values() if sh.min.kind == "absolute")
+
+    def fail(field: str, line, when: str) -> None:
+        holders = sorted((u for u, sh in current.items() if sh.min.kind == "absolute"),
+                         key=lambda u: -current[u].min.value)
+        names = ", ".join(f"{u} {current[u].min.value:g}%" for u in holders[:6])
+        raise InputError(f"ABSOLUTE shares sum to {total():g} % of the system{when}, more than 100 % "
+                         f"({names}{', ...' if len(holders) > 6 else ''})", file=file, line=line, field=field,
+                         fix="lower them so they sum to at most 100 %; the rest of the system goes to "
+                             "RELATIVE users")
+
+    if total() > 100 + 1e-9:
+        i = where_of[max((u for u, sh in current.items() if sh.min.kind == "absolute"),
+                         key=lambda u: current[u].min.value)]
+        fail(f"guest[{i}].share", ln("guest", "share", i), "")
+    for k, a in enumerate(actions):
+        if a.share is None:
+            continue
+        current[a.userid] = a.share
+        if total() > 100 + 1e-9:
+            fail(f"action[{k}].command", None, f" after {a.command!r}")
 
 
 def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
@@ -807,6 +863,28 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
                          file=file, line=ln("storage", None), field="storage.paging_volumes",
                          fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
     return {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+
+
+def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:
+    """The [mdc] table: the minidisk cache's real storage (SET MDCACHE STORAGE)."""
+    users = [g for g in guests if g.workload.dasd and g.workload.dasd.get("mdc")]
+    if not t:
+        if users:
+            raise InputError(f"guest {users[0].userid} has mdc = true but there is no minidisk cache", file=file,
+                             line=ln("mdc", None), field="mdc.storage", fix='add [mdc] with storage = "1G"')
+        return None
+    for k in t:
+        if k != "storage":
+            raise InputError(f"unknown key {k!r}", file=file, line=ln("mdc", k), field=f"mdc.{k}",
+                             fix="accepted: storage")
+    if "storage" not in t:
+        raise InputError("missing", file=file, line=ln("mdc", None), field="mdc.storage",
+                         fix='say how much real storage the minidisk cache may use, e.g. storage = "1G"')
+    frames = parse_size(t["storage"], where="mdc.storage", file=file, line=ln("mdc", "storage"))
+    if frames <= 0:
+        raise InputError(f"{t['storage']!r} is no storage", file=file, line=ln("mdc", "storage"),
+                         field="mdc.storage", fix='e.g. storage = "1G"')
+    return {"frames": frames}
 
 
 def _choice(v: Any, options: tuple[str, ...], *, file, line, where: str) -> str:
@@ -1010,9 +1088,24 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
     elif kind in ("dasd-io", "format"):
         wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
-    elif kind in ("client", "server"):
+    elif kind == "dump":
+        for k in ("volume", "size"):
+            if k not in w:
+                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
+                                 fix='e.g. workload = { kind = "dump", volume = "DUMP01", size = "4G" }')
+        vol = w["volume"]
+        if not isinstance(vol, str) or not vol:
+            raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume",
+                             fix='e.g. volume = "DUMP01"')
+        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+        if pages < 256:
+            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                             fix='the storage the dump writes, e.g. "4G"')
+        wl.dasd = {"volume": vol.upper(), "size_mb": pages // 256}
+    elif kind in ("client", "server", "ssl-server"):
         eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
-              else 'e.g. workload = { kind = "server", cpu = "200us" }')
+              else f'e.g. workload = {{ kind = "{kind}", cpu = "200us" }}')
+        wl.extra = _net_options(w, kind, file=file, line=line, where=where)
         need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
         for k in need:
             if k not in w:
@@ -1027,6 +1120,11 @@ def _workload(w: Any, *, file, line, where) -> Workload:
                 raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
                                  fix="requests a client virtual CPU keeps outstanding: an integer 1..1000000")
             wl.servers, wl.window = sv, win
+    elif kind == "memtst":
+        if "cpu" not in w:
+            raise InputError("missing cpu", file=file, line=line, field=f"{where}.cpu",
+                             fix='e.g. workload = { kind = "memtst", cpu = "20us" }')
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
     else:
         for k in ("think", "cpu"):
             if k not in w:
@@ -1035,6 +1133,80 @@ def _workload(w: Any, *, file, line, where) -> Workload:
         wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
         wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
     return wl
+
+
+def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
+    """Issue 6 options of clients and servers, as the engine's fields."""
+    out: dict[str, Any] = {}
+    if kind == "client":
+        if "bytes" in w:
+            b = w["bytes"]
+            if isinstance(b, bool) or not isinstance(b, (int, str)):
+                raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
+                                 fix='payload bytes per request: a whole number such as 1920 or a size such as "1M"')
+            if isinstance(b, int):
+                if not (0 <= b <= 1 << 34):
+                    raise InputError(f"bytes {b!r} is out of range", file=file, line=line, field=f"{where}.bytes",
+                                     fix="payload bytes per request, 0..16G")
+                out["bytes"] = b
+            else:
+                m = _SIZE.match(b)
+                if not m:
+                    raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
+                                     fix='e.g. bytes = 1920 or bytes = "1M"')
+                mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
+                out["bytes"] = int(float(m.group(1)) * mult)
+        if "connect" in w:
+            if not isinstance(w["connect"], bool):
+                raise InputError(f"{w['connect']!r} is not true or false", file=file, line=line,
+                                 field=f"{where}.connect", fix="connect = true: each request opens a new connection")
+            out["connect"] = w["connect"]
+        return out
+    if "forward" in w:
+        f = w["forward"]
+        if not isinstance(f, str) or not f:
+            raise InputError(f"{f!r} is not a userid", file=file, line=line, field=f"{where}.forward",
+                             fix='the userid of the server guests the request goes on to, e.g. forward = "TCPIP"')
+        out["forward"] = f.upper()
+    if kind == "ssl-server":
+        if "cipher" in w:
+            if w["cipher"] not in SSL_CIPHERS:
+                close = difflib.get_close_matches(str(w["cipher"]), list(SSL_CIPHERS), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise InputError(f"{w['cipher']!r} is not a cipher zvmlab models", file=file, line=line,
+                                 field=f"{where}.cipher",
+                                 fix=f"{hint}accepted: {', '.join(SSL_CIPHERS)}; leave it out for the level's default")
+            out["cipher"] = w["cipher"]
+        if "crypto" in w:
+            if w["crypto"] != "apvirt":
+                raise InputError(f"{w['crypto']!r} is not a crypto statement zvmlab models", file=file, line=line,
+                                 field=f"{where}.crypto", fix='crypto = "apvirt" (CRYPTO APVIRT), or leave it out')
+            out["crypto"] = "apvirt"
+    return out
+
+
+def _check_forward(guests, server_groups: set, *, file, ln) -> None:
+    """A server's ``forward`` names a server group, and chains never loop."""
+    fwd = {}
+    for i, g in enumerate(guests):
+        f = (g.workload.extra or {}).get("forward")
+        if f is None:
+            continue
+        if f not in server_groups:
+            raise InputError(f"forward = {f!r} names no guest with a server workload", file=file,
+                             line=ln("guest", "workload", i), field=f"guest[{i}].workload.forward",
+                             fix=("server guests here: " + ", ".join(sorted(server_groups))) if server_groups
+                             else 'add a [[guest]] with workload = { kind = "server", cpu = "..." }')
+        fwd[g.userid] = (f, i)
+    for start, (_, i) in fwd.items():
+        at, seen = start, set()
+        while at in fwd and at not in seen:
+            seen.add(at)
+            at = fwd[at][0]
+            if at == start:
+                raise InputError(f"forward makes a loop back to {start}", file=file,
+                                 line=ln("guest", "workload", i), field=f"guest[{i}].workload.forward",
+                                 fix="end the chain at a server without forward: that one replies")
 
 
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
@@ -1079,6 +1251,26 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
                          fix="write = true for writes, false (the default) for reads")
     if "window" in w:
         d["window"] = count("window", 1024)
+    mdc = w.get("mdc", False)
+    if not isinstance(mdc, bool):
+        raise InputError(f"{mdc!r} is not true or false", file=file, line=line, field=f"{where}.mdc",
+                         fix="mdc = true caches this device's data in the minidisk cache; false (default) does not")
+    if mdc:
+        if w["type"] in ("scsi", "vdisk"):
+            raise InputError(f"a {w['type']} device is not eligible for the minidisk cache", file=file, line=line,
+                             field=f"{where}.mdc", fix="MDC caches eckd and edev minidisks read through CP; "
+                             "leave mdc out for a dedicated SCSI device or a VDISK")
+        if "extent" not in w:
+            raise InputError("missing extent (the data the I/Os read)", file=file, line=line,
+                             field=f"{where}.extent", fix='e.g. extent = "400M" with mdc = true')
+        ext = parse_size(w["extent"], where=f"{where}.extent", file=file, line=line)
+        if ext < d["blocks"]:
+            raise InputError(f"extent {w['extent']!r} is smaller than one I/O ({d['blocks']} blocks)", file=file,
+                             line=line, field=f"{where}.extent", fix="give an extent of at least one I/O's blocks")
+        d.update(mdc=True, extent_blocks=ext)
+    elif "extent" in w:
+        raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
+                         fix="add mdc = true, or leave extent out")
     d.update(method=method, write=write, ios=count("ios", 1_000_000), dist=w.get("dist", "exp"),
              cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
              think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,

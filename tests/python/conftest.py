@@ -1,9 +1,17 @@
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time (a red CI does not land): derandomized, no example
+# database. `HYPOTHESIS_PROFILE=explore pytest ...` searches with fresh random examples.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[2]
 SHOWCASE = ROOT / "scenarios" / "showcase.toml"

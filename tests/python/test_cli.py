@@ -101,6 +101,15 @@ BAD = [
     ("unknown workload", '"cpu-bound"', '"cpu-bund"', ["cpu-bound"]),
     ("bad demand", '{ kind = "cpu-bound" }', '{ kind = "cpu-bound", demand = 1.5 }', ["demand"]),
     ("long userid", '"USER0"', '"USERNAME12"', ["userid"]),
+    ("absolute shares sum over 100", 'share = "RELATIVE 100"\nworkload = { kind = "cpu-bound" }\n',
+     'share = "ABSOLUTE 70%"\nworkload = { kind = "cpu-bound" }\n[[guest]]\nuserid = "USER1"\n'
+     'share = "ABSOLUTE 40%"\nworkload = { kind = "cpu-bound" }\n',
+     ["guest[0].share", "sum to 110 %", "USER0 70%", "USER1 40%", "at most 100 %"]),
+    ("SET SHARE pushes absolute sum over 100", 'share = "RELATIVE 100"\nworkload = { kind = "cpu-bound" }\n',
+     'share = "ABSOLUTE 70%"\nworkload = { kind = "cpu-bound" }\n[[guest]]\nuserid = "USER1"\n'
+     'share = "ABSOLUTE 20%"\nworkload = { kind = "cpu-bound" }\n'
+     '[[action]]\nat = "30s"\ncommand = "SET SHARE USER1 ABSOLUTE 40%"\n',
+     ["action[0].command", "sum to 110 %", "after 'SET SHARE USER1 ABSOLUTE 40%'"]),
     ("no guests", "[[guest]]", "[[gest]]", ["gest"]),
 ]
 
@@ -164,7 +173,8 @@ def test_switch_overrides_and_bisect(tmp_path):
     b = run_json("bisect", a1, "--base", "zvm-6.3", "--compare", "zvm-6.4", "--metric", "users.USER3.cpu_pct",
                  "--duration", "3m", "--json")
     # 6.4 GA also brought the frame-manager zones of the 2 TB support (no effect without storage)
-    assert {r["switch"] for r in b["switches"]} == {"sched", "dv", "frame_zones"}
+    # and SSL server V2.2 with the TLS 1.2 default cipher (no effect without an SSL server)
+    assert {r["switch"] for r in b["switches"]} == {"sched", "dv", "frame_zones", "ssl_server", "ssl_cipher"}
     assert b["path"][0]["value"] == b["base"] and b["path"][-1]["value"] == b["compare"]
     assert b["culprit"] in {"sched", "dv"}
     p = zvmlab("bisect", a1, "--base", "zvm-6.3", "--compare", "zvm-6.4", "--metric", "nonsense")

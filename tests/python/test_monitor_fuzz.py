@@ -38,6 +38,28 @@ def sample() -> bytes:
     return engine.simulate(cfg, monitor=True)[1]
 
 
+@functools.cache
+def sample_io() -> bytes:
+    """A small valid file with paging and minidisk volumes: D6R3, D3R4, D3R1 and D4R3 paging."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from io_scenarios import io_config
+    return engine.simulate(io_config(seed=11, duration_s=3, interval_s=1, real_mb=32), monitor=True)[1]
+
+
+@functools.cache
+def sample_lpar() -> bytes:
+    """A small valid file of an LPAR under PR/SM: D0R16, D0R17 and the PR/SM fields of D0R2."""
+    import sys
+    sys.path.insert(0, str(Path(__file__).parent))
+    from io_scenarios import lpar_config
+    return engine.simulate(lpar_config(seed=5, duration_s=3, interval_s=1, web=2), monitor=True)[1]
+
+
+def _record_offset(b: bytes, record: str, i: int = 0) -> int:
+    return read(b).column(record, "offset")[i]
+
+
 def check(data: bytes) -> None:
     """The reader's contract on any input."""
     d = read(data)
@@ -86,6 +108,31 @@ def test_truncations(data):
         assert d.problems  # a cut inside a block is always reported
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.data())
+def test_truncations_of_io_data(data):
+    b = sample_io()
+    cut = data.draw(st.integers(0, len(b)))
+    check(b[:cut])
+    if cut % 4096:
+        assert read(b[:cut]).problems
+
+
+@settings(max_examples=250, deadline=None)
+@given(st.data(), st.sampled_from(["MRIODDEV", "MRSTOASP", "MRSTORSG", "MRUSEACT", "MRSYTCUP", "MRSYTCUM",
+                                   "MRSYTPRP"]))
+def test_damaged_io_storage_and_lpar_records(data, record):
+    """Bit flips and chosen bytes inside the device, storage and LPAR records (their lengths,
+    counters, names)."""
+    b = bytearray(sample_lpar() if record.startswith("MRSYTC") or record == "MRSYTPRP" else sample_io())
+    offs = read(bytes(b)).column(record, "offset")
+    for _ in range(data.draw(st.integers(1, 6))):
+        at = data.draw(st.sampled_from(offs)) + data.draw(st.integers(0, 111))
+        if at < len(b):
+            b[at] = data.draw(st.sampled_from([0, 1, 0x14, 0x7F, 0xFF, b[at] ^ 0x80]))
+    check(bytes(b))
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_bit_flips(data):
@@ -115,7 +162,7 @@ def corpus_cases() -> dict[str, bytes]:
     cases["truncated-mid-frame.mon"] = good[:4096 * 5 + 1234]
     cases["truncated-at-block.mon"] = good[:4096 * 3]
     b = bytearray(good)
-    struct.pack_into(">H", b, 4096 * 3 + 108, 4000)  # second record of the first interval
+    struct.pack_into(">H", b, _record_offset(good, "MRSYTPRP", 1), 4000)  # second record of the first interval
     cases["length-past-frame.mon"] = bytes(b)
     b = bytearray(good)
     struct.pack_into(">H", b, 4096 * 3, 7)
@@ -131,6 +178,21 @@ def corpus_cases() -> dict[str, bytes]:
     cases["control-start-after-end.mon"] = bytes(b)
     cases["not-monitor-data.mon"] = b"[system]\nlevel = 'zvm-6.4'\n" * 200
     cases["empty.mon"] = b""
+    io = sample_io()
+    cases["valid-io.mon"] = io
+    cases["io-truncated-mid-frame.mon"] = io[:4096 * 3 + 2345]
+    b = bytearray(io)
+    struct.pack_into(">H", b, _record_offset(io, "MRIODDEV", 1), 4000)  # a device record past its frame
+    cases["io-length-past-frame.mon"] = bytes(b)
+    b = bytearray(io)
+    struct.pack_into(">H", b, _record_offset(io, "MRSTOASP"), 3)  # a paging-volume record's length < header
+    cases["io-length-too-short.mon"] = bytes(b)
+    lp = sample_lpar()
+    cases["valid-lpar.mon"] = lp
+    b = bytearray(lp)
+    struct.pack_into(">H", b, _record_offset(lp, "MRSYTCUM", 1), 4090)  # PR/SM counters past the frame
+    cases["lpar-length-past-frame.mon"] = bytes(b)
+    cases["lpar-truncated-at-block.mon"] = lp[:4096 * 5]
     return cases
 
 
@@ -147,6 +209,8 @@ def test_corpus_replays():
 
 @pytest.mark.parametrize("name, expect", [
     ("valid.mon", None),
+    # written before D0R2 and D4R3 grew (108 and 64 bytes): shorter records decode the fields they hold
+    ("valid-older-lengths.mon", None),
     ("truncated-mid-frame.mon", "not a multiple of 4096"),
     ("truncated-at-block.mon", "truncated file"),
     ("length-past-frame.mon", "runs past its 4096-byte frame"),
@@ -155,6 +219,13 @@ def test_corpus_replays():
     ("control-start-after-end.mon", "expected a MONWRITE control record"),
     ("not-monitor-data.mon", "not monitor data"),
     ("empty.mon", "empty file"),
+    ("valid-io.mon", None),
+    ("io-truncated-mid-frame.mon", "not a multiple of 4096"),
+    ("io-length-past-frame.mon", "runs past its 4096-byte frame"),
+    ("io-length-too-short.mon", "shorter than the 20-byte header"),
+    ("valid-lpar.mon", None),
+    ("lpar-length-past-frame.mon", "runs past its 4096-byte frame"),
+    ("lpar-truncated-at-block.mon", "truncated file"),
 ])
 def test_corpus_problems_are_named(name, expect):
     d = read((CORPUS / name).read_bytes())
@@ -170,3 +241,17 @@ def test_unknown_domain_is_skipped_not_fatal():
     assert d.describe()["skipped"] == {"D42R2 D42R2": 1}
     m = measure(d)
     assert len(m.intervals) == 4 and m.busy_ns[0][0] is None  # processor 0's first sample is gone
+
+
+@pytest.mark.parametrize("name, record, i", [("io-length-past-frame.mon", "MRIODDEV", 1),
+                                              ("lpar-length-past-frame.mon", "MRSYTCUM", 1)])
+def test_damaged_length_is_reported_at_the_record(name, record, i):
+    """The problem names the byte offset of the damaged record itself; the records before it in
+    its frame and those of every later frame are still read (the rest of its frame is skipped)."""
+    good = sample_io() if name.startswith("io") else sample_lpar()
+    at = _record_offset(good, record, i)
+    d = read((CORPUS / name).read_bytes())
+    assert [p.offset for p in d.problems if "runs past" in p.message] == [at]
+    frame_end = (at // 4096 + 1) * 4096
+    for rec in ("MRSYTPRP", record):
+        assert d.column(rec, "offset") == [o for o in read(good).column(rec, "offset") if o < at or o >= frame_end]

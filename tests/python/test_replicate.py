@@ -160,3 +160,14 @@ def test_a_scaling_row_reads_the_expectation_curve():
     out = rep.replicate([row])
     assert [o["verdict"] for o in out] == [rep.PASS] * len(out)
     assert out[0]["simulated"]["compare"] == pytest.approx(0.890)
+
+
+def test_markdown_table_counts_metrics_per_row():
+    from zvmlab.commands.replicate import markdown
+
+    res = [{"id": "A1", "what": "w|x", "metric": "m1", "verdict": rep.PASS, "reason": ""},
+           {"id": "A1", "what": "w|x", "metric": "m2", "verdict": rep.MISS, "reason": ""},
+           {"id": "X1", "what": "gc", "metric": None, "verdict": "out of scope", "reason": "a JVM feature"}]
+    lines = markdown(res).splitlines()
+    assert lines[2] == "| A1 | w/x | 1/2 pass |"
+    assert lines[3] == "| X1 | gc | out of scope (a JVM feature) |"

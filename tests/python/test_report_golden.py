@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from io_scenarios import io_config, lpar_config
 from zvmlab import engine
 from zvmlab.perfkit import REPORTS, load, render
 
@@ -36,7 +37,17 @@ def _inputs() -> dict[str, dict]:
               _guest("CMS1", {"kind": "transactional", "think_ns": 40 * MS, "cpu_ns": 4 * MS, "dist": "exp"})]
     base = {"processors": 3, "smt": "off", "duration_ns": 300 * 10**9, "interval_ns": 60 * 10**9, "params": {},
             "switches": {}, "guests": guests, "actions": []}
-    return {"a.mon": {**base, "level": "zvm-6.4", "seed": 1}, "b.mon": {**base, "level": "zvm-5.3", "seed": 2}}
+    return {"a.mon": {**base, "level": "zvm-6.4", "seed": 1}, "b.mon": {**base, "level": "zvm-5.3", "seed": 2},
+            # paging and minidisk volumes, for the device and paging reports
+            "c.mon": io_config(seed=3), "d.mon": io_config(seed=4, level="zvm-5.3", vol_type="edev"),
+            # LPARs under PR/SM (vertical with parking; horizontal) and SMT-2, for the LPAR reports
+            "e.mon": lpar_config(seed=1), "f.mon": lpar_config(seed=2, level="zvm-6.3", polarization="horizontal"),
+            "g.mon": lpar_config(seed=3, smt="smt2")}
+
+
+# The input (and --vs input) of each report that does not read a.mon (b.mon).
+INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113")},
+          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e")}
 
 
 @pytest.fixture(scope="module")
@@ -47,7 +58,7 @@ def sources():
     cwd = os.getcwd()
     os.chdir(GOLDEN)  # relative paths: the JSON names its source the same on every machine
     try:
-        yield load("a.mon"), load("b.mon")
+        yield {n: load(f"{n}.mon") for n in "abcdefg"}
     finally:
         os.chdir(cwd)
 
@@ -62,7 +73,7 @@ def check(name: str, got: str) -> None:
 
 @pytest.mark.parametrize("fcx", list(REPORTS))
 def test_report_layouts(sources, fcx):
-    a, _ = sources
+    a = sources[INPUTS.get(fcx, "ab")[0]]
     r = REPORTS[fcx].build(a.m)
     stem = f"{fcx}-{REPORTS[fcx].name}"
     check(f"{stem}.txt", render.text([r]))
@@ -72,11 +83,18 @@ def test_report_layouts(sources, fcx):
 
 @pytest.mark.parametrize("fcx", list(REPORTS))
 def test_vs_layouts(sources, fcx):
-    a, b = sources
+    a, b = (sources[n] for n in INPUTS.get(fcx, "ab"))
     r = render.compare(REPORTS[fcx].build(a.m), REPORTS[fcx].build(b.m), "a", "b")
     check(f"{fcx}-{REPORTS[fcx].name}-vs.txt", render.text([r]))
 
 
 def test_golden_inputs_are_read_cleanly(sources):
-    for s in sources:
-        assert s.data.problems == [] and len(s.m.intervals) == 5 and len(s.m.cpus) == 3
+    for n, s in sources.items():
+        assert s.data.problems == [] and len(s.m.intervals) == 5
+        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8}.get(n, 4)
+    for n in "cd":
+        m = sources[n].m
+        assert len(m.devs) == 4 and m.has_storage and sum(m.dev_info[d]["paging"] for d in m.devs) == 2
+    for n in "ef":
+        assert len(sources[n].m.lpars) == 3 and sources[n].m.phys
+    assert sources["g"].m.prp[0]["core2"][0] > 0

@@ -55,5 +55,5 @@ def test_bad_library_is_located(tmp_path, text, field):
     f = tmp_path / "workloads.toml"
     f.write_text(text)
     with pytest.raises(InputError) as e:
-        workloads.load(f)
+        workloads.load(f, tmp_path)
     assert e.value.field == field and e.value.file == str(f)

@@ -83,6 +83,7 @@ pub fn reference_config(
         actions: vec![],
         storage: None,
         cpc: None,
+        mdc: None,
     }
 }
 

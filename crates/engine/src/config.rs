@@ -39,6 +39,16 @@ pub struct Config {
     /// The CPC around the simulated LPAR (issue 4); None: the LPAR owns its processors.
     #[serde(default)]
     pub cpc: Option<CpcCfg>,
+    /// The minidisk cache (SET MDCACHE STORAGE; issue 6); None: no MDC.
+    #[serde(default)]
+    pub mdc: Option<MdcCfg>,
+}
+
+/// The minidisk cache's real storage (frames of 4 KB).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct MdcCfg {
+    pub frames: u64,
 }
 
 /// The CPC: shared and dedicated physical IFLs, the partner LPARs, and the simulated LPAR's
@@ -248,6 +258,14 @@ pub enum Workload {
         #[serde(default = "default_dist")]
         dist: Dist,
     },
+    /// memtst (seed 001, row C2): a Linux memory-allocation loop with infinite demand; each
+    /// burst of `cpu_ns` guest CPU ends in a storage-key operation (ISKE) on the guest's hot
+    /// page, which CP simulates under that page's PTE serialization (`pte_lock` switch).
+    Memtst {
+        cpu_ns: Time,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+    },
     /// Closed interactive loop: think, then a transaction of `cpu_ns` of CPU work.
     Transactional {
         think_ns: Time,
@@ -264,14 +282,41 @@ pub enum Workload {
         window: u32,
         #[serde(default = "default_dist")]
         dist: Dist,
+        /// Payload bytes each request carries (issue 6: what an SSL server enciphers).
+        #[serde(default)]
+        bytes: u64,
+        /// Each request opens a new connection (a TLS handshake at an SSL server).
+        #[serde(default)]
+        connect: bool,
     },
     /// A server of the virtual network (Apache, WAS/DB2): idle until a request arrives; per
-    /// request `cpu_ns` of CPU, then the reply.
+    /// request `cpu_ns` of CPU, then the reply. With `forward` the request goes on to the next
+    /// guest of that server group (a chain such as RSCS -> SSL -> TCPIP), whose last hop replies.
     Server {
         cpu_ns: Time,
         #[serde(default = "default_dist")]
         dist: Dist,
+        #[serde(default)]
+        forward: Option<String>,
     },
+    /// The TLS/SSL server virtual machine (issue 6, see `ssl`): a server whose CPU per request
+    /// is `cpu_ns` plus the TLS work the level's mechanisms give: a handshake per new
+    /// connection, the cipher per byte, the record path per TLS record. `cipher` overrides the
+    /// level's default cipher; `crypto = "apvirt"` is a CRYPTO APVIRT directory statement.
+    SslServer {
+        cpu_ns: Time,
+        #[serde(default = "default_dist")]
+        dist: Dist,
+        #[serde(default)]
+        forward: Option<String>,
+        #[serde(default)]
+        cipher: Option<String>,
+        #[serde(default)]
+        crypto: Option<String>,
+    },
+    /// SNAPDUMP (issue 6, row E4): CP dumps `size_mb` of storage to dump volume `volume`
+    /// once with the level's dump channel programs; the guest is the operator who issued it.
+    Dump { volume: String, size_mb: u64 },
     /// Minidisk (or dedicated SCSI) I/O: a transaction is `cpu_ns` of guest CPU spread over
     /// `ios` synchronous I/Os of `blocks` 4 KB blocks each, then `think_ns` (see `dasd`).
     DasdIo {
@@ -292,6 +337,12 @@ pub enum Workload {
         window: u32,
         #[serde(default = "default_dist")]
         dist: Dist,
+        /// SET MDC ON for this device (default off here); needs `extent_blocks`.
+        #[serde(default)]
+        mdc: bool,
+        /// 4 KB blocks of minidisk data the I/Os reference uniformly (MDC lookups).
+        #[serde(default)]
+        extent_blocks: u64,
     },
     /// CMS FORMAT of a minidisk of `size_mb`: writes of `blocks` 4 KB blocks each until the
     /// whole minidisk is written, once; the guest then stays idle.
@@ -302,6 +353,46 @@ pub enum Workload {
         size_mb: u64,
         blocks: u32,
     },
+}
+
+impl Config {
+    /// Server chains (`forward`) end: a request never comes back to a server it passed.
+    fn check_forward_chains(&self) -> Result<(), String> {
+        let next = |id: &str| -> Option<&String> {
+            self.guests
+                .iter()
+                .find(|g| g.userid == id)
+                .and_then(|g| match &g.workload {
+                    Workload::Server { forward, .. } | Workload::SslServer { forward, .. } => {
+                        forward.as_ref()
+                    }
+                    _ => None,
+                })
+        };
+        for g in &self.guests {
+            let mut at = g.userid.as_str();
+            for _ in 0..=self.guests.len() {
+                match next(at) {
+                    Some(n) => at = n,
+                    None => break,
+                }
+                if at == g.userid {
+                    return Err(format!(
+                        "guest {}: workload.forward makes a loop back to {}",
+                        g.userid, g.userid
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Workload {
+    /// A server of the virtual network (plain or SSL).
+    pub fn is_server(&self) -> bool {
+        matches!(self, Workload::Server { .. } | Workload::SslServer { .. })
+    }
 }
 
 fn default_method() -> String {
@@ -393,8 +484,10 @@ impl Config {
                     ));
                 }
                 Workload::Transactional { cpu_ns: 0, .. }
+                | Workload::Memtst { cpu_ns: 0, .. }
                 | Workload::Client { cpu_ns: 0, .. }
-                | Workload::Server { cpu_ns: 0, .. } => {
+                | Workload::Server { cpu_ns: 0, .. }
+                | Workload::SslServer { cpu_ns: 0, .. } => {
                     return Err(format!("guest {}: workload.cpu must be positive", g.userid));
                 }
                 Workload::Client { window: 0, .. } => {
@@ -412,6 +505,22 @@ impl Config {
                 Workload::Format { blocks: 0, .. } | Workload::Format { size_mb: 0, .. } => {
                     return Err(format!(
                         "guest {}: workload.size_mb and blocks must be at least 1",
+                        g.userid
+                    ));
+                }
+                Workload::DasdIo {
+                    mdc: true,
+                    dtype,
+                    extent_blocks,
+                    blocks,
+                    ..
+                } if dtype == "scsi"
+                    || dtype == "vdisk"
+                    || *extent_blocks < *blocks as u64
+                    || self.mdc.as_ref().is_none_or(|m| m.frames == 0) =>
+                {
+                    return Err(format!(
+                        "guest {}: workload.mdc needs an eligible device (eckd or edev through CP, not {dtype}), an extent of at least one I/O, and an [mdc] section with frames",
                         g.userid
                     ));
                 }
@@ -433,10 +542,44 @@ impl Config {
                         crate::dasd::TYPES
                     ));
                 }
+                Workload::Dump { size_mb: 0, .. } => {
+                    return Err(format!(
+                        "guest {}: workload.size_mb must be at least 1",
+                        g.userid
+                    ));
+                }
+                Workload::SslServer { cipher, crypto, .. }
+                    if cipher
+                        .as_deref()
+                        .is_some_and(|c| !crate::ssl::CIPHERS.contains(&c))
+                        || crypto.as_deref().is_some_and(|c| c != "apvirt") =>
+                {
+                    return Err(format!(
+                        "guest {}: workload.cipher must be one of {:?} and crypto \"apvirt\"",
+                        g.userid,
+                        crate::ssl::CIPHERS
+                    ));
+                }
+                Workload::Server {
+                    forward: Some(f), ..
+                }
+                | Workload::SslServer {
+                    forward: Some(f), ..
+                } if !self
+                    .guests
+                    .iter()
+                    .any(|s| &s.userid == f && s.workload.is_server()) =>
+                {
+                    return Err(format!(
+                        "guest {}: workload.forward = '{f}' names no guest with a server workload",
+                        g.userid
+                    ));
+                }
                 Workload::Client { servers, .. } => {
-                    let ok = self.guests.iter().any(|s| {
-                        &s.userid == servers && matches!(s.workload, Workload::Server { .. })
-                    });
+                    let ok = self
+                        .guests
+                        .iter()
+                        .any(|s| &s.userid == servers && s.workload.is_server());
                     if !ok {
                         return Err(format!(
                             "guest {}: workload.servers = '{servers}' names no guest with a server workload",
@@ -447,6 +590,7 @@ impl Config {
                 _ => {}
             }
         }
+        self.check_forward_chains()?;
         for a in &self.actions {
             match a {
                 Action::SetShare { userid, share, .. } => check_share(userid, share)?,

@@ -56,6 +56,11 @@ pub struct IoProgram {
     /// VDISK: the data-move part of `cost` (ns); for a VDISK `vol` numbers the VDISK.
     pub move_ns: Time,
     pub xfer: f64,
+    /// MDC: on for this device, units of data referenced, CP time of a hit and of an insert.
+    pub mdc: bool,
+    pub units: u64,
+    pub hit_cost: Time,
+    pub insert_cost: Time,
 }
 
 /// Per-user DASD figures (rows E1-E3).
@@ -79,6 +84,8 @@ pub struct DasdUser {
 #[derive(Clone, Debug, Serialize)]
 pub struct DasdSummary {
     pub users: BTreeMap<String, DasdUser>,
+    /// The minidisk cache (FCX178 MDCSTOR), when there is one.
+    pub mdc: Option<crate::mdc::MdcSummary>,
 }
 
 pub struct Dasd {
@@ -95,6 +102,9 @@ pub struct Dasd {
     pub ios: Vec<u64>,
     pub blocks: Vec<u64>,
     pub finished: Vec<Option<Time>>,
+    pub mdc: Option<crate::mdc::Mdc>,
+    /// MDC arbiter: period (ns), bias, step, time of its last pass.
+    pub mdc_arbiter: (Time, f64, f64, Time),
 }
 
 fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, same: bool) -> Time {
@@ -118,6 +128,39 @@ fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, s
     path_ns(p, path, 0.0)
 }
 
+/// SNAPDUMP of `size_mb` (issue 6, row E4): CP writes the dump with channel programs of the
+/// level's size (`dump_ccw`: few pages each before VM65989, a track after it); each costs CP's
+/// path (`dump.path_io`) and, at the device, a fixed time per program (`dump.io_overhead_ms`)
+/// plus the transfer of its pages (`dasd.eckd.connect_ms_per_page`). One program at a time.
+fn dump_program(p: &Params, sw: &Switches, vol: u32, size_mb: u64) -> IoProgram {
+    let blocks = match sw.dump_ccw {
+        crate::level::DumpCcw::Old => p.dump_pages_old,
+        crate::level::DumpCcw::Vm65989 => p.dump_pages_new,
+    }
+    .round()
+    .max(1.0) as u32;
+    let ios = (size_mb * 256).div_ceil(blocks as u64).min(u32::MAX as u64) as u32;
+    IoProgram {
+        vol,
+        move_ns: 0,
+        cpu: 0.0,
+        ios,
+        blocks,
+        think: 0.0,
+        write: true,
+        format: true,
+        vdisk: false,
+        window: 1,
+        dist: Dist::Fixed,
+        cost: path_ns(p, p.dump_path_io, 0.0),
+        xfer: (p.dump_io_overhead + blocks as f64 * p.eckd_connect) * 1e6,
+        mdc: false,
+        units: 1,
+        hit_cost: 0,
+        insert_cost: 0,
+    }
+}
+
 impl Dasd {
     /// The DASD model of a scenario, or None when no guest does DASD I/O.
     pub fn new(
@@ -125,16 +168,20 @@ impl Dasd {
         p: &Params,
         sw: &Switches,
         seed: u64,
+        mdc: Option<&crate::config::MdcCfg>,
     ) -> Result<Option<Dasd>, String> {
         let ms = 1e6;
         let mut vols: Vec<(String, DevType)> = Vec::new();
         let mut vdisks = 0u32;
         let mut prog = Vec::new();
+        let eckd = String::from("eckd");
         for g in guests {
             let (volume, dtype) = match &g.workload {
                 Workload::DasdIo { volume, dtype, .. } | Workload::Format { volume, dtype, .. } => {
                     (volume, dtype)
                 }
+                // A dump volume is ECKD (issue 6, row E4).
+                Workload::Dump { volume, .. } => (volume, &eckd),
                 _ => {
                     prog.extend((0..g.count).map(|_| None));
                     continue;
@@ -181,9 +228,12 @@ impl Dasd {
                     write,
                     dist,
                     window,
+                    mdc,
+                    extent_blocks,
                     ..
                 } => {
                     let ssch = method == "ssch";
+                    let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
                     let block_ns = path_ns(p, p.vdisk_path_block * blocks as f64, 0.0);
                     IoProgram {
                         vol,
@@ -208,6 +258,10 @@ impl Dasd {
                         } else {
                             blocks as f64 * if write { write_pp } else { read_pp }
                         },
+                        mdc: mdc && !vdisk && t != DevType::Scsi,
+                        units: (extent_blocks / blocks.max(1) as u64).max(1),
+                        hit_cost: path_ns(p, translate + p.mdc_path_hit * blocks as f64, 0.0),
+                        insert_cost: path_ns(p, p.mdc_path_insert * blocks as f64, 0.0),
                     }
                 }
                 Workload::Format { .. } if vdisk => {
@@ -241,8 +295,13 @@ impl Dasd {
                         dist: Dist::Fixed,
                         cost: io_cost(p, sw, t, true, blocks, same),
                         xfer: blocks as f64 * pp,
+                        mdc: false,
+                        units: 1,
+                        hit_cost: 0,
+                        insert_cost: 0,
                     }
                 }
+                Workload::Dump { size_mb, .. } => dump_program(p, sw, vol, size_mb),
                 _ => unreachable!(),
             };
             for _ in 0..g.count {
@@ -287,6 +346,13 @@ impl Dasd {
             ios: vec![0; n],
             blocks: vec![0; n],
             finished: vec![None; n],
+            mdc: mdc.map(|m| crate::mdc::Mdc::new(m.frames, Rng::stream(seed, 960_000))),
+            mdc_arbiter: (
+                ((p.mdc_arbiter_interval * 1e9) as Time).max(1),
+                p.mdc_bias.max(0.0),
+                p.mdc_arbiter_step.clamp(0.0, 1.0),
+                0,
+            ),
         }))
     }
 }
@@ -328,6 +394,33 @@ impl Sim {
         };
         if d.io_left[v as usize] > 0 {
             d.io_left[v as usize] -= 1;
+            let mut insert = 0;
+            if p.mdc && d.mdc.is_some() {
+                // The minidisk cache: a read hit is a move from the cache (CP time, no device
+                // I/O, no wait); a miss or a write goes to the device (a miss inserts).
+                let unit = self.vcpus[v as usize].rng.below(p.units);
+                let key = ((p.vol as u64) << 40) | unit;
+                let m = d.mdc.as_mut().unwrap();
+                if p.write {
+                    if m.write(key) {
+                        insert = p.insert_cost;
+                    }
+                } else if m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
+                    let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
+                    d.ios[u] += 1;
+                    d.blocks[u] += blocks as u64;
+                    let vc = &mut self.vcpus[v as usize];
+                    vc.cp_owed += cost;
+                    vc.remaining = draw(&mut vc.rng, cpu, dist);
+                    self.start_run_pub(l, v, 0, 0);
+                    return true;
+                } else {
+                    insert = p.insert_cost;
+                }
+            }
+            let d = self.dasd.as_mut().unwrap();
+            let p = d.prog[u].as_ref().unwrap();
+            self.vcpus[v as usize].cp_owed += insert;
             if p.vdisk {
                 // CP translates the channel program and moves the data itself: CP time on this
                 // processor, then the guest goes on. The request is serialized: before the fix
@@ -523,6 +616,35 @@ impl Sim {
                 },
             );
         }
-        Some(DasdSummary { users })
+        Some(DasdSummary {
+            users,
+            mdc: d.mdc.as_ref().map(|m| m.summary(secs)),
+        })
+    }
+}
+
+impl Sim {
+    /// The MDC arbiter's pass when its period is up (called from the scheduler's tick): sizes
+    /// the cache against paging (mdc.rs). Nothing to do without a cache or a paging model.
+    pub(crate) fn mdc_arbiter(&mut self) {
+        let now = self.now;
+        let (Some(d), Some(pg)) = (self.dasd.as_mut(), self.paging.as_mut()) else {
+            return;
+        };
+        let (period, bias, step, last) = d.mdc_arbiter;
+        let Some(m) = d.mdc.as_mut() else {
+            return;
+        };
+        if now < last + period {
+            return;
+        }
+        d.mdc_arbiter.3 = now;
+        m.arbitrate(
+            (now - last) as f64 / 1e9,
+            pg.st.faults,
+            &mut pg.st,
+            bias,
+            step,
+        );
     }
 }

@@ -211,6 +211,9 @@ impl Sim {
                 AfterBurst::Continue(work) => {
                     vc.remaining = work;
                     self.users[u].acct.tx_started += 1;
+                    if self.iske.is_some() {
+                        self.iske(l, v);
+                    }
                     // The next touch of a paging workload references a page first.
                     if self.paging.is_some() && self.page_touch(l, v) {
                         return;
@@ -218,7 +221,10 @@ impl Sim {
                     let vc = &mut self.vcpus[v as usize];
                     if vc.slice_left > 0 {
                         // Still within its minor time slice: keeps the processor, no new dispatch.
-                        self.start_run(l, v, 0, 0);
+                        // System time the burst's end left on the processor (spin on a lock the
+                        // next burst's CP path needed) runs first: the guest waits for it.
+                        let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed);
+                        self.start_run(l, v, sys, 0);
                         return;
                     }
                 }
@@ -231,6 +237,32 @@ impl Sim {
             }
         }
         self.slice_end(l, v);
+    }
+
+    /// A memtst guest's burst ended in a storage-key operation (ISKE), intercepted and simulated
+    /// by CP: the path is chargeable CP time of the guest; with the level's `pte_lock` (or for
+    /// a key update) the hot page's PTE is locked for part of it, and the spin and line
+    /// transfers are nonchargeable time on processor `l`.
+    fn iske(&mut self, l: u32, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        let Some(k) = self.iske.as_ref() else {
+            return;
+        };
+        if !k.users[u] {
+            return;
+        }
+        let (path, hold, always, frac) = (k.path, k.hold, k.always_lock, k.update_fraction);
+        let lock = always || self.vcpus[v as usize].rng.unit() < frac;
+        let rate = self.lpus[l as usize].rate;
+        let wall = self.locks.guest_pte(
+            l,
+            self.now,
+            u as u32,
+            lock,
+            crate::cpu::wall_for(hold, rate, 0),
+        );
+        self.vcpus[v as usize].cp_owed += path;
+        self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
     }
 
     /// Minor time slice used up: new dispatch priority (or the limit list, or the eligible

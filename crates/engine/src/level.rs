@@ -178,6 +178,19 @@ pub enum Polarizing {
     Vertical,
 }
 
+/// Elective use of below-2GB frames for pageable data (seed 003, rows D1 and D2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Below2g {
+    /// z/VM 5.2 to 6.1: user pages and MDC take below-2GB frames when available, so CP
+    /// searches frames in use for a below-2GB one when it needs one for itself.
+    Elective,
+    /// z/VM 6.2: pageable data stays above 2 GB (unless there is no storage above it); the
+    /// below-2GB available list is CP's.
+    #[default]
+    CpOnly,
+}
+
 /// The unparking models CP offers in vertical mode (cp-model §3.3, §11).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -199,6 +212,62 @@ pub enum PagingPayload {
     Classic,
     /// z/VM 6.4: `paging.block_pages_64` pages per page-out SSCH.
     Large,
+}
+
+/// The SSL server's default cipher suite (issue 6, rows E5/E6): TLS 1.0 RSA_AES_256 (SHA-1
+/// MAC) before the 6.3 TLS 1.2 service (PI40702, VM65717, VM65718), TLS 1.2 RSA_AES_128_SHA256
+/// with it and in 6.4.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SslCipher {
+    #[default]
+    RsaAes256,
+    RsaAes128Sha256,
+}
+
+/// The SSL server's level: V2.1 (z/VM 6.3) or V2.2 (z/VM 6.4, a new System SSL with a longer
+/// path per TLS record).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SslServer {
+    #[default]
+    V21,
+    V22,
+}
+
+/// CRYPTO APVIRT support in the SSL server (PI72106): the handshake's RSA private-key work
+/// goes to a shared crypto adapter when the directory gives the server one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SslApvirt {
+    #[default]
+    Off,
+    On,
+}
+
+/// Dump channel programs (row E4): few pages per channel program before VM65989, a track's
+/// worth after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum DumpCcw {
+    #[default]
+    Old,
+    Vm65989,
+}
+
+/// How CP serializes a guest PTE while it simulates a guest storage-key operation (ISKE)
+/// (seed 001, row C2; the fix is in the z13 exploitation SPE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PteLock {
+    /// Every simulated ISKE locks the guest PTE (the lock bit lives beside the PTE data, so
+    /// spinners also take the line from the holder).
+    IskeLocks,
+    /// The key is read without the PTE lock; only key operations that change the key or its
+    /// reference/change bits lock it [A: the seed says only "the technique used for locking a
+    /// guest PTE was changed to decrease opportunity for lock contention"].
+    #[default]
+    IskeReads,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -233,6 +302,17 @@ pub struct Switches {
     pub polarization: Polarizing,
     #[serde(default)]
     pub unparking: UnparkingModels,
+    #[serde(default)]
+    pub below2g: Below2g,
+    pub ssl_cipher: SslCipher,
+    #[serde(default)]
+    pub ssl_server: SslServer,
+    #[serde(default)]
+    pub ssl_apvirt: SslApvirt,
+    #[serde(default)]
+    pub dump_ccw: DumpCcw,
+    #[serde(default)]
+    pub pte_lock: PteLock,
     #[serde(default)]
     pub storage_admission: StorageAdmission,
     #[serde(default)]
@@ -281,6 +361,12 @@ pub fn levels() -> Vec<Level> {
         write_same: WriteSame::Off,
         polarization: Polarizing::HorizontalOnly,
         unparking: UnparkingModels::LargeOnly,
+        below2g: Below2g::Elective,
+        ssl_cipher: SslCipher::RsaAes256,
+        ssl_server: SslServer::V21,
+        ssl_apvirt: SslApvirt::Off,
+        dump_ccw: DumpCcw::Old,
+        pte_lock: PteLock::IskeLocks,
         storage_admission: StorageAdmission::Classic,
         paging_payload: PagingPayload::Classic,
     };
@@ -300,7 +386,11 @@ pub fn levels() -> Vec<Level> {
         write_same: WriteSame::On,
         ..zvm52.clone()
     };
-    let zvm62 = zvm53.clone();
+    let zvm61 = zvm53.clone();
+    let zvm62 = Switches {
+        below2g: Below2g::CpOnly,
+        ..zvm53.clone()
+    };
     let zvm63 = Switches {
         vdisk_lock: VdiskLock::PerVdiskMove,
         agelist: AgeList::On,
@@ -309,14 +399,31 @@ pub fn levels() -> Vec<Level> {
         lock_line: LockLine::Own,
         polarization: Polarizing::Vertical,
         storage_admission: StorageAdmission::Overcommit,
-        ..zvm53.clone()
+        // The z13 exploitation SPE's guest PTE serialization fix (seed 001).
+        pte_lock: PteLock::IskeReads,
+        ..zvm62.clone()
+    };
+    // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
+    let zvm63_tls12 = Switches {
+        ssl_cipher: SslCipher::RsaAes128Sha256,
+        ..zvm63.clone()
     };
     let zvm64 = Switches {
         sched: Sched::EntitlementExcess,
         dv: DvSelect::LookAside,
         frame_zones: FrameZones::Zoned,
         paging_payload: PagingPayload::Large,
+        ssl_cipher: SslCipher::RsaAes128Sha256,
+        ssl_server: SslServer::V22,
         ..zvm63.clone()
+    };
+    let zvm64_pi72106 = Switches {
+        ssl_apvirt: SslApvirt::On,
+        ..zvm64.clone()
+    };
+    let zvm64_vm65989 = Switches {
+        dump_ccw: DumpCcw::Vm65989,
+        ..zvm64.clone()
     };
     let zvm64_vm65988 = Switches {
         sched_lock: SchedLock::ExclOnlyWrites,
@@ -326,11 +433,14 @@ pub fn levels() -> Vec<Level> {
         xiv_io: XivIo::Concurrent,
         ..zvm64.clone()
     };
-    // The service stacks of seed 000's regression rows (F2): the 1Q17 SPE stack (VM65929
-    // concurrent XIV I/O, with the stack's other items as they are modelled) and 3Q17 (adds
-    // VM65988, the shared/exclusive lock manager).
+    // The service stacks of seed 000's regression rows (F2): the 1Q17 SPE stack as seed 000's
+    // contents list it (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106
+    // CRYPTO APVIRT in the SSL server; encrypted paging is a command, off unless a scenario
+    // sets it) and 3Q17 (adds VM65988, the shared/exclusive lock manager).
     let zvm64_1q17 = Switches {
         xiv_io: XivIo::Concurrent,
+        dump_ccw: DumpCcw::Vm65989,
+        ssl_apvirt: SslApvirt::On,
         ..zvm64.clone()
     };
     let zvm64_3q17 = Switches {
@@ -361,19 +471,20 @@ pub fn levels() -> Vec<Level> {
         Level {
             name: "zvm-6.1",
             title: "z/VM 6.1",
-            switches: zvm62.clone(),
+            switches: zvm61,
         },
         Level {
             name: "zvm-6.2",
-            title: "z/VM 6.2",
-            switches: zvm62,
+            title: "z/VM 6.2 (no elective use of below-2GB frames for pageable data)",
+            switches: zvm62.clone(),
         },
         Level {
             name: "zvm-6.3-compat",
-            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized",
+            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized, guest PTE locked per ISKE",
             switches: Switches {
                 lock_line: LockLine::Shared,
                 vdisk_lock: VdiskLock::WholeIo,
+                pte_lock: PteLock::IskeLocks,
                 ..zvm63.clone()
             },
         },
@@ -381,6 +492,11 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.3",
             title: "z/VM 6.3 with the z13 exploitation SPE (VM65586) and VM65696",
             switches: zvm63,
+        },
+        Level {
+            name: "zvm-6.3-tls12",
+            title: "z/VM 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): SSL server default cipher TLS 1.2 RSA_AES_128_SHA256",
+            switches: zvm63_tls12,
         },
         Level {
             name: "zvm-6.4",
@@ -398,8 +514,18 @@ pub fn levels() -> Vec<Level> {
             switches: zvm64_vm65929,
         },
         Level {
+            name: "zvm-6.4-pi72106",
+            title: "z/VM 6.4 with PI72106 (CRYPTO APVIRT support in the TLS/SSL server)",
+            switches: zvm64_pi72106,
+        },
+        Level {
+            name: "zvm-6.4-vm65989",
+            title: "z/VM 6.4 with VM65989 (dump channel programs write a track per I/O)",
+            switches: zvm64_vm65989,
+        },
+        Level {
             name: "zvm-6.4-1q17",
-            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O and the stack's other modelled items)",
+            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106 CRYPTO APVIRT)",
             switches: zvm64_1q17,
         },
         Level {

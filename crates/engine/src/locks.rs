@@ -57,11 +57,13 @@ pub enum LockId {
     /// VDISK I/O serialization (zvmlab's name): one system-wide instance before the fix; with
     /// it, only the data move, and per VDISK.
     Vdisk = 6,
+    /// The < 2 GB available frame list (held while CP searches for a below-2GB frame).
+    Rsaavllk = 7,
 }
 
-pub const N_LOCKS: usize = 7;
+pub const N_LOCKS: usize = 8;
 pub const NAMES: [&str; N_LOCKS] = [
-    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK", "VDISK",
+    "SRMSLOCK", "SRMATDLK", "HCPPGDAL", "RSA2GLCK", "GUESTPTE", "NDMBK", "VDISK", "RSAAVLLK",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -167,6 +169,8 @@ pub struct Locks {
     requeue: Vec<bool>,
     /// Processors whose last look at the dispatch list found nothing.
     looked_idle: Vec<bool>,
+    /// Each user's hot-page PTE lock.
+    pte: Vec<Inst>,
 }
 
 impl Locks {
@@ -192,6 +196,7 @@ impl Locks {
             pending_hold: 0,
             requeue: vec![false; processors as usize],
             looked_idle: vec![false; processors as usize],
+            pte: Vec::new(),
         }
     }
 
@@ -214,7 +219,7 @@ impl Locks {
     /// Requests must come in nondecreasing `t`.
     pub fn acquire(&mut self, id: LockId, mode: Mode, t: Time, cpu: u32, hold: Time) -> Grant {
         let k = self.instance(id, cpu);
-        self.acquire_inst(k, id, mode, t, cpu, hold)
+        self.acquire_inst(k, id, mode, t, cpu, hold, false)
     }
 
     /// VDISK serialization for an I/O on processor `cpu` at `t`: the system-wide instance for
@@ -231,10 +236,34 @@ impl Locks {
                 k
             }
         };
-        self.acquire_inst(k, LockId::Vdisk, Mode::Excl, t, cpu, hold)
+        self.acquire_inst(k, LockId::Vdisk, Mode::Excl, t, cpu, hold, false)
             .extra()
     }
 
+    /// A simulated guest ISKE on processor `cpu` at `t` against user `user`'s hot page: with
+    /// `lock` the page's PTE is locked exclusive for `hold` ns (its lock bit sits beside the PTE
+    /// data, so each spinner also takes the line from the holder); without, the key is read
+    /// with no lock. Returns the wall time added (spin and line transfers).
+    pub fn guest_pte(&mut self, cpu: u32, t: Time, user: u32, lock: bool, hold: Time) -> Time {
+        if !lock {
+            return 0;
+        }
+        if self.pte.len() <= user as usize {
+            self.pte.resize(user as usize + 1, Inst::default());
+        }
+        // The user's PTE lock state rides on the end of the instance list for the call (the
+        // VDISK instances own the indices after the zones).
+        let inst = std::mem::take(&mut self.pte[user as usize]);
+        self.inst.push(inst);
+        let k = self.inst.len() - 1;
+        let g = self.acquire_inst(k, LockId::GuestPte, Mode::Excl, t, cpu, hold, true);
+        self.pte[user as usize] = self.inst.pop().unwrap_or_default();
+        g.extra()
+    }
+
+    /// `beside_data`: the lock word shares its line with the data it protects whatever the
+    /// level (a PTE lock bit), so spinners stretch an exclusive hold.
+    #[allow(clippy::too_many_arguments)]
     fn acquire_inst(
         &mut self,
         k: usize,
@@ -243,6 +272,7 @@ impl Locks {
         t: Time,
         cpu: u32,
         hold: Time,
+        beside_data: bool,
     ) -> Grant {
         let mode = if id == LockId::Srmslock && self.sched_lock == SchedLock::Exclusive {
             Mode::Excl
@@ -250,7 +280,7 @@ impl Locks {
             mode
         };
         let line_ns = self.line_ns;
-        let own_line = self.own_line;
+        let own_line = self.own_line && !beside_data;
         let single_line = self.sched_lock == SchedLock::SingleLine;
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
@@ -396,6 +426,14 @@ impl Locks {
         let h = wall_for(self.hold_frame * frames, rate, 0);
         self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
             .extra()
+    }
+
+    /// A search for a below-2GB frame of `hold` ns (path time at nominal speed) by processor
+    /// `cpu` at `t`, under RSAAVLLK exclusive. Returns wall time (the search, spin, lines).
+    pub fn below2g_search(&mut self, cpu: u32, t: Time, hold: Time, rate: u64) -> Time {
+        let h = wall_for(hold, rate, 0);
+        let g = self.acquire(LockId::Rsaavllk, Mode::Excl, t, cpu, h);
+        h + g.extra()
     }
 
     /// Per-lock summary over `dur_ns` (FCX265-like figures).

@@ -438,7 +438,14 @@ impl Sim {
             if self.lpus[l as usize].parked == park {
                 continue;
             }
-            self.lpus[l as usize].parked = park;
+            let now = self.now;
+            let lp = &mut self.lpus[l as usize];
+            lp.parked = park;
+            if park {
+                lp.parked_since = now;
+            } else {
+                lp.parked_ns += now - lp.parked_since;
+            }
             if park {
                 // A waiting processor leaves the idle set; a running one stops after its run.
                 if let Some(i) = self.idle.iter().position(|&x| x == l) {
@@ -455,6 +462,21 @@ impl Sim {
                 self.dispatch_next(l);
             }
         }
+    }
+
+    /// Cumulative PR/SM counters for the monitor (D0R17): this LPAR's dispatches, the CPC's
+    /// (partners estimated), PR/SM time per dispatch (ns), and the unparked-core integrals
+    /// (core-ns, all and vertical-lows) up to now.
+    pub(crate) fn prsm_monitor_counters(&self) -> Option<(u64, f64, Time, f64, f64)> {
+        let st = self.lpar.as_deref()?;
+        let tail = (self.now - st.last_change) as f64;
+        Some((
+            st.dispatches,
+            st.dispatches as f64 + st.partner_dispatches(self.now),
+            st.c_lpdisp,
+            st.unparked_int + st.unparked as f64 * tail,
+            st.unparked_vl_int + st.vl_unparked() as f64 * tail,
+        ))
     }
 
     pub(crate) fn lpar_summary(&self) -> Option<LparSummary> {

@@ -34,6 +34,9 @@ pub struct IntervalRec {
     /// SMT modes: core time with one and with two busy threads in this interval, and the
     /// logical CPUs online at its end.
     pub cores: Option<(u64, u64, u32)>,
+    /// Cumulative device and storage counters at the sample (the monitor records' inputs).
+    #[serde(skip)]
+    pub snap: crate::monwrite::Snapshot,
 }
 
 pub struct Monitor {
@@ -119,6 +122,7 @@ impl Sim {
             devices,
             locks,
             cores,
+            snap: self.monitor_snapshot(),
         });
         self.mon.last = self.now;
         if self.now < self.end {
@@ -270,6 +274,7 @@ impl Sim {
             lpar: self.lpar_summary(),
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
+            servers: self.servers_summary(),
             scheduler: self.sched.stats.clone(),
         }
     }
@@ -472,6 +477,10 @@ pub struct Summary {
     /// Guest DASD I/O per user (rows E1-E3); absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dasd: Option<crate::dasd::DasdSummary>,
+    /// Server chains' CPU per transaction, SSL servers, the crypto adapter (issue 6); absent
+    /// without client and server workloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub servers: Option<crate::ssl::ServersSummary>,
     /// Scheduler list traffic: dispatch-, eligible- and limit-list adds, steals between
     /// dispatch vectors, admissions held by STORBUF / LDUBUF, MAXWSS drops.
     pub scheduler: crate::scheduler::SchedStats,

@@ -36,10 +36,19 @@
 //!   report through DIAGNOSE X'DC': cumulative transactions completed (gives ETR).
 //! - D0R23 MRSYTLCK (per formal spin lock, every interval): cumulative acquires, collisions and
 //!   spin time, exclusive and shared (zvmlab placement: IBM's offsets are not transcribed).
+//! - D6R3 MRIODDEV (per paging and minidisk volume, every interval): cumulative SSCHs, blocks,
+//!   reads, writes and pend/disconnect/connect/queue/service time (zvmlab placement).
+//! - D3R4 MRSTOASP (per paging volume): volser, device number, slots (zpmd 5.3 offsets).
+//! - D3R1 MRSTORSG: frames, resident pages, pages read/written, faults, slots used (zvmlab).
+//! - D4R3 MRUSEACT also carries the user's page reads, steals and resident pages (zvmlab).
+//! - D0R2 MRSYTPRP also carries core, polarization, suspended and parked time and the core's
+//!   one- and two-thread time (zvmlab, bytes 108..144); D0R16 MRSYTCUP (per LPAR of the CPC)
+//!   and D0R17 MRSYTCUM (PR/SM dispatches and management time, unparked time) with a [cpc].
 //! - D1R11 MRMTREND and D1R13 MRMTREOF (control).
 //!
-//! Later issues add records by adding a layout to [`LAYOUTS`] and a producer in [`interval_records`]
-//! (scheduler D2R4/R5, storage D3R1/D3R4, I/O D6R3, locks D0R23).
+//! Later issues add records by adding a layout to [`LAYOUTS`] and a producer in
+//! [`interval_records`] (scheduler D2R4/R5, HyperPAV D6R28/D1R20, park/unpark D5R16); inputs the
+//! interval deltas do not hold go into [`Snapshot`], taken at every sample.
 
 use crate::sim::Sim;
 use serde::Serialize;
@@ -139,7 +148,7 @@ pub const SYTPRP: Layout = Layout {
     record: 2,
     name: "MRSYTPRP",
     title: "Processor Data (per processor)",
-    len: 108,
+    len: 144,
     fields: &[
         f("SYTPRP_PFXCPUAD", 20, 2, Uint, "ibm:mon640"),
         f("SYTPRP_PLSCUHAF", 22, 2, Uint, "ibm:mon640"),
@@ -148,6 +157,17 @@ pub const SYTPRP: Layout = Layout {
         f("SYTPRP_PFXTMSYS", 40, 8, Tod, "zpmd:5.3"),
         f("SYTPRP_PFXTOTWT", 68, 8, Tod, "zpmd:5.3"),
         f("SYTPRP_PFXCPUTY", 104, 1, Uint, "zpmd:5.3"),
+        // PR/SM, parking and SMT (FCX304 PRCLOG), placed by zvmlab after the 5.3 record: the
+        // core of the thread, its polarization (POLAR_*), flags (X'80' parked at the sample),
+        // cumulative suspended and parked time, and its core's time with one and with two
+        // busy threads (all ones without SMT tracking).
+        f("SYTPRP_CORE", 108, 2, Uint, "zvmlab"),
+        f("SYTPRP_POLAR", 110, 1, Uint, "zvmlab"),
+        f("SYTPRP_FLAGS", 111, 1, Uint, "zvmlab"),
+        f("SYTPRP_SUSPTM", 112, 8, Tod, "zvmlab"),
+        f("SYTPRP_PARKTM", 120, 8, Tod, "zvmlab"),
+        f("SYTPRP_CORE1TM", 128, 8, Tod, "zvmlab"),
+        f("SYTPRP_CORE2TM", 136, 8, Tod, "zvmlab"),
     ],
 };
 
@@ -156,13 +176,18 @@ pub const USEACT: Layout = Layout {
     record: 3,
     name: "MRUSEACT",
     title: "User Activity Data",
-    len: 64,
+    len: 88,
     fields: &[
         f("USEACT_VMDUSER", 20, 8, Char, "ibm:mon520"),
         f("USEACT_VMDCPUAD", 28, 2, Uint, "ibm:mon520"),
         f("USEACT_VMDTTIME", 40, 8, Tod, "zvmlab"),
         f("USEACT_VMDVTIME", 48, 8, Tod, "zvmlab"),
         f("USEACT_VCPUCNT", 56, 2, Uint, "zvmlab"),
+        // Paging (cumulative page reads from DASD, pages stolen to DASD) and resident pages
+        // at the sample (FCX113 UPAGE).
+        f("USEACT_PGREADS", 64, 8, Uint, "zvmlab"),
+        f("USEACT_PGSTEALS", 72, 8, Uint, "zvmlab"),
+        f("USEACT_RESPAGES", 80, 8, Uint, "zvmlab"),
     ],
 };
 
@@ -200,6 +225,134 @@ pub const SYTLCK: Layout = Layout {
     ],
 };
 
+pub const IODDEV: Layout = Layout {
+    domain: 6,
+    record: 3,
+    name: "MRIODDEV",
+    title: "Device Activity",
+    len: 112,
+    fields: &[
+        // IBM's MRIODDEV offsets are not transcribed (monitor-data.md 1.5): every field is
+        // placed by zvmlab; the names follow IBM's (SCM* = subchannel measurement), the widths
+        // are 8 bytes (IBM's SCM counters are 2 and 4 bytes in 128-microsecond units).
+        f("IODDEV_RDEVDEV", 20, 2, Uint, "zvmlab"),
+        f("IODDEV_RDEVSER", 22, 6, Char, "zvmlab"),
+        f("IODDEV_RDEVTYPE", 28, 1, Uint, "zvmlab"),
+        f("IODDEV_CALFLAG1", 29, 1, Uint, "zvmlab"),
+        f("IODDEV_EXPOSURES", 30, 2, Uint, "zvmlab"),
+        f("IODDEV_SCMSSCH", 32, 8, Uint, "zvmlab"),
+        f("IODDEV_BLOCKS", 40, 8, Uint, "zvmlab"),
+        f("IODDEV_RDEVRDCT", 48, 8, Uint, "zvmlab"),
+        f("IODDEV_RDEVWRCT", 56, 8, Uint, "zvmlab"),
+        f("IODDEV_SCMFPTIM", 64, 8, Tod, "zvmlab"),
+        f("IODDEV_SCMDDTIM", 72, 8, Tod, "zvmlab"),
+        f("IODDEV_SCMCNTIM", 80, 8, Tod, "zvmlab"),
+        f("IODDEV_QUEUETIM", 88, 8, Tod, "zvmlab"),
+        f("IODDEV_BUSYTIM", 96, 8, Tod, "zvmlab"),
+        f("IODDEV_MAXQUEUE", 104, 8, Uint, "zvmlab"),
+    ],
+};
+
+/// IODDEV_RDEVTYPE codes (zvmlab).
+pub const DEVTYPE_ECKD: u64 = 1;
+pub const DEVTYPE_EDEV: u64 = 2;
+pub const DEVTYPE_SCSI: u64 = 3;
+/// IODDEV_CALFLAG1 bits (zvmlab): a CP-owned paging volume, a minidisk volume.
+pub const DEVFLAG_PAGING: u64 = 0x80;
+pub const DEVFLAG_MINIDISK: u64 = 0x40;
+/// Device numbers zvmlab gives: paging volume k is 0x1000 + k, minidisk volume i 0x2000 + i.
+pub const DEVNO_PAGING: u64 = 0x1000;
+pub const DEVNO_MINIDISK: u64 = 0x2000;
+
+pub const STOASP: Layout = Layout {
+    domain: 3,
+    record: 4,
+    name: "MRSTOASP",
+    title: "Auxiliary Storage Management (per exposure)",
+    len: 172,
+    fields: &[
+        f("STOASP_CALVSER", 20, 6, Char, "zpmd:5.3"),
+        f("STOASP_RDEVDEV", 26, 2, Uint, "zpmd:5.3"),
+        f("STOASP_CALPAGE", 36, 4, Uint, "zpmd:5.3"),
+        f("STOASP_CALFLAG1", 70, 1, Uint, "zpmd:5.3"),
+    ],
+};
+
+pub const STORSG: Layout = Layout {
+    domain: 3,
+    record: 1,
+    name: "MRSTORSG",
+    title: "Real Storage Management (global)",
+    len: 104,
+    fields: &[
+        // zvmlab placement after IBM's first fields (CALSSUBT, RSASAVFR, RSAMAXPP: mon630).
+        f("STORSG_FRAMES", 40, 8, Uint, "zvmlab"),
+        f("STORSG_RESIDENT", 48, 8, Uint, "zvmlab"),
+        f("STORSG_PGREADS", 56, 8, Uint, "zvmlab"),
+        f("STORSG_PGWRITES", 64, 8, Uint, "zvmlab"),
+        f("STORSG_FAULTS", 72, 8, Uint, "zvmlab"),
+        f("STORSG_FIRSTTCH", 80, 8, Uint, "zvmlab"),
+        f("STORSG_SLOTS", 88, 8, Uint, "zvmlab"),
+        f("STORSG_SLOTSUSED", 96, 8, Uint, "zvmlab"),
+    ],
+};
+
+pub const SYTCUP: Layout = Layout {
+    domain: 0,
+    record: 16,
+    name: "MRSYTCUP",
+    title: "CPU Utilization in a Logical Partition",
+    len: 48,
+    fields: &[
+        // One record per LPAR of the CPC per interval; IBM's offsets are not transcribed, all
+        // fields are zvmlab's (configuration: the partners' demand is not measured).
+        f("SYTCUP_LPNAME", 20, 8, Char, "zvmlab"),
+        f("SYTCUP_LPNUM", 28, 2, Uint, "zvmlab"),
+        f("SYTCUP_LCPUS", 30, 2, Uint, "zvmlab"),
+        f("SYTCUP_WEIGHT", 32, 4, Uint, "zvmlab"),
+        f("SYTCUP_ENTMIL", 36, 4, Uint, "zvmlab"),
+        f("SYTCUP_FLAGS", 40, 1, Uint, "zvmlab"),
+        f("SYTCUP_VH", 41, 1, Uint, "zvmlab"),
+        f("SYTCUP_VM", 42, 1, Uint, "zvmlab"),
+        f("SYTCUP_VL", 43, 1, Uint, "zvmlab"),
+        f("SYTCUP_HZ", 44, 1, Uint, "zvmlab"),
+        f("SYTCUP_DED", 45, 1, Uint, "zvmlab"),
+    ],
+};
+
+pub const SYTCUM: Layout = Layout {
+    domain: 0,
+    record: 17,
+    name: "MRSYTCUM",
+    title: "Physical CPU Utilization",
+    len: 72,
+    fields: &[
+        // One record per interval (zvmlab placement): shared and dedicated physical cores,
+        // cumulative PR/SM dispatches and management time (this LPAR's, the CPC's), and the
+        // unparked-core time integrals (core time, all unparked and vertical-low unparked).
+        f("SYTCUM_SHARED", 20, 2, Uint, "zvmlab"),
+        f("SYTCUM_DEDIC", 22, 2, Uint, "zvmlab"),
+        f("SYTCUM_LPDISP", 24, 8, Uint, "zvmlab"),
+        f("SYTCUM_CPCDISP", 32, 8, Uint, "zvmlab"),
+        f("SYTCUM_LPMGTTM", 40, 8, Tod, "zvmlab"),
+        f("SYTCUM_CPCMGTTM", 48, 8, Tod, "zvmlab"),
+        f("SYTCUM_UNPARKTM", 56, 8, Tod, "zvmlab"),
+        f("SYTCUM_UNPARKVL", 64, 8, Tod, "zvmlab"),
+    ],
+};
+
+/// SYTPRP_POLAR codes (zvmlab): no PR/SM model, vertical high/medium/low, horizontal, dedicated.
+pub const POLAR_NONE: u64 = 0;
+pub const POLAR_VH: u64 = 1;
+pub const POLAR_VM: u64 = 2;
+pub const POLAR_VL: u64 = 3;
+pub const POLAR_HZ: u64 = 4;
+pub const POLAR_DED: u64 = 5;
+/// SYTPRP_FLAGS bit: parked at the sample. SYTCUP_FLAGS bits: the LPAR z/VM runs in, dedicated.
+pub const PRPFLAG_PARKED: u64 = 0x80;
+pub const CUPFLAG_SELF: u64 = 0x80;
+pub const CUPFLAG_DEDICATED: u64 = 0x40;
+
 pub const MTREND: Layout = Layout {
     domain: 1,
     record: 11,
@@ -219,7 +372,9 @@ pub const MTREOF: Layout = Layout {
 };
 
 /// Every record zvmlab writes.
-pub const LAYOUTS: &[Layout] = &[MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, MTREND, MTREOF];
+pub const LAYOUTS: &[Layout] = &[
+    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, SYTCUP, SYTCUM, MTREND, MTREOF,
+];
 
 /// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
 pub const APPL_PRODID: &str = "ZVMLAB  WORKLOAD";
@@ -360,6 +515,125 @@ fn mwtbk(entries: &[[u8; 12]]) -> Vec<u8> {
     b
 }
 
+/// What the monitor records beyond the interval deltas of [`crate::monitor::IntervalRec`]:
+/// cumulative device and storage counters at the sample instant (as CP's records carry them).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// Paging volumes, then minidisk volumes: (name, type, exposures, slots, counters).
+    pub devices: Vec<DevSnap>,
+    pub storage: Option<StoSnap>,
+    /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
+    pub users: Vec<(u64, u64, u64)>,
+    /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
+    /// busy thread, with two: None without SMT tracking).
+    pub lpus: Vec<LpuSnap>,
+    /// PR/SM counters (Sim::prsm_monitor_counters); None without a [cpc].
+    pub prsm: Option<(u64, f64, u64, f64, f64)>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LpuSnap {
+    pub core: u32,
+    pub susp_ns: u64,
+    pub parked_ns: u64,
+    pub parked: bool,
+    pub core_t: Option<(u64, u64)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DevSnap {
+    pub name: String,
+    pub dtype: crate::io::DevType,
+    pub paging: bool,
+    pub servers: u32,
+    pub slots: u64,
+    pub stats: crate::io::DevStats,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoSnap {
+    pub frames: u64,
+    pub resident: u64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub faults: u64,
+    pub first_touches: u64,
+    pub slots: u64,
+    pub slots_used: u64,
+}
+
+impl Sim {
+    /// The cumulative device and storage counters now (taken at every monitor sample).
+    pub(crate) fn monitor_snapshot(&self) -> Snapshot {
+        let dev = |d: &crate::io::Device, paging: bool| DevSnap {
+            name: d.name.clone(),
+            dtype: d.dtype,
+            paging,
+            servers: d.servers,
+            slots: d.slots,
+            stats: d.stats.clone(),
+        };
+        let mut devices = Vec::new();
+        if let Some(pg) = &self.paging {
+            devices.extend(pg.devs.iter().map(|d| dev(d, true)));
+        }
+        if let Some(m) = &self.dasd {
+            devices.extend(m.devs.iter().map(|d| dev(d, false)));
+        }
+        let storage = self.paging.as_ref().map(|pg| {
+            let s = &pg.st;
+            StoSnap {
+                frames: s.frames,
+                resident: s.resident,
+                pages_read: s.pages_read,
+                pages_written: s.pages_written,
+                faults: s.faults,
+                first_touches: s.first_touches,
+                slots: s.slots,
+                slots_used: s.slots_used,
+            }
+        });
+        let users = self.paging.as_ref().map_or(Vec::new(), |pg| {
+            let s = &pg.st;
+            (0..s.res_user.len())
+                .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
+                .collect()
+        });
+        let lpus = self
+            .lpus
+            .iter()
+            .enumerate()
+            .map(|(l, x)| {
+                let core = self.cpu.core_of(l as u32);
+                LpuSnap {
+                    core,
+                    susp_ns: x.susp_ns,
+                    parked_ns: x.parked_ns
+                        + if x.parked {
+                            self.now - x.parked_since
+                        } else {
+                            0
+                        },
+                    parked: x.parked,
+                    core_t: if self.cpu.track {
+                        let c = &self.cpu.core_state[core as usize];
+                        Some((c.t1, c.t2))
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect();
+        Snapshot {
+            devices,
+            storage,
+            users,
+            lpus,
+            prsm: self.prsm_monitor_counters(),
+        }
+    }
+}
+
 /// Cumulative counters up to the end of interval `k` (the engine keeps interval deltas).
 struct Cum {
     lpu_user: Vec<u64>,
@@ -389,11 +663,99 @@ fn config_records(sim: &Sim) -> Vec<Vec<u8>> {
     )]
 }
 
+/// SYTPRP_POLAR of a logical core.
+fn polar(sim: &Sim, core: u32) -> u64 {
+    let Some(st) = sim.lpar.as_deref() else {
+        return POLAR_NONE;
+    };
+    match st.pol.lpars[0].cores.get(core as usize).map(|c| c.pol) {
+        Some(crate::prsm::Pol::Vh) => POLAR_VH,
+        Some(crate::prsm::Pol::Vm) => POLAR_VM,
+        Some(crate::prsm::Pol::Vl) => POLAR_VL,
+        Some(crate::prsm::Pol::Hz) => POLAR_HZ,
+        Some(crate::prsm::Pol::Ded) => POLAR_DED,
+        None => POLAR_NONE,
+    }
+}
+
 /// The sample records of one interval (cumulative counters in `c`, sampled at `end`).
-fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
+fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8>> {
     let tod = tod_at(end);
     let mut out = Vec::new();
+    if let Some(st) = &snap.storage {
+        out.push(build(
+            &STORSG,
+            tod,
+            &[
+                ("STORSG_FRAMES", Val::U(st.frames)),
+                ("STORSG_RESIDENT", Val::U(st.resident)),
+                ("STORSG_PGREADS", Val::U(st.pages_read)),
+                ("STORSG_PGWRITES", Val::U(st.pages_written)),
+                ("STORSG_FAULTS", Val::U(st.faults)),
+                ("STORSG_FIRSTTCH", Val::U(st.first_touches)),
+                ("STORSG_SLOTS", Val::U(st.slots)),
+                ("STORSG_SLOTSUSED", Val::U(st.slots_used)),
+            ],
+        ));
+    }
+    let (mut np, mut nm) = (0u64, 0u64);
+    for d in &snap.devices {
+        let devno = if d.paging {
+            np += 1;
+            DEVNO_PAGING + np - 1
+        } else {
+            nm += 1;
+            DEVNO_MINIDISK + nm - 1
+        };
+        let dtype = match d.dtype {
+            crate::io::DevType::Eckd => DEVTYPE_ECKD,
+            crate::io::DevType::Edev => DEVTYPE_EDEV,
+            crate::io::DevType::Scsi => DEVTYPE_SCSI,
+        };
+        if d.paging {
+            out.push(build(
+                &STOASP,
+                tod,
+                &[
+                    ("STOASP_CALVSER", Val::S(&d.name)),
+                    ("STOASP_RDEVDEV", Val::U(devno)),
+                    ("STOASP_CALPAGE", Val::U(d.slots.min(u32::MAX as u64))),
+                    ("STOASP_CALFLAG1", Val::U(0)),
+                ],
+            ));
+        }
+        let s = &d.stats;
+        out.push(build(
+            &IODDEV,
+            tod,
+            &[
+                ("IODDEV_RDEVDEV", Val::U(devno)),
+                ("IODDEV_RDEVSER", Val::S(&d.name)),
+                ("IODDEV_RDEVTYPE", Val::U(dtype)),
+                (
+                    "IODDEV_CALFLAG1",
+                    Val::U(if d.paging {
+                        DEVFLAG_PAGING
+                    } else {
+                        DEVFLAG_MINIDISK
+                    }),
+                ),
+                ("IODDEV_EXPOSURES", Val::U(d.servers.min(0xFFFF) as u64)),
+                ("IODDEV_SCMSSCH", Val::U(s.ios)),
+                ("IODDEV_BLOCKS", Val::U(s.pages)),
+                ("IODDEV_RDEVRDCT", Val::U(s.reads)),
+                ("IODDEV_RDEVWRCT", Val::U(s.writes)),
+                ("IODDEV_SCMFPTIM", Val::U(ns_to_tod_units(s.pend_ns))),
+                ("IODDEV_SCMDDTIM", Val::U(ns_to_tod_units(s.disconnect_ns))),
+                ("IODDEV_SCMCNTIM", Val::U(ns_to_tod_units(s.connect_ns))),
+                ("IODDEV_QUEUETIM", Val::U(ns_to_tod_units(s.queue_ns))),
+                ("IODDEV_BUSYTIM", Val::U(ns_to_tod_units(s.busy_ns))),
+                ("IODDEV_MAXQUEUE", Val::U(s.max_queue)),
+            ],
+        ));
+    }
     for i in 0..sim.lpus.len() {
+        let lp = snap.lpus.get(i).copied().unwrap_or_default();
         out.push(build(
             &SYTPRP,
             tod,
@@ -407,10 +769,80 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
                     Val::U(ns_to_tod_units(end.saturating_sub(c.lpu_busy[i]))),
                 ),
                 ("SYTPRP_PFXCPUTY", Val::U(0)),
+                ("SYTPRP_CORE", Val::U(lp.core as u64)),
+                ("SYTPRP_POLAR", Val::U(polar(sim, lp.core))),
+                (
+                    "SYTPRP_FLAGS",
+                    Val::U(if lp.parked { PRPFLAG_PARKED } else { 0 }),
+                ),
+                ("SYTPRP_SUSPTM", Val::U(ns_to_tod_units(lp.susp_ns))),
+                ("SYTPRP_PARKTM", Val::U(ns_to_tod_units(lp.parked_ns))),
+                (
+                    "SYTPRP_CORE1TM",
+                    Val::U(lp.core_t.map_or(NOT_MEASURED, |t| ns_to_tod_units(t.0))),
+                ),
+                (
+                    "SYTPRP_CORE2TM",
+                    Val::U(lp.core_t.map_or(NOT_MEASURED, |t| ns_to_tod_units(t.1))),
+                ),
+            ],
+        ));
+    }
+    if let (Some(st), Some((own, cpc, c_disp, un, unvl))) = (sim.lpar.as_deref(), snap.prsm) {
+        for (i, l) in st.pol.lpars.iter().enumerate() {
+            out.push(build(
+                &SYTCUP,
+                tod,
+                &[
+                    ("SYTCUP_LPNAME", Val::S(&l.name.to_uppercase())),
+                    ("SYTCUP_LPNUM", Val::U(i as u64 + 1)),
+                    ("SYTCUP_LCPUS", Val::U(l.logical as u64)),
+                    ("SYTCUP_WEIGHT", Val::U(l.weight as u64)),
+                    (
+                        "SYTCUP_ENTMIL",
+                        Val::U((l.entitlement * 1000.0).round().max(0.0) as u64),
+                    ),
+                    (
+                        "SYTCUP_FLAGS",
+                        Val::U(
+                            if i == 0 { CUPFLAG_SELF } else { 0 }
+                                | if l.dedicated { CUPFLAG_DEDICATED } else { 0 },
+                        ),
+                    ),
+                    ("SYTCUP_VH", Val::U(l.vh.min(255) as u64)),
+                    ("SYTCUP_VM", Val::U(l.vm.min(255) as u64)),
+                    ("SYTCUP_VL", Val::U(l.vl.min(255) as u64)),
+                    ("SYTCUP_HZ", Val::U(l.hz.min(255) as u64)),
+                    ("SYTCUP_DED", Val::U(l.ded.min(255) as u64)),
+                ],
+            ));
+        }
+        out.push(build(
+            &SYTCUM,
+            tod,
+            &[
+                ("SYTCUM_SHARED", Val::U(st.spec.shared as u64)),
+                ("SYTCUM_DEDIC", Val::U(st.spec.dedicated as u64)),
+                ("SYTCUM_LPDISP", Val::U(own)),
+                ("SYTCUM_CPCDISP", Val::U(cpc.round() as u64)),
+                ("SYTCUM_LPMGTTM", Val::U(ns_to_tod_units(own * c_disp))),
+                (
+                    "SYTCUM_CPCMGTTM",
+                    Val::U(ns_to_tod_units((cpc * c_disp as f64).round() as u64)),
+                ),
+                (
+                    "SYTCUM_UNPARKTM",
+                    Val::U(ns_to_tod_units(un.round() as u64)),
+                ),
+                (
+                    "SYTCUM_UNPARKVL",
+                    Val::U(ns_to_tod_units(unvl.round() as u64)),
+                ),
             ],
         ));
     }
     for (k, u) in sim.users.iter().enumerate() {
+        let pgu = snap.users.get(k).copied().unwrap_or((0, 0, 0));
         out.push(build(
             &USEACT,
             tod,
@@ -420,6 +852,9 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64) -> Vec<Vec<u8>> {
                 ("USEACT_VMDTTIME", Val::U(ns_to_tod_units(c.total[k]))),
                 ("USEACT_VMDVTIME", Val::U(ns_to_tod_units(c.virt[k]))),
                 ("USEACT_VCPUCNT", Val::U(u.vcpus.len() as u64)),
+                ("USEACT_PGREADS", Val::U(pgu.0)),
+                ("USEACT_PGSTEALS", Val::U(pgu.1)),
+                ("USEACT_RESPAGES", Val::U(pgu.2)),
             ],
         ));
     }
@@ -493,7 +928,7 @@ pub fn write(sim: &Sim) -> Vec<u8> {
             *a = a.plus(d);
         }
         let (frames, e) = pack(
-            &interval_records(sim, &c, iv.end),
+            &interval_records(sim, &c, iv.end, &iv.snap),
             DCSS_SAMPLE,
             tod_at(iv.end),
         );

@@ -50,6 +50,12 @@ pub struct Paging {
     /// Per virtual CPU: the page of its pending page-in.
     pub vpage: Vec<u32>,
     pub shared_waits: u64,
+    /// Below-2GB frames CP holds per paging I/O, and the search cost per frame examined (ns
+    /// at nominal speed); the I/Os holding them; the RNG of the searches.
+    pub below_per_io: u64,
+    pub search_ns: f64,
+    pub below_rng: Rng,
+    pub search_wall_ns: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -84,6 +90,14 @@ pub struct StorageSummary {
     pub reorder_total_ms: f64,
     /// Faults on a page whose page-in another virtual CPU had started (no second I/O).
     pub shared_page_waits: u64,
+    /// The 2 GB line (FCX113 UPAGE R<2GB): user pages resident below it, free frames below
+    /// it, CP's searches for a below-2GB frame, frames examined per search, and the wall time
+    /// of the searches (RSAAVLLK spin included), ms per second of run.
+    pub resident_below_2g: u64,
+    pub free_below_2g: u64,
+    pub below_2g_searches: u64,
+    pub below_2g_examined_per_search: f64,
+    pub below_2g_search_ms_per_s: f64,
 }
 
 impl Paging {
@@ -155,6 +169,11 @@ impl Paging {
             sw.agelist == crate::level::AgeList::On,
             slots,
         );
+        let frames_below = (crate::storage::FRAMES_BELOW_2G as f64 - p.cp_below2g_frames).max(0.0);
+        st.set_below_2g(
+            frames_below as u64,
+            sw.below2g == crate::level::Below2g::Elective,
+        );
         if sc.prefill {
             // Interleaved in chunks, so that every guest ends up with its share of the frames.
             const CHUNK: u64 = 256;
@@ -201,6 +220,12 @@ impl Paging {
             inflight: Default::default(),
             vpage: Vec::new(),
             shared_waits: 0,
+            below_per_io: p.below2g_per_io.round() as u64,
+            // Each frame examined: its path plus one cache miss sourced from beyond the drawer (the
+            // frame table of a large storage is far larger than the caches).
+            search_ns: (p.path_frame_search * p.cpi_cp + p.cycles_remote) / p.clock_ghz,
+            below_rng: Rng::stream(seed, 910_000),
+            search_wall_ns: 0,
         })
     }
 
@@ -302,6 +327,12 @@ impl Sim {
             }
             Found::OnDasd => {
                 self.users[u].sch.pageins += 1;
+                // CP's below-2GB frames for the page-in: a search (system time under RSAAVLLK)
+                // when none is on the below-2GB available list.
+                let rate = self.lpus[l as usize].rate;
+                let wall = self.take_below_for_io(l, rate);
+                self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+                let pg = self.paging.as_mut().unwrap();
                 let g = pg.st.gid(u as u32, page);
                 pg.inflight.insert(g, Vec::new());
                 if pg.vpage.len() <= v as usize {
@@ -317,6 +348,27 @@ impl Sim {
                 true
             }
         }
+    }
+
+    /// CP takes its below-2GB frames for one paging I/O started from processor `l` (NONE: no
+    /// processor, speed nominal). Returns the wall time of the searches it needed.
+    fn take_below_for_io(&mut self, l: u32, rate: u64) -> Time {
+        let now = self.now;
+        let pg = self.paging.as_mut().unwrap();
+        let mut examined = 0;
+        for _ in 0..pg.below_per_io {
+            examined += pg.st.cp_take_below(&mut pg.below_rng);
+        }
+        if examined == 0 {
+            return 0;
+        }
+        // The search's victims are written out like other stolen pages (flush_writes); MDC
+        // frames it took leave the cache.
+        let hold = (examined as f64 * pg.search_ns) as Time;
+        let wall = self.locks.below2g_search(l, now, hold, rate);
+        pg.search_wall_ns += wall;
+        self.mdc_surrender();
+        wall
     }
 
     fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
@@ -341,6 +393,17 @@ impl Sim {
         let mut sys = 0;
         while pg.st.pending_writes.len() >= pg.block || (all && !pg.st.pending_writes.is_empty()) {
             let n = pg.block.min(pg.st.pending_writes.len());
+            // CP's below-2GB frames for the write I/O (searched for when none is free).
+            let mut examined = 0;
+            for _ in 0..pg.below_per_io {
+                examined += pg.st.cp_take_below(&mut pg.below_rng);
+            }
+            if examined > 0 {
+                let hold = (examined as f64 * pg.search_ns) as Time;
+                let wall = self.locks.below2g_search(NONE, now, hold, crate::cpu::ONE);
+                pg.search_wall_ns += wall;
+                sys += wall;
+            }
             let d = pg.next_vol;
             pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
             pg.st.pending_writes.drain(..n);
@@ -359,6 +422,19 @@ impl Sim {
             }
         }
         self.sched.sys_pending += sys;
+        self.mdc_surrender();
+    }
+
+    /// MDC frames CP's below-2GB search took: the cache drops their units.
+    fn mdc_surrender(&mut self) {
+        let (Some(pg), Some(d)) = (self.paging.as_mut(), self.dasd.as_mut()) else {
+            return;
+        };
+        if pg.st.mdc_surrendered > 0 {
+            if let Some(m) = d.mdc.as_mut() {
+                m.surrender_below(&mut pg.st);
+            }
+        }
     }
 
     /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in.
@@ -390,6 +466,11 @@ impl Sim {
         let r = dev.complete(now);
         if let Some(t) = dev.next_completion() {
             self.q.schedule(self.first_dev + d, t);
+        }
+        if r.is_some() {
+            for _ in 0..pg.below_per_io {
+                pg.st.cp_release_below();
+            }
         }
         if let Some(r) = r {
             if r.read && r.waiter != NONE {
@@ -437,6 +518,11 @@ impl Sim {
             reorder_max_ms: pg.reorder_max_ns as f64 / 1e6,
             reorder_total_ms: pg.reorder_ns as f64 / 1e6,
             shared_page_waits: pg.shared_waits,
+            resident_below_2g: s.below.len() as u64,
+            free_below_2g: s.free_below,
+            below_2g_searches: s.below_searches,
+            below_2g_examined_per_search: s.below_examined as f64 / s.below_searches.max(1) as f64,
+            below_2g_search_ms_per_s: pg.search_wall_ns as f64 / 1e6 / dur,
         })
     }
 

@@ -122,11 +122,17 @@ params! {
     lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions",
         "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
     lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions",
-        "seed 001 (row C1, calibrated on the 16-core SRMSLOCK usec/collision): a test-idle user readied for a new transaction (class and list counts updated) under the scheduler lock held exclusive, cp-model §4.7; the wake path's other CP cost is not modelled";
+        "assumed: a test-idle user readied for a new transaction (class and list counts updated) under the scheduler lock held exclusive, cp-model §4.7; the wake path's other CP cost is not modelled. The value was calibrated on row C1's 16-core SRMSLOCK usec/collision while a page wait made a user test-idle; page waits no longer do, C1's stand-in (hungry guests that page) no longer takes this path, and no row calibrates it now";
     lock_hold_atod: "lock.hold_atod" = 1000.0, "instructions",
         "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]";
     lock_hold_slot: "lock.hold_slot" = 400.0, "instructions per page",
         "assumed: paging slot allocation per page written, under HCPPGDAL (CP-owned volume list), cp-model §5.1/§7.1 [A]";
+    path_iske: "path.iske" = 1500.0, "instructions",
+        "assumed: CP's simulation of one intercepted guest ISKE (SIE exit, decode, key from the PGSTE, SIE re-entry), chargeable to the guest (seed 001: guest ISKE is simulated)";
+    lock_hold_pte: "lock.hold_pte" = 400.0, "instructions",
+        "assumed: the part of the ISKE simulation run with the guest PTE locked (cp-model §5.1 [A])";
+    key_update_fraction: "memtst.key_update_fraction" = 0.1, "fraction of key operations",
+        "assumed: with the PTE serialization fix only key operations that change the key or its reference/change bits still lock the PTE; memtst allocates and frees storage, so about one in ten is taken to set a key (not derived from row C2's figures)";
     lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame",
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones",
@@ -241,7 +247,55 @@ params! {
         "assumed: VDISK request handling besides CCW translation (locate the address space pages, build the move, reflect the completion); cp-model section 9";
     vdisk_path_block: "vdisk.path_per_block" = 1500.0, "instructions per 4 KB block",
         "assumed: move of one 4 KB block between the VDISK address space and guest storage (MVCL-like copy, about 1 byte per cycle at CPI 3 would be 4096 cycles)";
+    cp_below2g_frames: "storage.cp_below2g_fixed" = 8192.0, "frames (4 KB)",
+        "assumed: frames below 2 GB that CP's nucleus, fixed control blocks and trace tables keep out of the dynamic paging area (32 MB); the rest of the first 2 GB of real storage is pageable";
+    below2g_per_io: "storage.below2g_per_paging_io" = 1.0, "frames per paging I/O",
+        "assumed: before 6.2 CP builds each paging I/O's control blocks and channel program in a below-2GB frame (31-bit addressable), held until the I/O completes (cp-model 6.1: CP's residual below-2GB needs)";
+    path_frame_search: "storage.path_frame_search" = 100.0, "instructions per frame examined",
+        "assumed: examining one frame of a frame-owned list during a search for a below-2GB frame, the same per-frame work as reorder (storage.path_reorder_page); each frame examined also takes one cache miss at cpi.cycles_remote (the frame table of a large storage does not fit the caches, and a search follows it out of address order)";
+    mdc_arbiter_interval: "mdc.arbiter_interval" = 1.0, "s",
+        "assumed: period of the MDC arbiter's pass that sizes the cache against paging (cp-model §8 [A])";
+    mdc_arbiter_step: "mdc.arbiter_step" = 0.05, "fraction of the maximum size",
+        "assumed: how far one arbiter pass moves the cache's target size (cp-model §8 [A])";
+    mdc_bias: "mdc.bias" = 1.0, "factor",
+        "public: SET MDCACHE STORAGE BIAS, default 1.0: weight of the cache's claim on storage against paging's";
+    mdc_path_hit: "mdc.path_hit" = 1500.0, "instructions per 4 KB block",
+        "assumed: an MDC read hit: look the block up in the cache's hash and move 4 KB to the guest's buffer (the same order as a VDISK block move, vdisk.path_per_block)";
+    mdc_path_insert: "mdc.path_insert" = 1000.0, "instructions per 4 KB block",
+        "assumed: an MDC insert or write-through refresh: obtain a frame for the block (stealing one when the cache is full) and copy 4 KB into it";
     // --- end of storage, paging and I/O ---
+    // --- issue 6: the TLS/SSL server, the crypto adapter, RSCS, dumps (ssl.rs, dasd.rs) ---
+    ssl_aes_cpb_round: "ssl.aes_cycles_per_byte_round" = 0.708, "cycles per byte per AES round",
+        "seed 000 (row E6 case 2A, calibrated: CPU/tx secured TLS 1.0 RSA_AES_256 / not secured 1.56): the SSL server's cipher work per byte and AES round (CPACF KMC through System SSL, with the buffer handling around it); AES-256 has 14 rounds, AES-128 10 (FIPS 197)";
+    ssl_sha1_cpb: "ssl.sha1_cycles_per_byte" = 3.0, "cycles per byte",
+        "assumed: HMAC-SHA-1 of the TLS 1.0 record MAC per byte through System SSL (CPACF KIMD SHA-1, about 1-2 GB/s on a zEC12/z13 core: a few cycles per byte)";
+    ssl_sha256_cpb: "ssl.sha256_cycles_per_byte" = 0.735, "cycles per byte",
+        "seed 000 (row E6 case 2B, calibrated: CPU/tx secured TLS 1.2 RSA_AES_128_SHA256 / not secured 1.39, with ssl.aes_cycles_per_byte_round from case 2A): HMAC-SHA-256 of the TLS 1.2 record MAC per byte. It comes out below the assumed SHA-1 figure: E6's drop from 2A to 2B is more than the AES rounds (10 against 14) explain; row E5's -1.1 % is then a prediction";
+    ssl_record_bytes: "ssl.record_bytes" = 16384.0, "bytes",
+        "public: the largest TLS plaintext record, 2^14 bytes (RFC 5246 section 6.2.1); a request is cut into records of at most this size";
+    ssl_path_record_v21: "ssl.path_record_v21" = 20000.0, "instructions per TLS record",
+        "assumed: SSL server V2.1 (z/VM 6.3) per record: IUCV receive and send between TCP/IP and the SSL server, record framing, the System SSL call";
+    ssl_path_record_v22: "ssl.path_record_v22" = 87165.0, "instructions per TLS record",
+        "seed 000 (row E5, calibrated: z/VM 6.4 SSL V2.2 +13.6 % CPU/tx against 6.3 V2.1 at the same cipher): SSL server V2.2 per record (the new System SSL level's longer record path; seed 000 says most of the increase was within the SSL server)";
+    ssl_path_handshake: "ssl.path_handshake" = 3000000.0, "instructions per new connection",
+        "assumed: a full TLS handshake without the RSA private-key operation (certificate, key derivation, the handshake messages, connection setup in the SSL server); seed 000's chart puts a new connection's SSL CPU at some ms to tens of ms (axis 0-40 ms, values not legible)";
+    ssl_path_rsa: "ssl.path_rsa_private" = 12000000.0, "instructions per RSA-2048 private-key operation",
+        "assumed: RSA-2048 private-key decrypt (CRT) in software, about 7 ms at CPI 3 and 5.2 GHz; without a crypto adapter the SSL server runs it on the CPU";
+    ssl_path_ap_request: "ssl.path_ap_request" = 150000.0, "instructions per AP request",
+        "assumed: the SSL server builds the AP request for the RSA operation, enqueues it and takes the reply (with CRYPTO APVIRT); small against the operation itself";
+    crypto_path_apvirt: "crypto.path_apvirt_cp" = 30000.0, "instructions per AP request",
+        "assumed: CP's simulation of a virtual (APVIRT, shared) AP queue per request: intercept of NQAP/DQAP, the real AP queue, the reply back to the guest (chargeable CP time)";
+    crypto_rsa_us: "crypto.rsa_service_us" = 400.0, "us per RSA-2048 private-key operation",
+        "assumed: a shared Crypto Express adapter's (CEX accelerator) service time for one RSA-2048 CRT operation: a few thousand operations per second per adapter domain";
+    dump_pages_old: "dump.pages_per_io_old" = 1.0, "4 KB pages per channel program",
+        "assumed: before VM65989 CP writes a dump one 4 KB page per channel program";
+    dump_pages_new: "dump.pages_per_io_vm65989" = 12.0, "4 KB pages per channel program",
+        "public: a 3390 track holds 12 4 KB records (IBM 3390 geometry); with VM65989 a dump channel program writes a full track";
+    dump_io_overhead: "dump.io_overhead_ms" = 0.0664, "ms per channel program",
+        "seed 000 (row E4, calibrated: dump rate +260 % with VM65989): time per dump channel program besides the data transfer (start, pend, the device's end-of-chain and rotational repositioning between programs)";
+    dump_path_io: "dump.path_io" = 8000.0, "instructions per channel program",
+        "assumed: CP's path to build and start one dump channel program and take its interrupt (like mdisk.path_eckd_io plus the channel program build)";
+    // --- end of issue 6 ---
     // --- the lab's expectation curves (not used by the simulator) ---
     caf_4way: "lab.caf_4way" = 0.890, "1",
         "seed 001 (row B11, kind C): z13 MP CAF coefficient for N = 4; the CAF curve assumes a geometric decline per doubling of N through this point (public STSI tables, e.g. s390 /proc/sysinfo 'Adjustment NN-way', decline roughly geometrically up to the top of the table)";

@@ -716,9 +716,9 @@ impl Sim {
     pub(crate) fn page_wait_done(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
         self.vcpus[v as usize].want_since = self.now;
-        // Readying the VMDBK out of page wait is a dispatch-list update under the scheduler
-        // lock held exclusive, as for a test-idle user's new transaction.
-        self.locks.ready_update();
+        // The user stayed on the dispatch list: readying its VMDBK puts it back on a dispatch
+        // vector and changes no scheduler list, so the scheduler lock is not taken exclusive
+        // here (a test-idle user's new transaction is: `vcpu_runnable`).
         if self.users[u].sch.list == UList::Dispatch {
             if !self.stay_ended(v) {
                 self.make_ready(v, true);
@@ -939,6 +939,9 @@ impl Sim {
             }
         }
         self.admit_from_elist();
+        if self.dasd.is_some() {
+            self.mdc_arbiter();
+        }
         let dt = self.now - self.sched.last_tick;
         self.sched.last_tick = self.now;
         self.refresh_entitlement(dt);

@@ -6,7 +6,7 @@
 //! - each virtual CPU (end of its think time: a new transaction arrives).
 //! Logic for each lives in its subsystem module (`dispatcher`, `scheduler`, `monitor`).
 
-use crate::config::{Action, Config, Share};
+use crate::config::{Action, Config, Share, Workload};
 use crate::level::{self, Level};
 use crate::params::Params;
 use crate::queue::{EventQueue, Time};
@@ -255,6 +255,9 @@ pub struct Lpu {
     pub susp_ns: u64,
     pub parked: bool,
     pub waiting: bool,
+    /// Parked time up to `parked_since` (the last park), for the monitor (D0R2).
+    pub parked_ns: u64,
+    pub parked_since: Time,
 }
 
 pub struct Sim {
@@ -292,6 +295,22 @@ pub struct Sim {
     /// its first volume (after the paging devices).
     pub(crate) dasd: Option<Box<crate::dasd::Dasd>>,
     pub(crate) first_mdev: u32,
+    /// SSL servers and the crypto adapter (issue 6; None: no SSL server), and the adapter's
+    /// entity number (after the minidisk volumes).
+    pub(crate) ssl: Option<Box<crate::ssl::Ssl>>,
+    pub(crate) first_crypto: u32,
+    /// memtst guests' simulated storage-key operations (None: no memtst workload).
+    pub(crate) iske: Option<Box<Iske>>,
+}
+
+/// CP's simulation of guest ISKE for memtst guests (row C2): which users issue them, the
+/// chargeable path, the part under the PTE lock, and whether an ISKE locks the PTE.
+pub(crate) struct Iske {
+    pub users: Vec<bool>,
+    pub path: Time,
+    pub hold: Time,
+    pub always_lock: bool,
+    pub update_fraction: f64,
 }
 
 impl Sim {
@@ -326,6 +345,12 @@ impl Sim {
                 let uid = users.len() as u32;
                 let servers = match &g.workload {
                     crate::config::Workload::Client { servers, .. } => server_users(&cfg, servers),
+                    crate::config::Workload::Server {
+                        forward: Some(f), ..
+                    }
+                    | crate::config::Workload::SslServer {
+                        forward: Some(f), ..
+                    } => server_users(&cfg, f),
                     _ => Vec::new(),
                 };
                 let program = Program::new(
@@ -409,11 +434,19 @@ impl Sim {
                 .map(Box::new);
         let first_dev = first_vcpu + vcpus.len() as u32;
         let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
-        let dasd =
-            crate::dasd::Dasd::new(&cfg.guests, &params, &level.switches, cfg.seed)?.map(Box::new);
+        let dasd = crate::dasd::Dasd::new(
+            &cfg.guests,
+            &params,
+            &level.switches,
+            cfg.seed,
+            cfg.mdc.as_ref(),
+        )?
+        .map(Box::new);
         let first_mdev = first_dev + n_dev as u32;
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
-        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev;
+        let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
+        let first_crypto = first_mdev + n_mdev as u32;
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
         }
@@ -451,6 +484,23 @@ impl Sim {
                 path_ns(&params, params.path_vnet_msg, 0.0),
             ))
         });
+        let memtst: Vec<bool> = cfg
+            .guests
+            .iter()
+            .flat_map(|g| {
+                std::iter::repeat(matches!(g.workload, Workload::Memtst { .. }))
+                    .take(g.count as usize)
+            })
+            .collect();
+        let iske = memtst.iter().any(|&m| m).then(|| {
+            Box::new(Iske {
+                users: memtst,
+                path: path_ns(&params, params.path_iske, 0.0),
+                hold: path_ns(&params, params.lock_hold_pte, 0.0),
+                always_lock: level.switches.pte_lock == crate::level::PteLock::IskeLocks,
+                update_fraction: params.key_update_fraction.clamp(0.0, 1.0),
+            })
+        });
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -477,6 +527,9 @@ impl Sim {
             vnet,
             dasd,
             first_mdev,
+            ssl,
+            first_crypto,
+            iske,
             cfg,
         };
         sim.dasd_init();
@@ -542,7 +595,9 @@ impl Sim {
     fn fire(&mut self, e: u32) {
         if e >= self.first_vcpu {
             if e >= self.first_dev {
-                if e >= self.first_mdev {
+                if e >= self.first_crypto {
+                    self.crypto_event();
+                } else if e >= self.first_mdev {
                     self.mdisk_event(e - self.first_mdev);
                 } else {
                     self.device_event(e - self.first_dev);

@@ -15,8 +15,24 @@
 //! the pre-6.3 demand scan and reorder are not modelled yet. For uniform random references over
 //! P pages with F frames any such policy that does not look at the reference string faults with
 //! probability 1 - F/P (test `thrasher_fault_rate`).
+//!
+//! The 2 GB line (seed 003, rows D1 and D2): the frames below 2 GB have their own available
+//! list (`free_below`; the rest of `free` is the > 2 GB list). CP needs below-2GB frames for its
+//! own use (`cp_take_below`, e.g. per paging I/O); with `elective` below-2GB use (z/VM 6.1 and
+//! before) a user page takes a below-2GB frame first when one is available, so CP's frames,
+//! once released, end up holding user pages and CP must *search* for a user page in a
+//! below-2GB frame and steal it: the frame-owned lists are not ordered by address, so the
+//! search examines frames until it meets one below the line, a geometric number with mean
+//! resident / resident-below-2GB (test `below2g_search_length`). Without elective use (6.2+)
+//! user pages stay above the line while above-2GB frames exist, and CP finds its frames on the
+//! below-2GB list. Which user pages hold below-2GB frames: a list with positions (4 + 8 bytes
+//! per such page; at most 2 GB / 4 KB of them), so memory stays bounded by the line.
 
-use std::collections::VecDeque;
+use crate::rng::Rng;
+use std::collections::{HashMap, VecDeque};
+
+/// Frames below the 2 GB line (2 GB / 4 KB).
+pub const FRAMES_BELOW_2G: u64 = 1 << 19;
 
 pub const NEVER: u8 = 0;
 pub const VALID: u8 = 1;
@@ -90,6 +106,39 @@ pub struct RealStorage {
     /// Pages resident or in flight: conservation check; and per user.
     pub resident: u64,
     pub res_user: Vec<u64>,
+    /// The 2 GB line: free frames below it (part of `free`), elective use by user pages.
+    pub free_below: u64,
+    pub frames_below: u64,
+    pub elective_below: bool,
+    /// User pages resident in below-2GB frames (global page numbers) and their positions.
+    pub below: Vec<u32>,
+    below_pos: HashMap<u32, u32>,
+    /// In-use list entries of pages stolen by a below-2GB search (skipped when they come up).
+    tomb: HashMap<u32, u32>,
+    /// Below-2GB frames CP holds for its own use.
+    pub cp_below: u64,
+    pub below_searches: u64,
+    pub below_examined: u64,
+    /// Times CP found no below-2GB frame at all (every one held by CP).
+    pub below_short: u64,
+    /// Frames holding minidisk-cache data, and how many of them are below 2 GB; below-2GB MDC
+    /// frames CP's search has taken whose cache units the cache has not dropped yet.
+    pub mdc_frames: u64,
+    pub mdc_below: u64,
+    pub mdc_surrendered: u64,
+    /// Per user: pages read back from DASD (faults) and pages stolen to DASD (monitor D4R3).
+    pub reads_user: Vec<u64>,
+    pub steals_user: Vec<u64>,
+}
+
+/// Trials until the first success with probability `q` each (at least 1).
+fn geometric(rng: &mut Rng, q: f64) -> u64 {
+    if q >= 1.0 {
+        1
+    } else {
+        let v = 1.0 - rng.unit();
+        ((v.ln() / (1.0 - q).ln()).ceil() as u64).max(1)
+    }
 }
 
 impl RealStorage {
@@ -130,7 +179,212 @@ impl RealStorage {
             slots,
             resident: 0,
             res_user: vec![0; pages_per_user.len()],
+            free_below: frames.min(FRAMES_BELOW_2G),
+            frames_below: frames.min(FRAMES_BELOW_2G),
+            elective_below: false,
+            below: Vec::new(),
+            below_pos: HashMap::new(),
+            tomb: HashMap::new(),
+            cp_below: 0,
+            below_searches: 0,
+            below_examined: 0,
+            below_short: 0,
+            mdc_frames: 0,
+            mdc_below: 0,
+            mdc_surrendered: 0,
+            reads_user: vec![0; pages_per_user.len()],
+            steals_user: vec![0; pages_per_user.len()],
         }
+    }
+
+    /// The minidisk cache takes a frame (pageable data, like a user page: below 2 GB first with
+    /// elective use; a user page is stolen when no frame is free). Returns true if below 2 GB.
+    pub fn take_mdc_frame(&mut self) -> bool {
+        self.take_frame();
+        let below = self.user_frame_below();
+        if below {
+            self.free_below -= 1;
+            self.mdc_below += 1;
+        }
+        self.free -= 1;
+        self.mdc_frames += 1;
+        below
+    }
+
+    /// The minidisk cache returns a frame (below 2 GB or not) to its available list.
+    pub fn release_mdc_frame(&mut self, below: bool) {
+        self.mdc_frames -= 1;
+        if below {
+            self.mdc_below -= 1;
+            self.free_below += 1;
+        }
+        self.free += 1;
+    }
+
+    /// Place the 2 GB line: `frames_below` of the frames lie below it (the rest of the DPA
+    /// below 2 GB holds CP's nucleus and fixed areas); `elective`: user pages may use them.
+    pub fn set_below_2g(&mut self, frames_below: u64, elective: bool) {
+        let held = self.frames_below - self.free_below;
+        self.frames_below = frames_below.min(self.frames);
+        self.free_below = self.frames_below.saturating_sub(held);
+        self.elective_below = elective;
+    }
+
+    /// Frames in the > 2 GB available list.
+    #[inline]
+    pub fn free_above(&self) -> u64 {
+        self.free - self.free_below
+    }
+
+    /// Whether a user page may use a below-2GB frame: with elective use, or when there is no
+    /// storage above the line at all (using it there harms nothing).
+    #[inline]
+    fn user_may_use_below(&self) -> bool {
+        self.elective_below || self.frames_below >= self.frames
+    }
+
+    /// A free frame a user page may take exists.
+    #[inline]
+    fn user_frame_free(&self) -> bool {
+        self.free_above() > 0 || (self.free_below > 0 && self.user_may_use_below())
+    }
+
+    /// Which list a user page's frame comes from: below 2 GB first with elective use;
+    /// otherwise above.
+    #[inline]
+    fn user_frame_below(&self) -> bool {
+        self.free_below > 0 && self.user_may_use_below()
+    }
+
+    /// Give page `g` a free frame.
+    fn assign(&mut self, g: u32) {
+        if self.user_frame_below() {
+            self.free_below -= 1;
+            self.below_pos.insert(g, self.below.len() as u32);
+            self.below.push(g);
+        }
+        self.free -= 1;
+    }
+
+    /// Page `g` leaves its frame: the frame goes to its available list.
+    fn release(&mut self, g: u32) {
+        if !self.below.is_empty() {
+            if let Some(i) = self.below_pos.remove(&g) {
+                let last = self.below.pop().unwrap();
+                if last != g {
+                    self.below[i as usize] = last;
+                    self.below_pos.insert(last, i);
+                }
+                self.free_below += 1;
+            }
+        }
+        self.free += 1;
+    }
+
+    /// CP takes one below-2GB frame for its own use. Returns the frames examined by the
+    /// search for one (0 when the below-2GB available list had a frame). A frame found in use
+    /// by a user page is stolen (the page goes to `pending_writes`).
+    pub fn cp_take_below(&mut self, rng: &mut Rng) -> u64 {
+        if self.frames_below >= self.frames {
+            // No storage above the line: CP's frames are taken like any other (not modelled).
+            return 0;
+        }
+        if self.free_below > 0 {
+            self.free_below -= 1;
+            self.free -= 1;
+            self.cp_below += 1;
+            return 0;
+        }
+        // Only pages that are valid (in the in-use list) can be taken; pages on the aging list
+        // are left to it.
+        let n = self.below.len() as u64;
+        // The search walks user frames and MDC frames alike; it meets an MDC frame below
+        // 2 GB with its share of the below-2GB frames it can take.
+        if self.mdc_below > 0 && rng.below(n + self.mdc_below) >= n {
+            let all = (self.resident + self.mdc_frames) as f64;
+            let x = geometric(rng, (n + self.mdc_below) as f64 / all);
+            self.below_searches += 1;
+            self.below_examined += x;
+            self.mdc_below -= 1;
+            self.mdc_frames -= 1;
+            self.mdc_surrendered += 1;
+            self.cp_below += 1;
+            return x;
+        }
+        let mut victim = None;
+        for _ in 0..8 {
+            if n == 0 {
+                break;
+            }
+            let g = self.below[rng.below(n) as usize];
+            let (u, p) = self.split(g);
+            if self.tables[u].get(p) == VALID {
+                victim = Some((g, u, p));
+                break;
+            }
+        }
+        let Some((g, u, p)) = victim else {
+            self.below_short += 1;
+            return 0;
+        };
+        // Frames examined: geometric, one in resident / below of them is below 2 GB.
+        let x = geometric(
+            rng,
+            (n + self.mdc_below) as f64 / (self.resident + self.mdc_frames).max(n) as f64,
+        );
+        self.below_searches += 1;
+        self.below_examined += x;
+        self.tables[u].set(p, ON_DASD);
+        self.resident -= 1;
+        self.res_user[u] -= 1;
+        self.steals += 1;
+        self.steals_user[u] += 1;
+        self.pending_writes.push(g);
+        *self.tomb.entry(g).or_insert(0) += 1;
+        // The frame passes from the page to CP without visiting the available list.
+        self.release(g);
+        self.free_below -= 1;
+        self.free -= 1;
+        self.cp_below += 1;
+        x
+    }
+
+    /// CP returns a below-2GB frame it held.
+    pub fn cp_release_below(&mut self) {
+        if self.cp_below > 0 && self.frames_below < self.frames {
+            self.cp_below -= 1;
+            self.free_below += 1;
+            self.free += 1;
+        }
+    }
+
+    /// Frame conservation: every frame holds a resident page, is on one available list, or is
+    /// CP's; below-2GB frames likewise. Returns a description of the first violation.
+    pub fn check_frames(&self) -> Result<(), String> {
+        if self.resident + self.free + self.cp_below + self.mdc_frames != self.frames {
+            return Err(format!(
+                "resident {} + free {} + CP {} + MDC {} != frames {}",
+                self.resident, self.free, self.cp_below, self.mdc_frames, self.frames
+            ));
+        }
+        if self.below.len() as u64 + self.free_below + self.cp_below + self.mdc_below
+            != self.frames_below
+        {
+            return Err(format!(
+                "below 2 GB: user {} + free {} + CP {} + MDC {} != {}",
+                self.below.len(),
+                self.free_below,
+                self.cp_below,
+                self.mdc_below,
+                self.frames_below
+            ));
+        }
+        let live = self.in_use.len() as u64 + self.n_aging
+            - self.tomb.values().map(|&c| c as u64).sum::<u64>();
+        if live != self.resident {
+            return Err(format!("list entries {live} != resident {}", self.resident));
+        }
+        Ok(())
     }
 
     /// Global page number (4 bytes: all guests with page references total < 16 TB).
@@ -162,7 +416,9 @@ impl RealStorage {
             s => {
                 t.set(p, VALID);
                 self.take_frame();
-                self.in_use.push_back(self.gid(user, p));
+                let g = self.gid(user, p);
+                self.assign(g);
+                self.in_use.push_back(g);
                 self.resident += 1;
                 self.res_user[user as usize] += 1;
                 if s == NEVER {
@@ -171,18 +427,18 @@ impl RealStorage {
                 } else {
                     self.faults += 1;
                     self.pages_read += 1;
+                    self.reads_user[user as usize] += 1;
                     Found::OnDasd
                 }
             }
         }
     }
 
-    /// Take a free frame, replenishing the free list from the aging list first.
+    /// Make sure a frame is free, replenishing the free lists from the aging list first.
     fn take_frame(&mut self) {
-        while self.free == 0 {
+        while !self.user_frame_free() {
             self.steal_one();
         }
-        self.free -= 1;
     }
 
     /// Move frames from the in-use head to the aging list until it has its target size, then
@@ -191,6 +447,15 @@ impl RealStorage {
         while self.n_aging < self.agelist_target.max(1) {
             match self.in_use.pop_front() {
                 Some(id) => {
+                    if !self.tomb.is_empty() {
+                        if let Some(c) = self.tomb.get_mut(&id) {
+                            *c -= 1;
+                            if *c == 0 {
+                                self.tomb.remove(&id);
+                            }
+                            continue;
+                        }
+                    }
                     let (u, p) = self.split(id);
                     self.tables[u].set(p, AGING);
                     self.n_aging += 1;
@@ -210,12 +475,15 @@ impl RealStorage {
             self.resident -= 1;
             self.res_user[u] -= 1;
             self.steals += 1;
-            self.free += 1;
+            self.steals_user[u] += 1;
+            self.release(id);
             self.pending_writes.push(id);
             return;
         }
-        // Nothing left to steal: every frame is free (cannot happen while free == 0).
+        // Nothing left to steal (cannot happen while a user page needs a frame): a phantom
+        // frame above the line keeps the caller from looping.
         self.free += 1;
+        self.frames += 1;
     }
 
     /// Steady state after a long warm-up: pages [0, range) of `user` touched, resident while
@@ -228,10 +496,11 @@ impl RealStorage {
     /// each holds frames in proportion to its range, as after a long warm-up).
     pub fn prefill_pages(&mut self, user: u32, lo: u64, hi: u64) {
         for p in lo..hi {
-            if self.free > 0 {
+            if self.user_frame_free() {
                 self.tables[user as usize].set(p, VALID);
-                self.in_use.push_back(self.gid(user, p));
-                self.free -= 1;
+                let g = self.gid(user, p);
+                self.assign(g);
+                self.in_use.push_back(g);
                 self.resident += 1;
                 self.res_user[user as usize] += 1;
             } else {
@@ -245,6 +514,8 @@ impl RealStorage {
     pub fn bytes(&self) -> usize {
         self.tables.iter().map(|t| t.bytes()).sum::<usize>()
             + (self.in_use.capacity() + self.aging.capacity() + self.pending_writes.capacity()) * 4
+            + self.below.capacity() * 4
+            + (self.below_pos.len() + self.tomb.len()) * 16
     }
 }
 
@@ -353,6 +624,101 @@ mod tests {
             // Conservation: every frame holds a resident page or is free.
             assert_eq!(s.resident + s.free, f);
             assert_eq!(s.resident, s.in_use.len() as u64 + s.n_aging);
+        }
+    }
+
+    /// Frame conservation under a random mix of references, CP takes and releases of
+    /// below-2GB frames, with and without elective use: every frame is resident, on exactly one
+    /// available list, or CP's, at every step; user pages stay above the line without elective
+    /// use.
+    #[test]
+    fn frame_conservation_with_the_2g_line() {
+        for (elective, agelist) in [(true, false), (false, false), (true, true), (false, true)] {
+            let (f, p) = (3000u64, 9000u64);
+            let mut s = RealStorage::new(f, &[p / 2, p / 2], 2.0, agelist, u64::MAX);
+            s.set_below_2g(400, elective);
+            s.prefill(0, 2000);
+            let mut rng = Rng::stream(5, 3);
+            let mut held = 0;
+            let mut mdc: Vec<bool> = Vec::new();
+            for i in 0..60_000u64 {
+                let r = rng.unit();
+                if r < 0.03 {
+                    mdc.push(s.take_mdc_frame());
+                } else if r < 0.05 && !mdc.is_empty() {
+                    let b = mdc.swap_remove(rng.below(mdc.len() as u64) as usize);
+                    s.release_mdc_frame(b);
+                } else if r < 0.15 {
+                    s.cp_take_below(&mut rng);
+                    held += 1;
+                    // A one-frame MDC unit below 2 GB taken by the search leaves the cache.
+                    while s.mdc_surrendered > 0 {
+                        s.mdc_surrendered -= 1;
+                        let i = mdc
+                            .iter()
+                            .position(|&b| b)
+                            .expect("an MDC frame below 2 GB");
+                        mdc.swap_remove(i);
+                    }
+                } else if r < 0.30 && held > 0 {
+                    s.cp_release_below();
+                    held -= 1;
+                } else {
+                    s.reference((i % 2) as u32, rng.below(p / 2));
+                }
+                s.pending_writes.clear();
+                if i % 97 == 0 {
+                    s.check_frames().unwrap_or_else(|e| panic!("step {i}: {e}"));
+                }
+            }
+            s.check_frames().unwrap();
+            assert_eq!(s.cp_below, held);
+            assert_eq!(s.mdc_frames, mdc.len() as u64);
+            if !elective {
+                assert!(
+                    s.below.is_empty(),
+                    "user pages below 2 GB without elective use"
+                );
+                assert_eq!(s.mdc_below, 0, "MDC below 2 GB without elective use");
+                assert_eq!(s.below_searches, 0);
+            } else {
+                assert!(!s.below.is_empty() && s.below_searches > 0);
+            }
+        }
+    }
+
+    /// With elective use, CP's below-2GB frames come back to it only by a search; the frames
+    /// examined per search average resident / resident-below-2GB (the frame-owned lists are not
+    /// in address order), so the search gets longer as storage above the line grows.
+    #[test]
+    fn below2g_search_length() {
+        for (f, below) in [(20_000u64, 1000u64), (80_000, 1000)] {
+            let p = 2 * f;
+            let mut s = RealStorage::new(f, &[p], 2.0, false, u64::MAX);
+            s.set_below_2g(below, true);
+            s.prefill(0, p);
+            let mut rng = Rng::stream(9, 4);
+            let (mut sum, mut want, mut n) = (0u64, 0f64, 0u64);
+            for _ in 0..40_000 {
+                let expect = s.resident as f64 / s.below.len() as f64;
+                let x = s.cp_take_below(&mut rng);
+                if x > 0 {
+                    sum += x;
+                    want += expect;
+                    n += 1;
+                }
+                s.cp_release_below();
+                s.reference(0, rng.below(p));
+                s.pending_writes.clear();
+            }
+            let (got, want) = (sum as f64 / n as f64, want / n as f64);
+            assert!(n > 10_000, "searches {n}");
+            assert!(
+                (got / want - 1.0).abs() < 0.03,
+                "frames {f}: examined {got} per search vs {want}"
+            );
+            assert!((want / (f as f64 / below as f64) - 1.0).abs() < 0.1);
+            s.check_frames().unwrap();
         }
     }
 }

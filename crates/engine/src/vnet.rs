@@ -15,6 +15,13 @@
 //! Each message costs the sender `path.vnet_msg` instructions of chargeable CP time (the copy
 //! of the frame into the receiver's buffer and the adapter interruption), paid at the head of
 //! the sender's next run on a processor.
+//!
+//! Servers can form chains (issue 6): a server with `forward` passes each request it finished
+//! to the next guest of that group (round robin per virtual CPU) instead of replying; the last
+//! server of the chain replies to the client (RSCS -> SSL server -> TCP/IP, Telnet through
+//! TCP/IP and the SSL server to CMS users). An SSL server's CPU per request and its crypto
+//! adapter are in `ssl`; a queue entry tagged `ssl::CONT` is a handshake's end coming back
+//! from the adapter.
 
 use crate::queue::Time;
 use crate::sim::{Sim, VState, NONE};
@@ -28,9 +35,14 @@ pub enum Role {
         window: u32,
         /// Users (guests) it sends to, in round-robin order.
         servers: Vec<u32>,
+        /// Payload bytes per request, and whether each request opens a connection (ssl.rs).
+        bytes: u64,
+        connect: bool,
     },
     Server {
         cpu: f64,
+        /// Users the request goes on to (round robin); empty: this server replies.
+        forward: Vec<u32>,
     },
 }
 
@@ -46,9 +58,10 @@ pub struct Vnet {
     pub queue: Vec<VecDeque<u32>>,
     /// Per virtual CPU (servers): the client virtual CPU whose request it is serving.
     pub serving: Vec<u32>,
-    /// Messages sent, and requests served, since the start.
+    /// Messages sent, requests served (replied to), and passed on along a chain.
     pub messages: u64,
     pub served: u64,
+    pub forwarded: u64,
     /// CP time of one message (ns at nominal speed).
     pub cost_msg: Time,
 }
@@ -63,6 +76,10 @@ pub struct VnetSummary {
     /// Requests waiting in server queues at the end, and being served.
     pub requests_queued: u64,
     pub requests_in_service: u64,
+    /// Requests servers passed on to the next server of a chain.
+    pub requests_forwarded: u64,
+    /// Requests clients sent and have no reply to yet.
+    pub requests_outstanding: u64,
 }
 
 impl Vnet {
@@ -73,6 +90,8 @@ impl Vnet {
             requests_served: self.served,
             requests_queued: self.queue.iter().map(|q| q.len() as u64).sum(),
             requests_in_service: self.serving.iter().filter(|&&c| c != NONE).count() as u64,
+            requests_forwarded: self.forwarded,
+            requests_outstanding: self.outstanding.iter().map(|&x| x as u64).sum(),
         }
     }
 
@@ -85,6 +104,7 @@ impl Vnet {
             serving: vec![NONE; n_vcpus],
             messages: 0,
             served: 0,
+            forwarded: 0,
             cost_msg,
         }
     }
@@ -105,6 +125,7 @@ impl Sim {
                 cpu,
                 window,
                 ref servers,
+                ..
             }) => {
                 let k = net.rr[v as usize] as usize % servers.len();
                 net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
@@ -123,21 +144,35 @@ impl Sim {
                     Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
                 }
             }
-            Some(Role::Server { cpu }) => {
+            Some(Role::Server { ref forward, .. }) => {
                 let client = std::mem::replace(&mut net.serving[v as usize], NONE);
-                net.served += 1;
-                net.messages += 1;
-                self.vcpus[v as usize].cp_owed += cost;
-                if client != NONE {
-                    self.vnet_reply(client);
+                // An SSL handshake whose RSA operation goes to the crypto adapter (ssl.rs)
+                // continues when the adapter is done; anything else is passed on or replied to.
+                if !self.ssl_offload(u, v, client) {
+                    let net = self.vnet.as_mut().expect("vnet");
+                    net.messages += 1;
+                    self.vcpus[v as usize].cp_owed += cost;
+                    if client != NONE {
+                        let c = client & !crate::ssl::CONT;
+                        if forward.is_empty() {
+                            net.served += 1;
+                            self.vnet_reply(c);
+                        } else {
+                            let k = net.rr[v as usize] as usize % forward.len();
+                            net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
+                            net.forwarded += 1;
+                            self.vnet_enqueue(forward[k], c);
+                        }
+                    }
                 }
                 // Take the next queued request, if any.
                 let net = self.vnet.as_mut().expect("vnet");
                 match net.queue[u].pop_front() {
                     Some(c) => {
                         net.serving[v as usize] = c;
+                        let mean = self.server_request_cpu(u, c);
                         let vc = &mut self.vcpus[v as usize];
-                        Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
+                        Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
                     }
                     None => None,
                 }
@@ -170,6 +205,13 @@ impl Sim {
         }
     }
 
+    /// Queue entry `e` (a client virtual CPU, maybe tagged) for server user `srv`.
+    pub(crate) fn vnet_enqueue(&mut self, srv: u32, e: u32) {
+        let net = self.vnet.as_mut().expect("vnet");
+        net.queue[srv as usize].push_back(e);
+        self.vnet_kick_server(srv);
+    }
+
     /// A request was queued for server user `srv`: wake one of its waiting virtual CPUs.
     fn vnet_kick_server(&mut self, srv: u32) {
         let n = self.users[srv as usize].vcpus.len();
@@ -183,10 +225,10 @@ impl Sim {
                 net.serving[sv as usize] = c;
                 net.waiting[sv as usize] = false;
                 let u = srv as usize;
-                let cpu = match self.users[u].program.role() {
-                    Some(Role::Server { cpu }) => *cpu,
-                    _ => return,
-                };
+                if !matches!(self.users[u].program.role(), Some(Role::Server { .. })) {
+                    return;
+                }
+                let cpu = self.server_request_cpu(u, c);
                 let vc = &mut self.vcpus[sv as usize];
                 vc.remaining = self.users[u].program.draw_cpu(&mut vc.rng, cpu);
                 self.vcpu_runnable(sv);

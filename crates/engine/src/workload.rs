@@ -57,12 +57,16 @@ impl Program {
                 cpu_ns,
                 window,
                 dist,
+                bytes,
+                connect,
                 ..
             } => Program::Net {
                 role: Role::Client {
                     cpu: cpu_ns as f64,
                     window,
                     servers,
+                    bytes,
+                    connect,
                 },
                 dist,
             },
@@ -76,9 +80,20 @@ impl Program {
                 cpu: 0.0,
                 dist: Dist::Fixed,
             },
-            Workload::Server { cpu_ns, dist } => Program::Net {
-                role: Role::Server { cpu: cpu_ns as f64 },
-                dist,
+            // `servers` is the group a server forwards to (empty: it replies).
+            Workload::Server { cpu_ns, dist, .. } | Workload::SslServer { cpu_ns, dist, .. } => {
+                Program::Net {
+                    role: Role::Server {
+                        cpu: cpu_ns as f64,
+                        forward: servers,
+                    },
+                    dist,
+                }
+            }
+            // SNAPDUMP: CP's channel programs (dasd.rs); the operator's guest uses no CPU.
+            Workload::Dump { .. } => Program::Io {
+                cpu: 0.0,
+                dist: Dist::Fixed,
             },
             Workload::CpuBound {
                 demand: None,
@@ -107,6 +122,11 @@ impl Program {
                     }
                 }
             }
+            // Its storage-key operations are CP's (dispatcher.rs, `iske`).
+            Workload::Memtst { cpu_ns, dist } => Program::Hungry {
+                tx: cpu_ns as f64,
+                dist,
+            },
             Workload::Transactional {
                 think_ns,
                 cpu_ns,
@@ -179,7 +199,7 @@ impl Program {
             }
             Program::Interactive { cpu, dist, .. } => draw(rng, cpu, dist),
             Program::Net {
-                role: Role::Client { cpu, .. } | Role::Server { cpu },
+                role: Role::Client { cpu, .. } | Role::Server { cpu, .. },
                 dist,
             } => draw(rng, cpu, dist),
             Program::Io { cpu, dist } => draw(rng, cpu, dist),

@@ -29,6 +29,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         drawers: None,
         machine: None,
         cpc: None,
+        mdc: None,
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,
@@ -170,7 +171,7 @@ fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 32, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 32, rng_seed: proptest::test_runner::RngSeed::Fixed(32), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// For any load, a busy SMT-2 core delivers between 1.0 and 2.0 (indeed c2) of a non-SMT
     /// core's work per busy time; the work the threads did (counted in the dispatcher) equals

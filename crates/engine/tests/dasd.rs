@@ -183,7 +183,7 @@ fn format_elapsed_is_its_writes_and_write_same_skips_the_block_work() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(24), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Every I/O started is on its device's count; capacity holds; same input, same bytes.
     #[test]
@@ -316,4 +316,49 @@ fn vdisk_serialization_is_system_wide_before_the_fix_and_per_vdisk_after() {
     // Each user has its own VDISK and waits for its own I/O: its lock never collides.
     assert_eq!(c1, 0);
     assert!(after.etr > before.etr);
+}
+
+/// The minidisk cache end to end: reads over 4000 blocks with room for 1000 hit 1 / 4 of the
+/// time (random replacement), hits skip the device (the guest does more I/O per second), and
+/// a dedicated SCSI device or a missing [mdc] is refused.
+#[test]
+fn minidisk_cache_hits_skip_the_device() {
+    let g = |mdc: bool| {
+        json!([{"userid": "READER", "quickdsp": true, "workload": {"kind": "dasd-io",
+                "volume": "E100", "type": "eckd", "method": "ssch", "cpu_ns": 20000, "ios": 10,
+                "blocks": 1, "dist": "fixed", "mdc": mdc, "extent_blocks": 4000}}])
+    };
+    let mk = |mdc: bool, frames: Option<u64>| {
+        let mut j = json!({"level": "zvm-6.2", "processors": 2, "duration_ns": 20 * S,
+                           "interval_ns": S, "seed": 5, "guests": g(mdc)});
+        if let Some(f) = frames {
+            j["mdc"] = json!({"frames": f});
+        }
+        Config::from_json(&j.to_string())
+    };
+    let on = serde_json::to_value(run(mk(true, Some(1000)).unwrap())).unwrap();
+    let off = serde_json::to_value(run(mk(false, Some(1000)).unwrap())).unwrap();
+    let m = &on["dasd"]["mdc"];
+    let hr = m["hit_ratio"].as_f64().unwrap();
+    assert!((hr - 0.25).abs() < 0.01, "hit ratio {hr}");
+    assert!(m["frames"].as_u64().unwrap() <= 1000);
+    assert_eq!(
+        m["inserts"].as_u64().unwrap(),
+        m["reads"].as_u64().unwrap() - m["hits"].as_u64().unwrap()
+    );
+    assert!(m["steals"].as_u64().unwrap() > 0);
+    assert_eq!(off["dasd"]["mdc"]["reads"].as_u64().unwrap(), 0);
+    let rate = |v: &Value| v["dasd"]["users"]["READER"]["tx_per_s"].as_f64().unwrap();
+    assert!(
+        rate(&on) > rate(&off) * 1.05,
+        "{} vs {}",
+        rate(&on),
+        rate(&off)
+    );
+    // Not eligible or no cache: a configuration error, not a panic.
+    assert!(mk(true, None).is_err());
+    let mut j = json!({"level": "zvm-6.2", "processors": 2, "duration_ns": S, "interval_ns": S,
+                       "guests": g(true), "mdc": {"frames": 100}});
+    j["guests"][0]["workload"]["type"] = json!("scsi");
+    assert!(Config::from_json(&j.to_string()).is_err());
 }

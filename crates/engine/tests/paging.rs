@@ -230,6 +230,40 @@ fn xiv_edevs_overlap_io_only_with_vm65929() {
     assert!(serial["devices"][0]["util_pct"].as_f64().unwrap() <= 100.0);
 }
 
+/// The 2 GB line end to end: 4 GB of frames (half above 2 GB), a guest paging over 6 GB. At
+/// 6.1 user pages hold the below-2GB frames and CP searches for one per paging I/O (system
+/// time, RSAAVLLK); at 6.2 user pages stay above the line and there is no search.
+#[test]
+fn below_2g_elective_use_by_level() {
+    let run = |level: &str| -> Value {
+        let cfg = json!({
+            "level": level, "processors": 2, "duration_ns": 2_000_000_000u64,
+            "interval_ns": 1_000_000_000u64, "seed": 7,
+            "guests": [{"userid": "VIRSTOR", "count": 2, "storage_pages": 1u64 << 20,
+                        "refs": {"pattern": "uniform", "range_pages": 786432},
+                        "workload": {"kind": "cpu-bound", "tx_cpu_ns": 2000, "dist": "fixed"}}],
+            "storage": {"frames": 1u64 << 20, "prefill": true,
+                        "paging_volumes": [{"type": "eckd", "slots": 1u64 << 20, "count": 8}]}
+        });
+        serde_json::from_str(&zvm::run_json(&cfg.to_string()).unwrap()).unwrap()
+    };
+    let (a, b) = (run("zvm-6.1"), run("zvm-6.2"));
+    let (sa, sb) = (&a["storage"], &b["storage"]);
+    let below = sa["resident_below_2g"].as_u64().unwrap();
+    assert!(below > 400_000, "6.1 user pages below 2 GB: {below}");
+    assert!(sa["below_2g_searches"].as_u64().unwrap() > 1000);
+    // Half of the user frames are below the line: about 2 frames examined per search.
+    let x = sa["below_2g_examined_per_search"].as_f64().unwrap();
+    assert!((1.7..2.5).contains(&x), "examined per search {x}");
+    assert!(a["locks"]["RSAAVLLK"]["acquires"].as_u64().unwrap() > 1000);
+    assert_eq!(sb["resident_below_2g"].as_u64().unwrap(), 0);
+    assert_eq!(sb["below_2g_searches"].as_u64().unwrap(), 0);
+    // 6.2 withholds the below-2GB frames from user pages: more faults.
+    assert!(sb["fault_rate"].as_f64().unwrap() > sa["fault_rate"].as_f64().unwrap());
+    assert!(sa["below_2g_search_ms_per_s"].as_f64().unwrap() > 0.0);
+    assert_eq!(sb["below_2g_search_ms_per_s"].as_f64().unwrap(), 0.0);
+}
+
 /// Six thrashers, each touching 40 000 pages at random, on 80 000 frames: together they want
 /// three times the storage. `storbuf` sets SET SRM STORBUF (0 = the level's default).
 fn crowded(level: &str, storbuf: [f64; 3], maxwss: f64) -> Value {

@@ -108,11 +108,12 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             actions: vec![],
             storage: None,
             cpc: None,
+            mdc: None,
         })
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 48, rng_seed: proptest::test_runner::RngSeed::Fixed(48), failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn cpu_never_exceeds_capacity(cfg in config_strategy()) {
@@ -189,6 +190,7 @@ fn different_seeds_differ() {
         actions: vec![],
         storage: None,
         cpc: None,
+        mdc: None,
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

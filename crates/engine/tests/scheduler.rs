@@ -84,6 +84,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         actions: vec![],
         storage: None,
         cpc: None,
+        mdc: None,
     }
 }
 

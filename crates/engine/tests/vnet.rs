@@ -130,7 +130,7 @@ fn message_cost_is_chargeable_cp_time_per_message() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig { cases: 24, rng_seed: proptest::test_runner::RngSeed::Fixed(24), failure_persistence: None, ..ProptestConfig::default() })]
 
     /// Requests are conserved: every reply answers a request; what is in flight is bounded by
     /// the window (plus the request being built); capacity is never exceeded; same seed, same run.

@@ -28,10 +28,12 @@ def _fmt(v) -> str:
 @click.option("--all-rows", is_flag=True, help="Also list rows that are not modelled yet or out of scope.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the results as JSON to this file ('-' for stdout).")
+@click.option("--markdown", "md_file", type=click.Path(dir_okay=False),
+              help="Write a Markdown table with one line per row (metrics passing / judged, or why not run).")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="Write an HTML report (table and charts) into this directory.")
 def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bool, json_file: str | None,
-              html_dir: str | None) -> None:
+              md_file: str | None, html_dir: str | None) -> None:
     """Run every modelled row of shared/EXPERIMENTS.md at its base and comparison level."""
     from ..lab import replicate as rep
     from ..output import progress
@@ -55,6 +57,11 @@ def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bo
 
         page = replicate_html.write(results, html_dir)
         err_console.print(f"HTML report: {page}")
+    if md_file:
+        tmp = Path(md_file).with_name(f".{Path(md_file).name}.tmp")
+        tmp.write_text(markdown(results))
+        tmp.replace(md_file)
+        err_console.print(f"Markdown written to {md_file}")
     if json_file:
         text = dumps({"rows": results})
         if json_file == "-":
@@ -89,3 +96,31 @@ def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bo
     console.print("rows: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     if json_file:
         err_console.print(f"JSON written to {json_file}")
+
+
+def markdown(results: list[dict]) -> str:
+    """One line per catalogue row: metrics passing / judged, or the verdict and its reason."""
+    from ..lab import replicate as rep
+
+    order: list[str] = []
+    rows: dict[str, dict] = {}
+    for r in results:
+        if r["id"] not in rows:
+            order.append(r["id"])
+            rows[r["id"]] = {"what": r["what"], "judged": 0, "passed": 0, "verdict": r["verdict"],
+                             "reason": r.get("reason", "")}
+        x = rows[r["id"]]
+        if r["metric"] is not None and r["verdict"] in (rep.PASS, rep.MISS):
+            x["judged"] += 1
+            x["passed"] += r["verdict"] == rep.PASS
+    out = ["| Row | Experiment | Result |", "|---|---|---|"]
+    for i in order:
+        x = rows[i]
+        what = x["what"] if len(x["what"]) <= 70 else x["what"][:67] + "..."
+        if x["judged"]:
+            res = f"{x['passed']}/{x['judged']} pass"
+        else:
+            reason = x["reason"] if len(x["reason"]) <= 60 else x["reason"][:57] + "..."
+            res = f"{x['verdict']} ({reason})" if reason else x["verdict"]
+        out.append(f"| {i} | {what.replace('|', '/')} | {res.replace('|', '/')} |")
+    return "\n".join(out) + "\n"

@@ -64,7 +64,7 @@ def _warn(src) -> None:
               help="A second run directory or monitor file: each cell for PATH (A), OTHER (B) and B-A.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Write to this file instead of standard output.")
 def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | None) -> None:
-    """Perfkit-style reports (FCX144 PROCLOG, FCX100 CPU, FCX225 SYSSUMLG, FCX112 USER) from PATH:
+    """Perfkit-style reports (processors, users, locks, devices, paging: see --fcx) from PATH:
     a run directory written by `zvmlab run --out` or a monitor file in MONWRITE format."""
     specs = _specs(fcx)
     if fmt == "csv" and len(specs) != 1:

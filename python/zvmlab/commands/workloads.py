@@ -20,7 +20,7 @@ def workloads(name: str | None, as_json: bool) -> None:
     if as_json:
         print_json(ws[0].to_json() if name else [w.to_json() for w in ws])
         return
-    t = Table(title="Workload library (scenarios/workloads.toml)", title_justify="left")
+    t = Table(title="Workload library (scenarios/workloads/library.toml)", title_justify="left")
     for c in ("Workload", "Seed", "Configuration", "Scenario", "Rows"):
         t.add_column(c, overflow="fold")
     for w in ws:

@@ -1,4 +1,4 @@
-"""The workload library: the named workloads of IBM's reports (``scenarios/workloads.toml``).
+"""The workload library: the named workloads of IBM's reports (``scenarios/workloads/library.toml``).
 
 Each entry names a workload, the seed and configuration table it comes from, the scenario file
 that instantiates it, and the replicate rows that use it. A workload not modelled yet says so
@@ -14,7 +14,8 @@ from pathlib import Path
 from ..errors import InputError
 
 ROOT = Path(__file__).resolve().parents[3]
-LIBRARY = ROOT / "scenarios" / "workloads.toml"
+SCENARIOS = ROOT / "scenarios"
+LIBRARY = SCENARIOS / "workloads" / "library.toml"
 
 _KEYS = {"name", "title", "seed", "config", "scenario", "rows", "status", "reason"}
 
@@ -36,8 +37,9 @@ class Workload:
                 "rows": list(self.rows), "status": self.status, "reason": self.reason}
 
 
-def load(path: Path = LIBRARY) -> list[Workload]:
-    """Read and check the library: known keys, unique names, scenario files that exist."""
+def load(path: Path = LIBRARY, base: Path = SCENARIOS) -> list[Workload]:
+    """Read and check the library: known keys, unique names, scenario files that exist (paths
+    relative to ``base``, the scenarios directory)."""
     where = str(path)
     try:
         data = tomllib.loads(path.read_text())
@@ -61,7 +63,7 @@ def load(path: Path = LIBRARY) -> list[Workload]:
             if not isinstance(w.get("scenario"), str):
                 raise InputError("'scenario' is required for a modelled workload", file=where,
                                  field=f"{at}.scenario", fix='a path under scenarios/, or status = "not modelled yet" with a reason')
-            scen = path.parent / w["scenario"]
+            scen = base / w["scenario"]
             if not scen.is_file():
                 raise InputError(f"scenario file {w['scenario']} does not exist", file=where,
                                  field=f"{at}.scenario")

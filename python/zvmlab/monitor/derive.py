@@ -20,7 +20,28 @@ from dataclasses import dataclass, field
 from . import layouts as L
 from .reader import MonitorData, Problem
 
-_SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "MRAPLSDT")
+_SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "MRAPLSDT", "MRIODDEV", "MRSTORSG")
+
+# MRIODDEV counters: (key in Measurements.dev[devno], record field, kind); durations in ns.
+DEV_COLS = (("ssch", "IODDEV_SCMSSCH", "uint"), ("blocks", "IODDEV_BLOCKS", "uint"),
+            ("reads", "IODDEV_RDEVRDCT", "uint"), ("writes", "IODDEV_RDEVWRCT", "uint"),
+            ("pend", "IODDEV_SCMFPTIM", "tod"), ("disc", "IODDEV_SCMDDTIM", "tod"),
+            ("conn", "IODDEV_SCMCNTIM", "tod"), ("queue", "IODDEV_QUEUETIM", "tod"),
+            ("busy", "IODDEV_BUSYTIM", "tod"))
+# MRSTORSG counters (cumulative) and levels (as sampled).
+STO_COLS = (("pgreads", "STORSG_PGREADS", "uint"), ("pgwrites", "STORSG_PGWRITES", "uint"),
+            ("faults", "STORSG_FAULTS", "uint"), ("first", "STORSG_FIRSTTCH", "uint"))
+STO_LEVELS = (("frames", "STORSG_FRAMES"), ("resident", "STORSG_RESIDENT"), ("slots", "STORSG_SLOTS"),
+              ("slots_used", "STORSG_SLOTSUSED"))
+# MRSYTPRP PR/SM and SMT counters (zvmlab fields): key in Measurements.prp[cpu], field.
+PRP_COLS = (("susp", "SYTPRP_SUSPTM"), ("park", "SYTPRP_PARKTM"), ("core1", "SYTPRP_CORE1TM"),
+            ("core2", "SYTPRP_CORE2TM"))
+# MRSYTCUM counters (cumulative): key in Measurements.phys, field, kind.
+CUM_COLS = (("lpdisp", "SYTCUM_LPDISP", "uint"), ("cpcdisp", "SYTCUM_CPCDISP", "uint"),
+            ("lpmgt", "SYTCUM_LPMGTTM", "tod"), ("cpcmgt", "SYTCUM_CPCMGTTM", "tod"),
+            ("unparked", "SYTCUM_UNPARKTM", "tod"), ("unparked_vl", "SYTCUM_UNPARKVL", "tod"))
+# MRUSEACT paging counters and the resident-page level.
+UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
 
 
 def tod_ns(units: int) -> int:
@@ -69,6 +90,26 @@ class Measurements:
     tx: dict[str, list] = field(default_factory=dict)
     # formal spin locks (MRSYTLCK): lock name -> counter -> one value per interval
     locks: dict[str, dict[str, list]] = field(default_factory=dict)
+    # devices (MRIODDEV), by device number in the order of the data: facts and, per counter of
+    # DEV_COLS, one value per interval; paging volumes' slots from MRSTOASP
+    devs: list[int] = field(default_factory=list)
+    dev_info: dict[int, dict] = field(default_factory=dict)
+    dev: dict[int, dict[str, list]] = field(default_factory=dict)
+    # storage (MRSTORSG): counters of STO_COLS per interval, levels of STO_LEVELS at each end
+    has_storage: bool = False
+    sto: dict[str, list] = field(default_factory=dict)
+    sto_level: dict[str, list] = field(default_factory=dict)
+    # per-user paging (MRUSEACT, zvmlab fields): UPG_COLS per interval, resident pages at each end
+    upg: dict[str, dict[str, list]] = field(default_factory=dict)
+    # PR/SM and SMT per processor (MRSYTPRP zvmlab fields): core, polarization, and per PRP_COLS
+    # one value per interval (core1/core2: the processor's core; None: not measured)
+    cpu_core: dict[int, int] = field(default_factory=dict)
+    cpu_polar: dict[int, str] = field(default_factory=dict)
+    prp: dict[int, dict[str, list]] = field(default_factory=dict)
+    # LPARs of the CPC (MRSYTCUP, the last sample) and the physical counters (MRSYTCUM)
+    lpars: list[dict] = field(default_factory=list)
+    phys_info: dict = field(default_factory=dict)
+    phys: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
@@ -179,6 +220,12 @@ def measure(data: MonitorData) -> Measurements:
         cur["where"][c] = r["offset"]
         if r.get("SYTPRP_PFXCPUTY") is not None:
             m.cpu_type[c] = r["SYTPRP_PFXCPUTY"]
+        for key, col in PRP_COLS:
+            v = r.get(col)
+            cur.setdefault("prp_" + key, {})[c] = None if v == L.NOT_MEASURED else v
+        if r.get("SYTPRP_CORE") is not None:
+            m.cpu_core[c] = r["SYTPRP_CORE"]
+            m.cpu_polar[c] = L.POLARS.get(r.get("SYTPRP_POLAR"), "?")
         if c not in m.cpus:
             m.cpus.append(c)
     for r in data.rows("MRUSEACT"):
@@ -212,6 +259,74 @@ def measure(data: MonitorData) -> Measurements:
             per_group[g][key][name] = r.get(col)
         if name not in lock_names:
             lock_names.append(name)
+    dev_keys = tuple("dev_" + k for k, _, _ in DEV_COLS)
+    for g in per_group:
+        for k in dev_keys + tuple("sto_" + k for k, _, _ in STO_COLS) + tuple("upg_" + k for k, _, _ in UPG_COLS):
+            per_group[g][k] = {}
+    for g in per_group:
+        for k in tuple("prp_" + k for k, _ in PRP_COLS) + tuple("cum_" + k for k, _, _ in CUM_COLS):
+            per_group[g].setdefault(k, {})
+    for r in data.rows("MRSYTCUP"):
+        g = r["group"]
+        if g not in per_group or not r.get("SYTCUP_LPNAME") or r.get("SYTCUP_LPNUM") is None:
+            continue
+        lp = {"name": r["SYTCUP_LPNAME"], "number": r["SYTCUP_LPNUM"], "logical": r.get("SYTCUP_LCPUS"),
+              "weight": r.get("SYTCUP_WEIGHT"),
+              "entitlement": None if r.get("SYTCUP_ENTMIL") is None else r["SYTCUP_ENTMIL"] / 1000.0,
+              "self": bool((r.get("SYTCUP_FLAGS") or 0) & L.CUPFLAG_SELF),
+              "dedicated": bool((r.get("SYTCUP_FLAGS") or 0) & L.CUPFLAG_DEDICATED),
+              "vh": r.get("SYTCUP_VH"), "vm": r.get("SYTCUP_VM"), "vl": r.get("SYTCUP_VL"),
+              "hz": r.get("SYTCUP_HZ"), "ded": r.get("SYTCUP_DED")}
+        m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
+    m.lpars.sort(key=lambda x: x["number"])
+    for r in data.rows("MRSYTCUM"):
+        g = r["group"]
+        if g not in per_group or r.get("SYTCUM_LPDISP") is None:
+            continue
+        m.phys_info = {"shared": r.get("SYTCUM_SHARED"), "dedicated": r.get("SYTCUM_DEDIC")}
+        for key, col, _ in CUM_COLS:
+            per_group[g]["cum_" + key]["all"] = r.get(col)
+    levels: dict[int, dict] = {g: {} for g in per_group}
+    ulevels: dict[int, dict] = {g: {} for g in per_group}
+    slots = {}
+    for r in data.rows("MRSTOASP"):
+        if r.get("STOASP_RDEVDEV") is not None and r.get("STOASP_CALPAGE") is not None:
+            slots[r["STOASP_RDEVDEV"]] = r["STOASP_CALPAGE"]
+    for r in data.rows("MRIODDEV"):
+        g, d = r["group"], r.get("IODDEV_RDEVDEV")
+        if g not in per_group or d is None:
+            continue
+        for key, col, _ in DEV_COLS:
+            per_group[g]["dev_" + key][d] = r.get(col)
+        per_group[g]["where"][("dev", d)] = r["offset"]
+        if d not in m.devs:
+            m.devs.append(d)
+            flag = r.get("IODDEV_CALFLAG1") or 0
+            m.dev_info[d] = {"name": r.get("IODDEV_RDEVSER") or f"{d:04X}",
+                             "type": L.DEVTYPES.get(r.get("IODDEV_RDEVTYPE"), "?"),
+                             "paging": bool(flag & L.DEVFLAG_PAGING), "minidisk": bool(flag & L.DEVFLAG_MINIDISK),
+                             "exposures": r.get("IODDEV_EXPOSURES")}
+    for d in m.devs:
+        m.dev_info[d]["slots"] = slots.get(d)
+    for r in data.rows("MRSTORSG"):
+        g = r["group"]
+        if g not in per_group or all(r.get(col) is None for _, col, _ in STO_COLS):
+            continue
+        m.has_storage = True
+        for key, col, _ in STO_COLS:
+            per_group[g]["sto_" + key]["all"] = r.get(col)
+        levels[g] = {key: r.get(col) for key, col in STO_LEVELS}
+    if m.has_storage:
+        for r in data.rows("MRUSEACT"):
+            g, u = r["group"], r.get("USEACT_VMDUSER")
+            if g not in per_group or not u:
+                continue
+            for key, col, _ in UPG_COLS:
+                v = r.get(col)
+                cur = per_group[g]["upg_" + key]
+                cur[u] = None if v is None else (cur.get(u) or 0) + v
+            v = r.get("USEACT_RESPAGES")
+            ulevels[g][u] = None if v is None else (ulevels[g].get(u) or 0) + v
     m.cpus.sort()
 
     # Baseline: zeros at the end of the configuration set if monitoring started at IPL.
@@ -232,6 +347,17 @@ def measure(data: MonitorData) -> Measurements:
             m.tx[u] = []
     for name in lock_names:
         m.locks[name] = {key: [] for key, _, _ in _LOCK_COLS}
+    for d in m.devs:
+        m.dev[d] = {key: [] for key, _, _ in DEV_COLS}
+    has_prp = any(v is not None for g in per_group for v in per_group[g]["prp_susp"].values())
+    if has_prp:
+        m.prp = {c: {key: [] for key, _ in PRP_COLS} for c in m.cpus}
+    if m.phys_info:
+        m.phys = {key: [] for key, _, _ in CUM_COLS}
+    if m.has_storage:
+        m.sto = {key: [] for key, _, _ in STO_COLS}
+        m.sto_level = {key: [] for key, _ in STO_LEVELS}
+        m.upg = {u: {**{key: [] for key, _, _ in UPG_COLS}, "resident": []} for u in m.users}
     for g in todo:
         cur, tod = per_group[g], groups[g]["tod"]
         if tod < prev_tod:
@@ -263,6 +389,30 @@ def measure(data: MonitorData) -> Measurements:
             d = _deltas(prev[key], cur[key], m, kind, w)
             for name in lock_names:
                 m.locks[name][key].append(d.get(name))
+        if m.prp:
+            for key, _ in PRP_COLS:
+                d = _deltas(prev["prp_" + key], cur["prp_" + key], m, "tod", w)
+                for c in m.cpus:
+                    m.prp[c][key].append(d.get(c))
+        if m.phys:
+            for key, _, kind in CUM_COLS:
+                m.phys[key].append(_deltas(prev["cum_" + key], cur["cum_" + key], m, kind, {}).get("all"))
+        wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
+        for key, _, kind in DEV_COLS:
+            d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)
+            for dv_ in m.devs:
+                m.dev[dv_][key].append(d.get(dv_))
+        if m.has_storage:
+            for key, _, kind in STO_COLS:
+                m.sto[key].append(_deltas(prev["sto_" + key], cur["sto_" + key], m, kind, {}).get("all"))
+            for key, _ in STO_LEVELS:
+                m.sto_level[key].append(levels[g].get(key))
+            for key, _, kind in UPG_COLS:
+                d = _deltas(prev["upg_" + key], cur["upg_" + key], m, kind, w)
+                for u in m.users:
+                    m.upg[u][key].append(d.get(u))
+            for u in m.users:
+                m.upg[u]["resident"].append(ulevels[g].get(u))
         # keep earlier values for keys missing in this sample
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod

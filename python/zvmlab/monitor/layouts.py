@@ -31,6 +31,15 @@ CPU_TIMER_START = 0x7FFFFFFF00000000
 NOT_MEASURED = 0xFFFFFFFFFFFFFFFF
 
 ORIGIN_ZVMLAB = "ZVMLAB"
+# zvmlab's MRIODDEV codes: IODDEV_RDEVTYPE and IODDEV_CALFLAG1 bits (crates/engine/src/monwrite.rs).
+DEVTYPES = {1: "3390", 2: "EDEV", 3: "SCSI"}
+DEVFLAG_PAGING = 0x80
+DEVFLAG_MINIDISK = 0x40
+# zvmlab's PR/SM codes: SYTPRP_POLAR, SYTPRP_FLAGS (parked), SYTCUP_FLAGS (this LPAR, dedicated).
+POLARS = {0: "", 1: "Vh", 2: "Vm", 3: "Vl", 4: "Hz", 5: "Ded"}
+PRPFLAG_PARKED = 0x80
+CUPFLAG_SELF = 0x80
+CUPFLAG_DEDICATED = 0x40
 APPL_PRODID_ZVMLAB = "ZVMLAB  WORKLOAD"
 
 # Control records (confirmed: mon420 .. mon750).
@@ -92,6 +101,13 @@ BASE: tuple[Record, ...] = (
         _f("SYTPRP_PFXTMSYS", 40, 8, "tod", "zpmd:5.3"),
         _f("SYTPRP_PFXTOTWT", 68, 8, "tod", "zpmd:5.3"),
         _f("SYTPRP_PFXCPUTY", 104, 1, "uint", "zpmd:5.3"),
+        _f("SYTPRP_CORE", 108, 2, "uint", "zvmlab"),
+        _f("SYTPRP_POLAR", 110, 1, "uint", "zvmlab"),
+        _f("SYTPRP_FLAGS", 111, 1, "uint", "zvmlab"),
+        _f("SYTPRP_SUSPTM", 112, 8, "tod", "zvmlab"),
+        _f("SYTPRP_PARKTM", 120, 8, "tod", "zvmlab"),
+        _f("SYTPRP_CORE1TM", 128, 8, "tod", "zvmlab"),
+        _f("SYTPRP_CORE2TM", 136, 8, "tod", "zvmlab"),
     )),
     Record(4, 3, "MRUSEACT", "User Activity Data", (
         _f("USEACT_VMDUSER", 20, 8, "char", "ibm:mon520"),
@@ -99,6 +115,9 @@ BASE: tuple[Record, ...] = (
         _f("USEACT_VMDTTIME", 40, 8, "tod", "zvmlab"),
         _f("USEACT_VMDVTIME", 48, 8, "tod", "zvmlab"),
         _f("USEACT_VCPUCNT", 56, 2, "uint", "zvmlab"),
+        _f("USEACT_PGREADS", 64, 8, "uint", "zvmlab"),
+        _f("USEACT_PGSTEALS", 72, 8, "uint", "zvmlab"),
+        _f("USEACT_RESPAGES", 80, 8, "uint", "zvmlab"),
     )),
     Record(10, 2, "MRAPLSDT", "Application Data Sample Record", (
         _f("APLSDT_USERID", 20, 8, "char", "zvmlab"),
@@ -116,6 +135,66 @@ BASE: tuple[Record, ...] = (
         _f("SYTLCK_COLLSHR", 52, 8, "uint", "zvmlab"),
         _f("SYTLCK_SPINEXCL", 60, 8, "tod", "zvmlab"),
         _f("SYTLCK_SPINSHR", 68, 8, "tod", "zvmlab"),
+    )),
+    # D6R3: IBM's offsets are not transcribed (monitor-data.md 1.5), every field is zvmlab's.
+    Record(6, 3, "MRIODDEV", "Device Activity", (
+        _f("IODDEV_RDEVDEV", 20, 2, "uint", "zvmlab"),
+        _f("IODDEV_RDEVSER", 22, 6, "char", "zvmlab"),
+        _f("IODDEV_RDEVTYPE", 28, 1, "uint", "zvmlab"),
+        _f("IODDEV_CALFLAG1", 29, 1, "uint", "zvmlab"),
+        _f("IODDEV_EXPOSURES", 30, 2, "uint", "zvmlab"),
+        _f("IODDEV_SCMSSCH", 32, 8, "uint", "zvmlab"),
+        _f("IODDEV_BLOCKS", 40, 8, "uint", "zvmlab"),
+        _f("IODDEV_RDEVRDCT", 48, 8, "uint", "zvmlab"),
+        _f("IODDEV_RDEVWRCT", 56, 8, "uint", "zvmlab"),
+        _f("IODDEV_SCMFPTIM", 64, 8, "tod", "zvmlab"),
+        _f("IODDEV_SCMDDTIM", 72, 8, "tod", "zvmlab"),
+        _f("IODDEV_SCMCNTIM", 80, 8, "tod", "zvmlab"),
+        _f("IODDEV_QUEUETIM", 88, 8, "tod", "zvmlab"),
+        _f("IODDEV_BUSYTIM", 96, 8, "tod", "zvmlab"),
+        _f("IODDEV_MAXQUEUE", 104, 8, "uint", "zvmlab"),
+    )),
+    # D3R4: field order of zpmd 5.3 (inferred offsets).
+    Record(3, 4, "MRSTOASP", "Auxiliary Storage Management (per exposure)", (
+        _f("STOASP_CALVSER", 20, 6, "char", "zpmd:5.3"),
+        _f("STOASP_RDEVDEV", 26, 2, "uint", "zpmd:5.3"),
+        _f("STOASP_CALPAGE", 36, 4, "uint", "zpmd:5.3"),
+        _f("STOASP_CALFLAG1", 70, 1, "uint", "zpmd:5.3"),
+    )),
+    # D3R1: zvmlab's fields after IBM's first ones (CALSSUBT, RSASAVFR, RSAMAXPP: mon630).
+    Record(3, 1, "MRSTORSG", "Real Storage Management (global)", (
+        _f("STORSG_FRAMES", 40, 8, "uint", "zvmlab"),
+        _f("STORSG_RESIDENT", 48, 8, "uint", "zvmlab"),
+        _f("STORSG_PGREADS", 56, 8, "uint", "zvmlab"),
+        _f("STORSG_PGWRITES", 64, 8, "uint", "zvmlab"),
+        _f("STORSG_FAULTS", 72, 8, "uint", "zvmlab"),
+        _f("STORSG_FIRSTTCH", 80, 8, "uint", "zvmlab"),
+        _f("STORSG_SLOTS", 88, 8, "uint", "zvmlab"),
+        _f("STORSG_SLOTSUSED", 96, 8, "uint", "zvmlab"),
+    )),
+    # D0R16 / D0R17: LPAR data; IBM's offsets are not transcribed, every field is zvmlab's.
+    Record(0, 16, "MRSYTCUP", "CPU Utilization in a Logical Partition", (
+        _f("SYTCUP_LPNAME", 20, 8, "char", "zvmlab"),
+        _f("SYTCUP_LPNUM", 28, 2, "uint", "zvmlab"),
+        _f("SYTCUP_LCPUS", 30, 2, "uint", "zvmlab"),
+        _f("SYTCUP_WEIGHT", 32, 4, "uint", "zvmlab"),
+        _f("SYTCUP_ENTMIL", 36, 4, "uint", "zvmlab"),
+        _f("SYTCUP_FLAGS", 40, 1, "uint", "zvmlab"),
+        _f("SYTCUP_VH", 41, 1, "uint", "zvmlab"),
+        _f("SYTCUP_VM", 42, 1, "uint", "zvmlab"),
+        _f("SYTCUP_VL", 43, 1, "uint", "zvmlab"),
+        _f("SYTCUP_HZ", 44, 1, "uint", "zvmlab"),
+        _f("SYTCUP_DED", 45, 1, "uint", "zvmlab"),
+    )),
+    Record(0, 17, "MRSYTCUM", "Physical CPU Utilization", (
+        _f("SYTCUM_SHARED", 20, 2, "uint", "zvmlab"),
+        _f("SYTCUM_DEDIC", 22, 2, "uint", "zvmlab"),
+        _f("SYTCUM_LPDISP", 24, 8, "uint", "zvmlab"),
+        _f("SYTCUM_CPCDISP", 32, 8, "uint", "zvmlab"),
+        _f("SYTCUM_LPMGTTM", 40, 8, "tod", "zvmlab"),
+        _f("SYTCUM_CPCMGTTM", 48, 8, "tod", "zvmlab"),
+        _f("SYTCUM_UNPARKTM", 56, 8, "tod", "zvmlab"),
+        _f("SYTCUM_UNPARKVL", 64, 8, "tod", "zvmlab"),
     )),
     Record(1, 11, "MRMTREND", "Interval End", ()),
     Record(1, 13, "MRMTREOF", "End of Frame", ()),

@@ -1,8 +1,9 @@
 """The report registry and the reports for which there is monitor data.
 
 A report is registered with its Perfkit id and name; it builds a ``Report`` from per-interval
-``Measurements``. Later issues add FCX113 UPAGE, FCX108 DEVICE, FCX265 LOCKLOG ... by writing a
-builder here (or in a module of their own) decorated with ``@report``.
+``Measurements``. Device and paging reports are in ``io_reports``, LPAR/processor reports in
+``lpar_reports``; a new report is a builder decorated with ``@report`` (its module imported in
+``perfkit/__init__``).
 
 Figures follow the run summary's definitions, so a report agrees with summary.json:
 percentages of one processor (100 = one processor busy for the interval), T/V = total CPU time /
