@@ -255,6 +255,21 @@ pub enum DumpCcw {
     Vm65989,
 }
 
+/// How each logical CPU's short list of free, cleared frames is refilled from the global
+/// available list (RSA2GLCK) for first-time faults and page-ins (seed 001, row C4; the
+/// improvement is in the z13 exploitation SPE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameReplenish {
+    /// The list lags behind demand: under a storm of faults it is empty at each fault, which
+    /// then takes its frame from the global list under RSA2GLCK.
+    Lagging,
+    /// Demand-sensitive replenishment: the list is refilled with a batch of frames
+    /// (`storage.cpu_list_batch`) under one RSA2GLCK hold, and faults take from it lock-free.
+    #[default]
+    DemandSensitive,
+}
+
 /// How CP serializes a guest PTE while it simulates a guest storage-key operation (ISKE)
 /// (seed 001, row C2; the fix is in the z13 exploitation SPE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -314,6 +329,8 @@ pub struct Switches {
     #[serde(default)]
     pub pte_lock: PteLock,
     #[serde(default)]
+    pub frame_replenish: FrameReplenish,
+    #[serde(default)]
     pub storage_admission: StorageAdmission,
     #[serde(default)]
     pub paging_payload: PagingPayload,
@@ -367,6 +384,7 @@ pub fn levels() -> Vec<Level> {
         ssl_apvirt: SslApvirt::Off,
         dump_ccw: DumpCcw::Old,
         pte_lock: PteLock::IskeLocks,
+        frame_replenish: FrameReplenish::Lagging,
         storage_admission: StorageAdmission::Classic,
         paging_payload: PagingPayload::Classic,
     };
@@ -399,8 +417,10 @@ pub fn levels() -> Vec<Level> {
         lock_line: LockLine::Own,
         polarization: Polarizing::Vertical,
         storage_admission: StorageAdmission::Overcommit,
-        // The z13 exploitation SPE's guest PTE serialization fix (seed 001).
+        // The z13 exploitation SPE's guest PTE serialization fix and real storage management
+        // improvements (seed 001).
         pte_lock: PteLock::IskeReads,
+        frame_replenish: FrameReplenish::DemandSensitive,
         ..zvm62.clone()
     };
     // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
@@ -480,11 +500,12 @@ pub fn levels() -> Vec<Level> {
         },
         Level {
             name: "zvm-6.3-compat",
-            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized, guest PTE locked per ISKE",
+            title: "z/VM 6.3 with only the z13 compatibility SPE (VM65577): lock words share lines, VDISK I/O serialized, guest PTE locked per ISKE, per-CPU frame lists lagging",
             switches: Switches {
                 lock_line: LockLine::Shared,
                 vdisk_lock: VdiskLock::WholeIo,
                 pte_lock: PteLock::IskeLocks,
+                frame_replenish: FrameReplenish::Lagging,
                 ..zvm63.clone()
             },
         },

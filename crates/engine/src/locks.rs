@@ -31,7 +31,7 @@
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
 
 use crate::cpu::wall_for;
-use crate::level::{FrameZones, LockLine, SchedLock, Switches};
+use crate::level::{FrameReplenish, FrameZones, LockLine, SchedLock, Switches};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::sim::{path_ns, NONE};
@@ -171,6 +171,10 @@ pub struct Locks {
     looked_idle: Vec<bool>,
     /// Each user's hot-page PTE lock.
     pte: Vec<Inst>,
+    /// Demand-sensitive frame replenishment: refill batch (0: lagging lists, a lock per
+    /// frame) and each processor's free cleared frames.
+    cpu_batch: u64,
+    cpu_list: Vec<u64>,
 }
 
 impl Locks {
@@ -197,6 +201,11 @@ impl Locks {
             requeue: vec![false; processors as usize],
             looked_idle: vec![false; processors as usize],
             pte: Vec::new(),
+            cpu_batch: match sw.frame_replenish {
+                FrameReplenish::Lagging => 0,
+                FrameReplenish::DemandSensitive => (p.cpu_list_batch.round() as u64).max(1),
+            },
+            cpu_list: Vec::new(),
         }
     }
 
@@ -422,8 +431,32 @@ impl Locks {
 
     /// Processor `cpu` (speed `rate`) takes (and returns) `frames` frames on the available
     /// list at `t`. Returns wall time.
+    /// With demand-sensitive replenishment (`frame_replenish`) the frame taken comes from the
+    /// processor's own list of free cleared frames when it has one (no lock); an empty list is
+    /// refilled with `storage.cpu_list_batch` frames under one hold, and returned frames go
+    /// back under the lock only when it is taken anyway or there are returns.
     pub fn frames(&mut self, cpu: u32, t: Time, frames: u64, rate: u64) -> Time {
-        let h = wall_for(self.hold_frame * frames, rate, 0);
+        let moved = if self.cpu_batch == 0 {
+            frames
+        } else {
+            let c = cpu as usize;
+            if self.cpu_list.len() <= c {
+                self.cpu_list.resize(c + 1, 0);
+            }
+            let returned = frames.saturating_sub(1);
+            let refill = if self.cpu_list[c] == 0 {
+                self.cpu_list[c] = self.cpu_batch;
+                self.cpu_batch
+            } else {
+                0
+            };
+            self.cpu_list[c] -= 1;
+            if refill + returned == 0 {
+                return 0;
+            }
+            refill + returned
+        };
+        let h = wall_for(self.hold_frame * moved, rate, 0);
         self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
             .extra()
     }

@@ -133,6 +133,8 @@ params! {
         "assumed: the part of the ISKE simulation run with the guest PTE locked (cp-model §5.1 [A])";
     key_update_fraction: "memtst.key_update_fraction" = 0.1, "fraction of key operations",
         "assumed: with the PTE serialization fix only key operations that change the key or its reference/change bits still lock the PTE; memtst allocates and frees storage, so about one in ten is taken to set a key (not derived from row C2's figures)";
+    cpu_list_batch: "storage.cpu_list_batch" = 16.0, "frames",
+        "assumed: frames one demand-sensitive refill of a logical CPU's list of free cleared frames moves from the global available list under one RSA2GLCK hold (seed 001 describes the lists, not their size)";
     lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame",
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones",

@@ -403,3 +403,35 @@ fn zvm64_page_outs_carry_more_pages_per_ssch() {
     let (a, b) = (ppio("zvm-6.3"), ppio("zvm-6.4"));
     assert!(b > 1.5 * a, "pages per page-out SSCH 6.3 {a:.2} vs 6.4 {b:.2}");
 }
+
+/// Row C4's mechanism: with lagging per-CPU frame lists every first-time fault takes RSA2GLCK;
+/// with demand-sensitive refills one hold moves `storage.cpu_list_batch` frames, so the lock
+/// is taken about that many times less (storage-rich: no frames come back).
+#[test]
+fn frame_refills_take_rsa2glck_once_per_batch() {
+    let run = |level: &str| -> Value {
+        let guests: Vec<Value> = (0..8)
+            .map(|i| {
+                json!({"userid": format!("V{i}"), "storage_pages": 8192,
+                            "refs": {"pattern": "strided", "range_pages": 4000, "stride_pages": 1},
+                            "workload": {"kind": "cpu-bound", "tx_cpu_ns": 5000, "dist": "fixed"}})
+            })
+            .collect();
+        let cfg = json!({"level": level, "processors": 8, "duration_ns": 1_000_000_000u64,
+                         "interval_ns": 1_000_000_000u64, "seed": 1, "guests": guests,
+                         "storage": {"frames": 65536, "paging_volumes": [{"type": "eckd", "slots": 100000, "count": 1}]}});
+        serde_json::from_str(&zvm::run_json(&cfg.to_string()).unwrap()).unwrap()
+    };
+    let acq = |v: &Value| v["locks"]["RSA2GLCK"]["acquires"].as_u64().unwrap();
+    let (lag, batch) = (run("zvm-6.3-compat"), run("zvm-6.3"));
+    let firsts = lag["storage"]["first_touches"].as_u64().unwrap();
+    assert_eq!(firsts, 32000);
+    assert_eq!(acq(&lag), firsts);
+    // Each of the 8 processors refills when its list is empty: at most one extra refill each.
+    let want = firsts.div_ceil(16);
+    assert!(
+        acq(&batch) >= want && acq(&batch) <= want + 8,
+        "{} vs {want}",
+        acq(&batch)
+    );
+}
