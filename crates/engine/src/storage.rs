@@ -563,7 +563,7 @@ mod tests {
         for agelist in [false, true] {
             let mut s = RealStorage::new(f, &[hot + cold], 2.0, agelist, u64::MAX);
             let mut rng = Rng::stream(11, 2);
-            let mut draw = |rng: &mut Rng| {
+            let draw = |rng: &mut Rng| {
                 if rng.unit() < h {
                     rng.below(hot)
                 } else {
