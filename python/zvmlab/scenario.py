@@ -47,7 +47,14 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
              "title": "a title for reports", "description": "free text",
              "storage": "real storage for guest pages and paging volumes ([storage])",
              "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])",
-             "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)"}
+             "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)",
+             "volume": "DASD volumes the minidisks live on: [[volume]] name, type, size (optional; "
+                       "with them minidisk extents are checked)"}
+_DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
+                     "type": "eckd | edev | scsi",
+                     "size": "capacity: a size such as \"20G\" or a 3390 model (3390-3, 3390-9, 3390-27, 3390-54)"}
+# 3390 models: cylinders; a cylinder is 15 tracks of 12 4 KB blocks (180 pages).
+_3390_MODELS = {"3390-3": 3339, "3390-9": 10017, "3390-27": 32760, "3390-54": 65520}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
                 "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
@@ -111,9 +118,14 @@ _WORKLOAD_KEYS = {
                 "blocks": "4 KB blocks per I/O", "think": "think time between transactions", "write": "true | false",
                 "window": "I/Os in flight per virtual CPU (1: waits for each)", "dist": "exp | fixed",
                 "mdc": "SET MDC ON for this device: true | false (default false)",
-                "extent": "minidisk data the I/Os read at random, e.g. \"400M\" (with mdc = true)"},
+                "extent": "minidisk data the I/Os read at random, e.g. \"400M\" (with mdc = true)",
+                "rate": "I/Os per second the guest starts (a paced driver such as IO3390) instead of a think time; "
+                        "a rate the I/O cannot meet is reported as saturation",
+                "start": "where the minidisk begins on its [[volume]], e.g. \"0\" or \"2G\" (default: after the last)",
+                "size": "the minidisk's size, e.g. \"10G\" (checked against its [[volume]])"},
     "format": {"kind": "", "volume": "volume name", "type": "eckd | edev", "size": "minidisk size, e.g. \"10G\"",
-               "blocks": "4 KB blocks per write"},
+               "blocks": "4 KB blocks per write",
+               "start": "where the minidisk begins on its [[volume]] (default: after the last)"},
 }
 DASD_TYPES = ("eckd", "edev", "scsi", "vdisk")
 SSL_CIPHERS = ("rsa-aes256", "rsa-aes128-sha256")
@@ -281,6 +293,7 @@ class Workload:
     window: int | None = None
     dasd: dict | None = None  # dasd-io and format: the engine's fields, already checked
     extra: dict | None = None  # issue 6: bytes/connect (client), forward/cipher/crypto (servers), dump fields
+    minidisk: dict | None = None  # dasd-io/format: start/size in pages when given (checked against [[volume]])
 
     def to_engine(self) -> dict:
         d: dict[str, Any] = {"kind": self.kind, "dist": self.dist}
@@ -639,6 +652,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                 raise InputError(f"volume {v} is {vol_types[v][0]} in guest[{vol_types[v][1]}] and {t} here", file=file,
                                  line=ln("guest", "workload", i), field=f"guest[{i}].workload.type",
                                  fix="a volume has one device type; name another volume")
+    _dasd_volumes(doc.get("volume", []), guests, vol_types, file=file, ln=ln)
     server_groups = {g.userid for g in guests if g.workload.kind in SERVER_KINDS}
     _check_forward(guests, server_groups, file=file, ln=ln)
     for i, g in enumerate(guests):
@@ -1088,6 +1102,14 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
     elif kind in ("dasd-io", "format"):
         wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
+        md: dict[str, Any] = {}
+        if "start" in w:
+            st = w["start"]
+            md["start"] = 0 if st in ("0", 0) else parse_size(st, where=f"{where}.start", file=file, line=line)
+        if "size" in w:
+            md["pages"] = wl.dasd.get("size_mb", 0) * 256 or parse_size(w["size"], where=f"{where}.size",
+                                                                           file=file, line=line)
+        wl.minidisk = md
     elif kind == "dump":
         for k in ("volume", "size"):
             if k not in w:
@@ -1209,6 +1231,86 @@ def _check_forward(guests, server_groups: set, *, file, ln) -> None:
                                  fix="end the chain at a server without forward: that one replies")
 
 
+def _dasd_volumes(raw: Any, guests: list[Guest], vol_types: dict, *, file, ln) -> None:
+    """[[volume]]: the DASD volumes minidisks live on. With them, each minidisk (a [[guest]]
+    table's dasd-io or format workload; the guests of one table share it) must name a declared
+    volume of its type, fit on it, and not overlap another table's minidisk."""
+    if not isinstance(raw, list):
+        raise InputError("must be an array of tables", file=file, field="volume",
+                         fix='write [[volume]] tables, e.g. name = "EF0100", type = "edev", size = "20G"')
+    if not raw:
+        return
+    vols: dict[str, tuple[str, int, int]] = {}
+    for j, v in enumerate(raw):
+        w = f"volume[{j}]"
+        if not isinstance(v, dict):
+            raise InputError("must be a table", file=file, field=w, fix="write volumes as [[volume]] tables")
+        for k in v:
+            if k not in _DASD_VOLUME_KEYS:
+                close = difflib.get_close_matches(k, list(_DASD_VOLUME_KEYS), n=1)
+                raise InputError(f"unknown key {k!r}", file=file, line=ln("volume", k, j), field=f"{w}.{k}",
+                                 fix=(f"did you mean {close[0]!r}? " if close else "") +
+                                 "keys: " + ", ".join(_DASD_VOLUME_KEYS))
+        for k in ("name", "type", "size"):
+            if k not in v:
+                raise InputError(f"missing {k}", file=file, line=ln("volume", None, j), field=f"{w}.{k}",
+                                 fix=f"{k}: {_DASD_VOLUME_KEYS[k]}")
+        name = v["name"]
+        if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9@#$]{1,6}$", name):
+            raise InputError(f"{name!r} is not a volume label", file=file, line=ln("volume", "name", j),
+                             field=f"{w}.name", fix="1-6 characters: letters, digits and @ # $")
+        name = name.upper()
+        if name in vols:
+            raise InputError(f"volume {name} is declared twice (volume[{vols[name][2]}] and {w})", file=file,
+                             line=ln("volume", "name", j), field=f"{w}.name", fix="volume labels must be unique")
+        t = v["type"]
+        if t not in DASD_TYPES[:3]:
+            raise InputError(f"{t!r} is not a device type zvmlab models", file=file, line=ln("volume", "type", j),
+                             field=f"{w}.type", fix="accepted: eckd (3390), edev (FBA emulated on SCSI), "
+                             "scsi (dedicated); a VDISK is not a volume")
+        size = v["size"]
+        if isinstance(size, str) and size.strip().lower() in _3390_MODELS:
+            if t != "eckd":
+                raise InputError(f"{size} is a 3390 model but the volume is {t}", file=file,
+                                 line=ln("volume", "size", j), field=f"{w}.size",
+                                 fix='give an edev or scsi volume a size such as "20G"')
+            pages = _3390_MODELS[size.strip().lower()] * 180
+        else:
+            pages = parse_size(size, where=f"{w}.size", file=file, line=ln("volume", "size", j))
+        vols[name] = (t, pages, j)
+    placed: dict[str, list[tuple[int, int, int]]] = {}
+    for i, g in enumerate(guests):
+        if not g.workload.dasd or g.workload.kind not in ("dasd-io", "format"):
+            continue
+        vol, t = g.workload.dasd["volume"], g.workload.dasd["type"]
+        line = ln("guest", "workload", i)
+        if t == "vdisk":
+            continue
+        if vol not in vols:
+            raise InputError(f"volume {vol} is not declared", file=file, line=line, field=f"guest[{i}].workload.volume",
+                             fix="declared volumes: " + ", ".join(sorted(vols)) + "; add a [[volume]] for it")
+        vt, cap, j = vols[vol]
+        if vt != t:
+            raise InputError(f"volume {vol} is {vt} (volume[{j}]) but this workload says {t}", file=file, line=line,
+                             field=f"guest[{i}].workload.type", fix=f'write type = "{vt}"')
+        md = g.workload.minidisk or {}
+        if not md:
+            continue  # no extent given: the guests use the volume as a whole (shared)
+        here = placed.setdefault(vol, [])
+        start = md.get("start", max((e for _, e, _ in here), default=0))
+        pages = md.get("pages", cap - start)
+        if pages <= 0 or start + pages > cap:
+            raise InputError(f"the minidisk ({start + max(pages, 0)} pages to its end) runs past volume {vol} "
+                             f"({cap} pages)", file=file, line=line, field=f"guest[{i}].workload.size",
+                             fix=f"make it fit in {cap * PAGE >> 20} MB, or use a larger volume")
+        for s0, e0, i0 in here:
+            if start < e0 and s0 < start + pages:
+                raise InputError(f"the minidisk overlaps guest[{i0}]'s on volume {vol} (pages {s0}-{e0 - 1})",
+                                 file=file, line=line, field=f"guest[{i}].workload.start",
+                                 fix=f"start it at or after {e0 * PAGE >> 20} MB, or name another volume")
+        here.append((start, start + pages, i))
+
+
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
     """The engine fields of a dasd-io or format workload, checked."""
     eg = ('e.g. workload = { kind = "dasd-io", volume = "EF0100", type = "edev", cpu = "360us", ios = 100, blocks = 1 }'
@@ -1271,6 +1373,15 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
     elif "extent" in w:
         raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
                          fix="add mdc = true, or leave extent out")
+    if "rate" in w:
+        r = w["rate"]
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= 10_000_000):
+            raise InputError(f"rate {r!r} is not an I/O rate", file=file, line=line, field=f"{where}.rate",
+                             fix="I/Os per second, a number > 0, e.g. rate = 1233")
+        if "think" in w:
+            raise InputError("both rate and think", file=file, line=line, field=f"{where}.rate",
+                             fix="a paced driver (rate) sets its own pauses: leave think out, or rate")
+        d["rate"] = float(r)
     d.update(method=method, write=write, ios=count("ios", 1_000_000), dist=w.get("dist", "exp"),
              cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
              think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,

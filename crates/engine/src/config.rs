@@ -343,6 +343,11 @@ pub enum Workload {
         /// 4 KB blocks of minidisk data the I/Os reference uniformly (MDC lookups).
         #[serde(default)]
         extent_blocks: u64,
+        /// A paced driver (IO3390-like): I/Os per second the guest starts, shared by its
+        /// virtual CPUs, instead of a think time; when the I/O cannot keep up the guest falls
+        /// behind and the run reports the user saturated (0: not paced).
+        #[serde(default)]
+        rate: f64,
     },
     /// CMS FORMAT of a minidisk of `size_mb`: writes of `blocks` 4 KB blocks each until the
     /// whole minidisk is written, once; the guest then stays idle.

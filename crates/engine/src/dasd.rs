@@ -43,6 +43,8 @@ pub struct IoProgram {
     pub ios: u32,
     pub blocks: u32,
     pub think: f64,
+    /// A paced program: the time between transaction starts of one virtual CPU (ns; 0: none).
+    pub pace: f64,
     pub write: bool,
     pub format: bool,
     /// A VDISK: CP moves the data from its address space; no device, no wait.
@@ -79,6 +81,12 @@ pub struct DasdUser {
     pub kb_per_s: f64,
     /// A FORMAT's elapsed time (None until it finished).
     pub finished_s: Option<f64>,
+    /// A paced driver: the I/O rate it tries (per s), how far its most-behind virtual CPU is
+    /// behind its schedule at the end (s), and whether that is more than two transactions and
+    /// 1 % of the run: the I/O cannot keep up with the rate (saturation).
+    pub offered_io_per_s: Option<f64>,
+    pub behind_s: f64,
+    pub saturated: bool,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -98,6 +106,8 @@ pub struct Dasd {
     /// Per virtual CPU: I/Os in flight (asynchronous programs), and whether it waits for one.
     pub inflight: Vec<u32>,
     pub blocked: Vec<bool>,
+    /// Per virtual CPU of a paced program: when its next transaction is due (ns).
+    pub due: Vec<f64>,
     /// Per user: I/Os and blocks done, when a FORMAT finished.
     pub ios: Vec<u64>,
     pub blocks: Vec<u64>,
@@ -147,6 +157,7 @@ fn dump_program(p: &Params, sw: &Switches, vol: u32, size_mb: u64) -> IoProgram 
         ios,
         blocks,
         think: 0.0,
+        pace: 0.0,
         write: true,
         format: true,
         vdisk: false,
@@ -230,6 +241,7 @@ impl Dasd {
                     window,
                     mdc,
                     extent_blocks,
+                    rate,
                     ..
                 } => {
                     let ssch = method == "ssch";
@@ -242,6 +254,11 @@ impl Dasd {
                         ios,
                         blocks,
                         think: think_ns as f64,
+                        pace: if rate > 0.0 {
+                            ios.max(1) as f64 * g.vcpus.max(1) as f64 / rate * 1e9
+                        } else {
+                            0.0
+                        },
                         write,
                         format: false,
                         vdisk,
@@ -288,6 +305,7 @@ impl Dasd {
                         ios,
                         blocks,
                         think: 0.0,
+                        pace: 0.0,
                         write: true,
                         format: true,
                         vdisk: false,
@@ -343,6 +361,7 @@ impl Dasd {
             pending: Vec::new(),
             inflight: Vec::new(),
             blocked: Vec::new(),
+            due: Vec::new(),
             ios: vec![0; n],
             blocks: vec![0; n],
             finished: vec![None; n],
@@ -374,6 +393,7 @@ impl Sim {
         d.pending = vec![NONE; n];
         d.inflight = vec![0; n];
         d.blocked = vec![false; n];
+        d.due = vec![0.0; n];
         d.io_left = (0..n)
             .map(|v| {
                 let u = self.vcpus[v].user as usize;
@@ -482,11 +502,18 @@ impl Sim {
             return true;
         }
         // The transaction is complete.
-        let (ios, format, think, cpu, dist) = (p.ios, p.format, p.think, p.cpu, p.dist);
+        let (ios, format, mut think, cpu, dist) = (p.ios, p.format, p.think, p.cpu, p.dist);
+        let paced = p.pace > 0.0;
         d.io_left[v as usize] = ios;
         self.users[u].acct.tx_done += 1;
         if format {
             d.finished[u] = Some(self.now);
+        }
+        if paced {
+            // The driver's schedule: the next transaction is due one period after this one
+            // was; late, it starts at once (and stays behind).
+            d.due[v as usize] += p.pace;
+            think = (d.due[v as usize] - self.now as f64).max(0.0);
         }
         if !format && think <= 0.0 {
             // No think time: the next transaction starts at once.
@@ -502,6 +529,8 @@ impl Sim {
         }
         if format {
             self.q.cancel(self.first_vcpu + v); // done for good
+        } else if paced {
+            self.q.schedule(self.first_vcpu + v, self.now + (think + 0.5) as Time);
         } else {
             let t = draw(&mut self.vcpus[v as usize].rng, think, dist);
             self.q.schedule(self.first_vcpu + v, self.now + t);
@@ -598,6 +627,18 @@ impl Sim {
             let kb = d.blocks[u] * 4;
             let cp_us = a.cp_ns as f64 / 1e3;
             let tx = a.tx_done.max(1) as f64;
+            let p = p.as_ref().unwrap();
+            let (offered, behind) = if p.pace > 0.0 {
+                let behind = (0..self.vcpus.len())
+                    .filter(|&v| self.vcpus[v].user as usize == u)
+                    .map(|v| (self.now as f64 - d.due[v]).max(0.0))
+                    .fold(0.0, f64::max);
+                let vcpus = self.users[u].vcpus.len().max(1) as f64;
+                (Some(p.ios as f64 * 1e9 * vcpus / p.pace), behind / 1e9)
+            } else {
+                (None, 0.0)
+            };
+            let saturated = p.pace > 0.0 && behind * 1e9 > 2.0 * p.pace && behind > 0.01 * secs;
             users.insert(
                 self.users[u].userid.clone(),
                 DasdUser {
@@ -613,6 +654,9 @@ impl Sim {
                     virtual_us_per_tx: a.virt_ns as f64 / 1e3 / tx,
                     kb_per_s: kb as f64 / secs,
                     finished_s: d.finished[u].map(|t| t as f64 / 1e9),
+                    offered_io_per_s: offered,
+                    behind_s: behind,
+                    saturated,
                 },
             );
         }

@@ -53,6 +53,24 @@ def write_run_dir(out: str, sc: scenario.Scenario, summary: dict, force: bool, m
                             *[f"{iv['users'][u]:.6f}" for u in users]])
 
 
+def conditions(s: dict) -> list[str]:
+    """What went wrong in the simulated system (not in the input): paging space exhausted,
+    paced I/O drivers that could not keep their rate."""
+    out = []
+    pg = s.get("storage") or {}
+    if pg.get("paging_space_exhausted_at_s") is not None:
+        out.append(f"paging space exhausted at {pg['paging_space_exhausted_at_s']:g} s: "
+                   "add paging volumes ([storage] paging_volumes) or real storage")
+    users = ((s.get("dasd") or {}).get("users") or {})
+    sat = [(u, d) for u, d in users.items() if d.get("saturated")]
+    if sat:
+        u, d = sat[0]
+        more = f" (and {len(sat) - 1} more users)" if len(sat) > 1 else ""
+        out.append(f"I/O saturated: {u} offered {d['offered_io_per_s']:.0f} I/O/s, did "
+                   f"{d['ios'] / max(s['duration_s'], 1e-9):.0f}, {d['behind_s']:.2f} s behind at the end{more}")
+    return out
+
+
 def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     title = sc.title or Path(sc.path).name
     console.print(f"[bold]{title}[/bold]  level {s['level']}, {s['processors']} processors, "
@@ -72,6 +90,8 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
                       f"{lp['vl']} Vl {lp['hz']} Hz, unparking {lp['unparking']}: {lp['unparked_avg']:.2f} unparked "
                       f"({lp['unparked_vl_avg']:.2f} Vl), %LPmgt {lp['cpc_lpmgt_pct']:.3f} (this LPAR "
                       f"{lp['lpmgt_pct']:.3f}), %Susp {lp['susp_pct']:.1f}")
+    for line in conditions(s):
+        console.print(f"  [bold yellow]{line}[/bold yellow]")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
     t = Table(title="Users (100 % = one processor)", title_justify="left")
     for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions"):
