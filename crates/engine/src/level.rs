@@ -270,6 +270,36 @@ pub enum FrameReplenish {
     DemandSensitive,
 }
 
+/// The set of free, preallocated NDMBKs (the control blocks holding data moving through a guest
+/// LAN or VSWITCH) and its lock (seed 001: the data structure was changed in the z13
+/// exploitation SPE to decrease opportunity for lock contention).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Ndmbk {
+    /// One system-wide free list: each message takes an NDMBK from it and gives it back, each
+    /// under the NDMBK lock held exclusive.
+    SingleList,
+    /// Per-processor caches of free NDMBKs (assumed form of the change: the seed names the
+    /// goal, not the structure); the lock is taken only to refill an empty cache or spill a
+    /// full one by `vnet.ndmbk_cache` blocks.
+    #[default]
+    PerCpu,
+}
+
+/// When the dispatcher holds the scheduler lock exclusive (seed 001: "the situations in which
+/// the scheduler lock had to be held exclusive were decreased" in the z13 exploitation SPE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedExcl {
+    /// Before: a dispatch that takes work from the dispatch list holds the lock exclusive
+    /// (assumed: which situations changed is not public; taking work is the common one).
+    Dispatch,
+    /// After: exclusive only for list updates (slice-end requeue, D-list adds and drops,
+    /// readied users); a dispatch that only reads the list holds it shared.
+    #[default]
+    UpdatesOnly,
+}
+
 /// How CP serializes a guest PTE while it simulates a guest storage-key operation (ISKE)
 /// (seed 001, row C2; the fix is in the z13 exploitation SPE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -334,6 +364,10 @@ pub struct Switches {
     pub storage_admission: StorageAdmission,
     #[serde(default)]
     pub paging_payload: PagingPayload,
+    #[serde(default)]
+    pub ndmbk: Ndmbk,
+    #[serde(default)]
+    pub sched_excl: SchedExcl,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -387,6 +421,8 @@ pub fn levels() -> Vec<Level> {
         frame_replenish: FrameReplenish::Lagging,
         storage_admission: StorageAdmission::Classic,
         paging_payload: PagingPayload::Classic,
+        ndmbk: Ndmbk::SingleList,
+        sched_excl: SchedExcl::Dispatch,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -421,6 +457,9 @@ pub fn levels() -> Vec<Level> {
         // improvements (seed 001).
         pte_lock: PteLock::IskeReads,
         frame_replenish: FrameReplenish::DemandSensitive,
+        // ... and its NDMBK free-list and scheduler-lock changes (seed 001, Background).
+        ndmbk: Ndmbk::PerCpu,
+        sched_excl: SchedExcl::UpdatesOnly,
         ..zvm62.clone()
     };
     // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
@@ -506,6 +545,8 @@ pub fn levels() -> Vec<Level> {
                 vdisk_lock: VdiskLock::WholeIo,
                 pte_lock: PteLock::IskeLocks,
                 frame_replenish: FrameReplenish::Lagging,
+                ndmbk: Ndmbk::SingleList,
+                sched_excl: SchedExcl::Dispatch,
                 ..zvm63.clone()
             },
         },

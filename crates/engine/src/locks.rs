@@ -31,7 +31,7 @@
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
 
 use crate::cpu::wall_for;
-use crate::level::{FrameReplenish, FrameZones, LockLine, SchedLock, Switches};
+use crate::level::{FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, Switches};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::sim::{path_ns, NONE};
@@ -175,6 +175,13 @@ pub struct Locks {
     /// frame) and each processor's free cleared frames.
     cpu_batch: u64,
     cpu_list: Vec<u64>,
+    /// NDMBK free set: hold per block moved, refill/spill batch (0: one system-wide list, a
+    /// lock per get and per put), each processor's cached free blocks.
+    hold_ndmbk: Time,
+    ndmbk_batch: u64,
+    ndmbk_cache: Vec<u64>,
+    /// The dispatcher holds the scheduler lock exclusive whenever it takes work (old levels).
+    dispatch_excl: bool,
 }
 
 impl Locks {
@@ -206,7 +213,38 @@ impl Locks {
                 FrameReplenish::DemandSensitive => (p.cpu_list_batch.round() as u64).max(1),
             },
             cpu_list: Vec::new(),
+            hold_ndmbk: path_ns(p, p.lock_hold_ndmbk, 0.0),
+            ndmbk_batch: match sw.ndmbk {
+                Ndmbk::SingleList => 0,
+                Ndmbk::PerCpu => (p.ndmbk_cache.round() as u64).max(1),
+            },
+            ndmbk_cache: Vec::new(),
+            dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
         }
+    }
+
+    /// A guest LAN / VSWITCH message sent by processor `cpu` (speed `rate`) at `t`: CP takes a
+    /// free NDMBK for the data, copies it to the receiver and gives the block back. With one
+    /// system-wide list the get and the put are holds of the NDMBK lock (modelled as one
+    /// acquisition of both holds, so requests stay in time order); with per-processor caches
+    /// the lock is taken only when the cache is empty (refill; gets and puts balance on a
+    /// processor, so no spill). The holds are part of `path.vnet_msg`; returns the wall time
+    /// beyond them (spin, line transfers).
+    pub fn ndmbk(&mut self, cpu: u32, t: Time, rate: u64) -> Time {
+        let h = wall_for(self.hold_ndmbk, rate, 0);
+        if self.ndmbk_batch == 0 {
+            return self.acquire(LockId::Ndmbk, Mode::Excl, t, cpu, 2 * h).extra();
+        }
+        let c = cpu as usize;
+        if self.ndmbk_cache.len() <= c {
+            self.ndmbk_cache.resize(c + 1, 0);
+        }
+        if self.ndmbk_cache[c] > 0 {
+            return 0; // taken from and given back to this processor's cache
+        }
+        self.ndmbk_cache[c] = self.ndmbk_batch;
+        self.acquire(LockId::Ndmbk, Mode::Excl, t, cpu, h * self.ndmbk_batch)
+            .extra()
     }
 
     /// The instance of `id` a processor uses (its home zone for a zoned lock).
@@ -384,7 +422,7 @@ impl Locks {
             return 0;
         }
         let updates = std::mem::take(&mut self.pending_hold);
-        let (mode, hold) = if requeue || updates > 0 {
+        let (mode, hold) = if requeue || updates > 0 || (found && self.dispatch_excl) {
             (
                 Mode::Excl,
                 self.hold_dispatch + requeue as Time * self.hold_requeue + updates,
@@ -564,6 +602,45 @@ mod tests {
         assert_eq!((c.start, c.spin), (200, 180));
         let s = l.counters[LockId::Hcppgdal as usize];
         assert_eq!((s.acquires_excl, s.colls_excl, s.spin_excl_ns), (3, 2, 270));
+    }
+
+    #[test]
+    fn ndmbk_single_list_locks_per_message_per_cpu_caches_per_batch() {
+        // Four processors each send 100 messages at the same instants.
+        let run = |level: &str| {
+            let mut l = locks(level, 150.0);
+            let mut extra = 0;
+            for k in 0..100u64 {
+                for cpu in 0..4 {
+                    extra += l.ndmbk(cpu, k * 1000, crate::cpu::ONE);
+                }
+            }
+            (l.counters[LockId::Ndmbk as usize], extra)
+        };
+        let (old, old_extra) = run("zvm-6.3-compat");
+        let (new, new_extra) = run("zvm-6.3");
+        assert_eq!(old.acquires_excl, 400, "one acquisition (get and put) per message");
+        assert!(old.colls_excl >= 300, "simultaneous senders collide: {old:?}");
+        // Per-processor caches: one refill per processor (gets and puts balance on it).
+        assert_eq!(new.acquires_excl, 4);
+        assert!(new.colls_excl <= 3 && new_extra * 50 < old_extra);
+    }
+
+    #[test]
+    fn old_dispatcher_takes_the_scheduler_lock_exclusive_to_take_work() {
+        let mut old = locks("zvm-6.3-compat", 0.0);
+        let mut new = locks("zvm-6.3", 0.0);
+        for l in [&mut old, &mut new] {
+            for cpu in 0..4 {
+                l.dispatch(cpu, 0, true, crate::cpu::ONE);
+            }
+        }
+        let (o, n) = (
+            old.counters[LockId::Srmslock as usize],
+            new.counters[LockId::Srmslock as usize],
+        );
+        assert_eq!((o.acquires_excl, o.colls_excl), (4, 3));
+        assert_eq!((n.acquires_shared, n.colls_excl + n.colls_shared), (4, 0));
     }
 
     #[test]

@@ -135,6 +135,10 @@ params! {
         "assumed: with the PTE serialization fix only key operations that change the key or its reference/change bits still lock the PTE; memtst allocates and frees storage, so about one in ten is taken to set a key (not derived from row C2's figures)";
     cpu_list_batch: "storage.cpu_list_batch" = 16.0, "frames",
         "assumed: frames one demand-sensitive refill of a logical CPU's list of free cleared frames moves from the global available list under one RSA2GLCK hold (seed 001 describes the lists, not their size)";
+    lock_hold_ndmbk: "lock.hold_ndmbk" = 150.0, "instructions",
+        "assumed: taking an NDMBK from (or giving one back to) the free list under the NDMBK lock: unchain or chain one block and count it (seed 001 names the lock, not its path)";
+    ndmbk_cache: "vnet.ndmbk_cache" = 16.0, "NDMBKs",
+        "assumed: NDMBKs one refill (or spill) of a processor's cache moves under one NDMBK lock hold, with per-processor caches (switch ndmbk); like storage.cpu_list_batch";
     lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame",
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones",

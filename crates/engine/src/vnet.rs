@@ -135,6 +135,7 @@ impl Sim {
                 let srv = servers[k];
                 net.queue[srv as usize].push_back(v);
                 self.vcpus[v as usize].cp_owed += cost;
+                self.vnet_ndmbk(l);
                 self.vnet_kick_server(srv);
                 if full {
                     None
@@ -152,6 +153,8 @@ impl Sim {
                     let net = self.vnet.as_mut().expect("vnet");
                     net.messages += 1;
                     self.vcpus[v as usize].cp_owed += cost;
+                    self.vnet_ndmbk(l);
+                    let net = self.vnet.as_mut().expect("vnet");
                     if client != NONE {
                         let c = client & !crate::ssl::CONT;
                         if forward.is_empty() {
@@ -202,6 +205,16 @@ impl Sim {
                 self.release_for_wait(l, v, VState::Dormant);
                 self.dispatch_next(l);
             }
+        }
+    }
+
+    /// The NDMBK a message on processor `l` uses (crate::locks::Locks::ndmbk): spin and line
+    /// time beyond the message path, system time on `l`.
+    fn vnet_ndmbk(&mut self, l: u32) {
+        let rate = self.lpus[l as usize].rate;
+        let wall = self.locks.ndmbk(l, self.now, rate);
+        if wall > 0 {
+            self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }
     }
 
