@@ -327,13 +327,36 @@ impl Sim {
     fn cpi_summary(&self) -> CpiSummary {
         let t = &self.cpu.topo;
         let n = t.cores.max(1) as f64;
+        // Cycles are busy wall time; instructions are the nominal work done (wall x the core's
+        // speed factor) less the cross-drawer sourcing stalls, at the one-chip CPI.
+        let cores = t.cores.max(1);
+        let (mut busy, mut nominal) = (0.0, 0.0);
+        for (l, lp) in self.lpus.iter().enumerate() {
+            busy += lp.busy_ns as f64;
+            nominal += lp.busy_ns as f64 * t.factor[l % cores as usize];
+        }
+        let m = self.params.l1_miss_per_instr;
+        let cpi_ref = t.cpi.iter().zip(&t.factor).map(|(c, f)| c * f).next().unwrap_or(1.0);
+        let work = nominal - self.cpu.reload_charged as f64;
+        let cpi = if busy > 0.0 && work > 0.0 {
+            cpi_ref * busy / work
+        } else {
+            t.cpi.iter().sum::<f64>() / n
+        };
+        let stretch = cpi / (t.cpi.iter().sum::<f64>() / n);
         CpiSummary {
             drawers: t.drawers,
             chips: t.chip.iter().max().map_or(0, |c| c + 1),
-            sourcing_cycles_per_miss: t.sourcing.iter().sum::<f64>() / n,
-            cpi: t.cpi.iter().sum::<f64>() / n,
-            speed_factor: t.factor.iter().sum::<f64>() / n,
-            min_speed_factor: t.factor.iter().cloned().fold(1.0, f64::min),
+            sourcing_cycles_per_miss: if m > 0.0 {
+                (cpi - self.params.cpi_inf) / m
+            } else {
+                t.sourcing.iter().sum::<f64>() / n
+            },
+            cpi,
+            speed_factor: t.factor.iter().sum::<f64>() / n / stretch,
+            min_speed_factor: t.factor.iter().cloned().fold(1.0, f64::min) / stretch,
+            dispatch_moves: self.cpu.moves,
+            message_distances: self.cpu.msg_dist,
         }
     }
 }
@@ -380,6 +403,12 @@ pub struct CpiSummary {
     /// Nominal work per wall time of a core running one thread (1.0: one-chip LPAR).
     pub speed_factor: f64,
     pub min_speed_factor: f64,
+    /// Dispatches of a virtual CPU by where it last ran: same core, same chip, same drawer,
+    /// other drawer (a move re-sources its working set: `cpi.reload_*`).
+    pub dispatch_moves: [u64; 4],
+    /// Guest LAN / VSWITCH messages by how far their data travelled to the receiver (same
+    /// core, same chip, same drawer, other drawer: `cpi.msg_*` cycles each).
+    pub message_distances: [u64; 4],
 }
 
 #[derive(Clone, Debug, Serialize)]

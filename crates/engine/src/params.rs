@@ -157,12 +157,14 @@ params! {
         "seed 001 (row B10, kind C, 16-core column, calibrated): infinite-cache CPI of the Apache workload; used for guest and CP work alike (one workload CPI)";
     l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated): L1 miss percent 1.31; 0 turns the drawer CPI model off (every core at speed 1.0)";
-    cycles_chip: "cpi.cycles_chip" = 1.5, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
-        "seed 001 (row B10, kind C, calibrated): average sourcing cycles of a miss on the core's own chip (mostly its own L2, hence small); solved with cpi.cycles_drawer and cpi.cycles_remote so that the z13 placement gives B10's sourcing cycles at 16, 32 and 64 cores";
-    cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
-        "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer";
-    cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss", // calibrated from row B10 (16/32/64 cores)
-        "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served from another drawer";
+    cycles_chip: "cpi.cycles_chip" = 1.5, "cycles per L1 miss", // calibrated from row B10 (16/32 cores)
+        "seed 001 (row B10, kind C, calibrated): average sourcing cycles of a miss on the core's own chip (mostly its own L2, hence small); with cpi.cycles_drawer solved so that the z13 placement gives B10's sourcing cycles at 16 and 32 cores (one drawer)";
+    cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", // calibrated from row B10 (16/32 cores)
+        "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer; a miss is sourced from any core of the own drawer alike (work moves between the drawer's processors); across drawers only data that moves pays (cpi.msg_remote)";
+    msg_remote: "cpi.msg_remote" = 4.2e6, "cycles per message", // calibrated from row B10 (64 cores)
+        "seed 001 (row B10, kind C, calibrated on the 64-core column: 168 sourcing cycles per L1 miss when the Apache LPAR spans two drawers): cycles CP's guest LAN / VSWITCH path spends sourcing the receiver's buffers and control blocks from the other drawer, where the receiver last took a message; the stand-in's one message per request or reply lumps the real workload's several frames and interruptions";
+    cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss",
+        "assumed: one cache miss served from another drawer or from memory (z13 order of magnitude; the value an earlier uniform-sharing CPI model solved from row B10), used for the below-2GB frame search (storage.path_frame_search)";
     prsm_lpdisp: "prsm.c_lpdisp" = 2.0, "us per PR/SM dispatch",
         "assumed: PR/SM time to dispatch one logical core on a physical core (cp-model §1.4, §10.2 [A]); reported as %LPmgt (FCX302), chargeable to no LPAR";
     prsm_trun_k: "prsm.trun_k" = 25.0, "ms",

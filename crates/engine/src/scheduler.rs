@@ -606,6 +606,7 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let u = vc.user as usize;
         self.users[u].sch.want_ns += self.now - vc.want_since;
+        self.cpu.moves[self.cpu.topo.distance(vc.home, l)] += 1;
         vc.home = l;
         vc.run_start = self.now;
         vc.run_used = 0;

@@ -64,6 +64,9 @@ pub struct Vnet {
     pub forwarded: u64,
     /// CP time of one message (ns at nominal speed).
     pub cost_msg: Time,
+    /// Per user: the logical processor where it last took a message (its receive buffers and
+    /// control blocks are in that core's caches; NONE: none yet).
+    pub nic: Vec<u32>,
 }
 
 /// Virtual network figures of a run.
@@ -106,6 +109,7 @@ impl Vnet {
             served: 0,
             forwarded: 0,
             cost_msg,
+            nic: vec![NONE; n_users],
         }
     }
 }
@@ -136,6 +140,7 @@ impl Sim {
                 net.queue[srv as usize].push_back(v);
                 self.vcpus[v as usize].cp_owed += cost;
                 self.vnet_ndmbk(l);
+                self.vnet_source(l, v, srv);
                 self.vnet_kick_server(srv);
                 if full {
                     None
@@ -159,12 +164,16 @@ impl Sim {
                         let c = client & !crate::ssl::CONT;
                         if forward.is_empty() {
                             net.served += 1;
+                            let cu = self.vcpus[c as usize].user;
+                            self.vnet_source(l, v, cu);
                             self.vnet_reply(c);
                         } else {
                             let k = net.rr[v as usize] as usize % forward.len();
                             net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
                             net.forwarded += 1;
-                            self.vnet_enqueue(forward[k], c);
+                            let to = forward[k];
+                            self.vnet_source(l, v, to);
+                            self.vnet_enqueue(to, c);
                         }
                     }
                 }
@@ -173,6 +182,7 @@ impl Sim {
                 match net.queue[u].pop_front() {
                     Some(c) => {
                         net.serving[v as usize] = c;
+                        net.nic[u] = l;
                         let mean = self.server_request_cpu(u, c);
                         let vc = &mut self.vcpus[v as usize];
                         Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
@@ -218,6 +228,28 @@ impl Sim {
         }
     }
 
+    /// A message from virtual CPU `v` on processor `l` to user `to`: CP writes the data into the
+    /// receiver's buffers, last touched where `to` last took a message, and pays the sourcing
+    /// cycles of that distance (`cpi.msg_*`, cpu.rs) as chargeable CP time of the sender.
+    fn vnet_source(&mut self, l: u32, v: u32, to: u32) {
+        let Some(net) = self.vnet.as_ref() else {
+            return;
+        };
+        let r = net.nic[to as usize];
+        if r == NONE {
+            return;
+        }
+        let k = self.cpu.topo.distance(l, r);
+        self.cpu.msg_dist[k] += 1;
+        // Stall cycles at the sender's core: as nominal work at its speed factor.
+        let f = self.cpu.topo.factor[(l % self.cpu.topo.cores.max(1)) as usize];
+        let extra = (self.cpu.reload_ns[k] as f64 * f).round() as Time;
+        if extra > 0 {
+            self.vcpus[v as usize].cp_owed += extra;
+            self.cpu.reload_charged += extra;
+        }
+    }
+
     /// Queue entry `e` (a client virtual CPU, maybe tagged) for server user `srv`.
     pub(crate) fn vnet_enqueue(&mut self, srv: u32, e: u32) {
         let net = self.vnet.as_mut().expect("vnet");
@@ -238,6 +270,7 @@ impl Sim {
                 net.serving[sv as usize] = c;
                 net.waiting[sv as usize] = false;
                 let u = srv as usize;
+                net.nic[u] = self.vcpus[sv as usize].home;
                 if !matches!(self.users[u].program.role(), Some(Role::Server { .. })) {
                     return;
                 }
@@ -255,6 +288,7 @@ impl Sim {
         let u = self.vcpus[c as usize].user as usize;
         self.users[u].acct.tx_done += 1;
         let net = self.vnet.as_mut().expect("vnet");
+        net.nic[u] = self.vcpus[c as usize].home;
         net.outstanding[c as usize] -= 1;
         if net.waiting[c as usize] {
             net.waiting[c as usize] = false;
