@@ -308,9 +308,9 @@ mod tests {
             disconnect: 0.5e6,
             connect_per_page: 0.0,
         };
-        let r = run(1, svc, 1.4, 400_000);
+        let r = run(1, svc, 1.4, 2_000_000);
         let want = 0.5 / (1.0 - 0.7);
-        assert!((r / want - 1.0).abs() < 0.03, "M/M/1 R {r} ms vs {want}");
+        assert!((r / want - 1.0).abs() < 0.02, "M/M/1 R {r} ms vs {want}");
     }
 
     #[test]
@@ -321,23 +321,41 @@ mod tests {
             disconnect: 0.0,
             connect_per_page: 0.3e6,
         };
-        let r = run(1, svc, 1.2, 400_000);
+        let r = run(1, svc, 1.2, 2_000_000);
         let want = 0.5 + 0.6 * 0.5 / (2.0 * 0.4);
-        assert!((r / want - 1.0).abs() < 0.03, "M/D/1 R {r} ms vs {want}");
+        assert!((r / want - 1.0).abs() < 0.02, "M/D/1 R {r} ms vs {want}");
+    }
+
+    /// Erlang C: probability that an arrival waits in M/M/k with offered load `a` = lambda S.
+    fn erlang_c(k: u32, a: f64) -> f64 {
+        let mut term = 1.0;
+        let mut sum = 1.0;
+        for i in 1..k {
+            term *= a / i as f64;
+            sum += term;
+        }
+        let top = term * a / k as f64 * k as f64 / (k as f64 - a);
+        top / (sum + top)
     }
 
     #[test]
     fn mmk_erlang_c() {
-        // M/M/2, S = 1 ms, lambda = 1.6/ms: rho = 0.8, Erlang C P_wait = 2 rho^2 / (1 + rho).
-        let svc = Service {
-            pend: 0.0,
-            disconnect: 1e6,
-            connect_per_page: 0.0,
-        };
-        let r = run(2, svc, 1.6, 400_000);
-        let rho = 0.8;
-        let pw = 2.0 * rho * rho / (1.0 + rho);
-        let want = 1.0 + pw / (2.0 - 1.6);
-        assert!((r / want - 1.0).abs() < 0.03, "M/M/2 R {r} ms vs {want}");
+        // M/M/k with k exposures (a base and k - 1 HyperPAV aliases serving one queue):
+        // W = C(k, a) S / (k - a), R = S + W. k = 2 has the closed form 2 rho^2 / (1 + rho).
+        assert!((erlang_c(2, 1.6) - 2.0 * 0.64 / 1.8).abs() < 1e-12);
+        for (k, s_ms, lambda) in [(2u32, 1.0, 1.6), (4, 1.0, 3.4), (8, 0.5, 14.0)] {
+            let svc = Service {
+                pend: 0.0,
+                disconnect: s_ms * 1e6,
+                connect_per_page: 0.0,
+            };
+            let r = run(k, svc, lambda, 2_000_000);
+            let a = lambda * s_ms;
+            let want = s_ms + erlang_c(k, a) * s_ms / (k as f64 - a);
+            assert!(
+                (r / want - 1.0).abs() < 0.02,
+                "M/M/{k} R {r} ms vs {want}"
+            );
+        }
     }
 }
