@@ -113,6 +113,49 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     console.print(t)
     if len(users) > len(shown):
         console.print(f"  ({len(users) - len(shown)} more users: see --json or --out)")
+    print_subsystems(s)
+
+
+def print_subsystems(s: dict, max_rows: int = 8) -> None:
+    """Storage and paging, devices, guest DASD I/O and spin locks, when the run has them."""
+    st = s.get("storage")
+    if st:
+        console.print(f"  Storage: {st['frames']:,} frames, {st['resident_pages']:,} resident pages, "
+                      f"fault rate {st['fault_rate']:.4f}, {st['moves_per_s']:,.0f} page moves/s "
+                      f"({st['pages_read']:,} read, {st['pages_written']:,} written), page wait "
+                      f"{st['page_wait_ms']:.3f} ms, CP {st['cp_us_per_move']:.2f} us/move, slots used "
+                      f"{st['slots_used']:,} of {st['slots']:,}")
+    devs = s.get("devices") or []
+    if devs:
+        t = Table(title="Devices (FCX108-like)", title_justify="left")
+        for col in ("Device", "Type", "I/O/s", "Pages/I/O", "Util %", "Pend ms", "Disc ms", "Conn ms",
+                    "Queue ms", "Resp ms"):
+            t.add_column(col, justify="left" if col in ("Device", "Type") else "right")
+        for d in sorted(devs, key=lambda d: -d["io_rate"])[:max_rows]:
+            t.add_row(d["name"], d["type"], f"{d['io_rate']:,.1f}", f"{d['pages_per_io']:.2f}",
+                      f"{d['util_pct']:.1f}", f"{d['pend_ms']:.3f}", f"{d['disconnect_ms']:.3f}",
+                      f"{d['connect_ms']:.3f}", f"{d['queue_ms']:.3f}", f"{d['response_ms']:.3f}")
+        console.print(t)
+        if len(devs) > max_rows:
+            console.print(f"  ({len(devs) - max_rows} more devices: see --json)")
+    dusers = (s.get("dasd") or {}).get("users") or {}
+    if dusers:
+        t = Table(title="Guest DASD I/O", title_justify="left")
+        for col in ("Userid", "I/Os", "KB/s", "Tx/s", "CP us/I/O", "CP us/KB", "Virt us/tx"):
+            t.add_column(col, justify="left" if col == "Userid" else "right")
+        for u, d in list(dusers.items())[:max_rows]:
+            t.add_row(u, f"{d['ios']:,}", f"{d['kb_per_s']:,.0f}", f"{d['tx_per_s']:,.1f}",
+                      f"{d['cp_us_per_io']:.2f}", f"{d['cp_us_per_kb']:.3f}", f"{d['virtual_us_per_tx']:.1f}")
+        console.print(t)
+    locks = [(n, d) for n, d in (s.get("locks") or {}).items() if d.get("collisions")]
+    if locks:
+        t = Table(title="Spin locks with collisions (FCX265-like)", title_justify="left")
+        for col in ("Lock", "Acquires/s", "Colls/s", "us/coll", "Spin %busy"):
+            t.add_column(col, justify="left" if col == "Lock" else "right")
+        for n, d in sorted(locks, key=lambda x: -x[1]["spin_pct_busy"])[:max_rows]:
+            t.add_row(n, f"{d['acquires_per_s']:,.0f}", f"{d['colls_per_s']:,.1f}", f"{d['avg_spin_us']:.2f}",
+                      f"{d['spin_pct_busy']:.3f}")
+        console.print(t)
 
 
 @click.command("run")
