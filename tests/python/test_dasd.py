@@ -138,3 +138,35 @@ def test_a_paced_driver_keeps_its_rate_or_is_reported_saturated(tmp_path):
 ])
 def test_bad_rate_names_the_field(tmp_path, old, new, field, words):
     assert_bad_scenario(tmp_path, PACED, old, new, field, words)
+
+
+from hypothesis import given, settings, strategies as st  # noqa: E402
+
+
+@settings(max_examples=150, deadline=None)
+@given(cap=st.integers(64, 512), disks=st.lists(st.tuples(st.one_of(st.none(), st.integers(0, 600)),
+                                                          st.integers(1, 300)), min_size=1, max_size=5))
+def test_minidisk_placement_either_fits_without_overlap_or_names_the_field(cap, disks):
+    """Random minidisks (start or none, size in MB) on one volume of `cap` MB: the scenario loads
+    exactly when every minidisk fits and none overlaps another, and a refusal names the guest."""
+    from zvmlab import scenario
+    from zvmlab.errors import InputError
+    text = "[system]\nlevel = \"zvm-6.4\"\nprocessors = 1\n[run]\nduration = \"1s\"\n[[volume]]\nname = \"V1\"\ntype = \"edev\"\n" \
+           f"size = \"{cap}M\"\n"
+    for i, (start, size) in enumerate(disks):
+        at = f', start = "{start}M"' if start is not None else ""
+        text += (f"[[guest]]\nuserid = \"G{i}\"\nworkload = {{ kind = \"format\", volume = \"V1\", type = \"edev\", "
+                 f"size = \"{size}M\", blocks = 16{at} }}\n")
+    # The placement rule, independently: explicit starts, else after the last placed one.
+    placed, ok = [], True
+    for start, size in disks:
+        s0 = start if start is not None else max((e for _, e in placed), default=0)
+        if s0 + size > cap or any(s0 < e and s < s0 + size for s, e in placed):
+            ok = False
+            break
+        placed.append((s0, s0 + size))
+    try:
+        scenario.loads(text, "p.toml")
+        assert ok
+    except InputError as e:
+        assert not ok and "guest[" in str(e) and "workload" in str(e), str(e)
