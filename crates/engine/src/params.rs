@@ -121,8 +121,8 @@ params! {
         "assumed: part of path.dispatch that reads the dispatch list under the scheduler lock (SRMSLOCK, shared where the manager allows), cp-model §4.7 [A]";
     lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions",
         "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
-    lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions",
-        "assumed: a test-idle user readied for a new transaction (class and list counts updated) under the scheduler lock held exclusive, cp-model §4.7; the wake path's other CP cost is not modelled. The value was calibrated on row C1's 16-core SRMSLOCK usec/collision while a page wait made a user test-idle; page waits no longer do, C1's stand-in (hungry guests that page) no longer takes this path, and no row calibrates it now";
+    lock_hold_ready: "lock.hold_ready" = 500.0, "instructions",
+        "assumed: a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; a test-idle user is still on the dispatch list, so this is taken as the size of a requeue (lock.hold_requeue). It was 5700, calibrated on row C1 while a page wait made a user test-idle; page waits no longer do and nothing calibrates it. Reviewed because with 5700 row C3's IO3390 users (one readying per I/O) collapsed on SRMSLOCK at 32 processors after the VDISK fix, against the seed";
     lock_hold_atod: "lock.hold_atod" = 1000.0, "instructions",
         "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]";
     lock_hold_slot: "lock.hold_slot" = 400.0, "instructions per page",
@@ -161,7 +161,7 @@ params! {
         "seed 001 (row B10, kind C, calibrated): average sourcing cycles of a miss on the core's own chip (mostly its own L2, hence small); with cpi.cycles_drawer solved so that the z13 placement gives B10's sourcing cycles at 16 and 32 cores (one drawer)";
     cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", // calibrated from row B10 (16/32 cores)
         "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer; a miss is sourced from any core of the own drawer alike (work moves between the drawer's processors); across drawers only data that moves pays (cpi.msg_remote)";
-    msg_remote: "cpi.msg_remote" = 4.2e6, "cycles per message", // calibrated from row B10 (64 cores)
+    msg_remote: "cpi.msg_remote" = 4.05e6, "cycles per message", // calibrated from row B10 (64 cores)
         "seed 001 (row B10, kind C, calibrated on the 64-core column: 168 sourcing cycles per L1 miss when the Apache LPAR spans two drawers): cycles CP's guest LAN / VSWITCH path spends sourcing the receiver's buffers and control blocks from the other drawer, where the receiver last took a message; the stand-in's one message per request or reply lumps the real workload's several frames and interruptions";
     cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss",
         "assumed: one cache miss served from another drawer or from memory (z13 order of magnitude; the value an earlier uniform-sharing CPI model solved from row B10), used for the below-2GB frame search (storage.path_frame_search)";
