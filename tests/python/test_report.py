@@ -81,6 +81,17 @@ def test_reports_agree_with_the_run_summary(runs, run_cli, name):
     assert fig["Average processor busy"] == s["avg_processor_busy_pct"]
     assert fig["T/V ratio"] == s["tv_ratio"] and fig["ETR *"] == s["etr"] and fig["ITR *"] == s["itr"]
     assert fig["System (nonchargeable CP) time"] == s["system_pct"]
+    # FCX326 LOCKACT: per lock over the run, as the summary's locks
+    la = {r["lock"]: r for r in rows(reps["FCX326"], "locks")}
+    assert la and set(la) <= set(s["locks"])
+    for name, r in la.items():
+        sl = s["locks"][name]
+        assert r["acq_x"] + r["acq_s"] == pytest.approx(sl["acquires_per_s"], rel=1e-9, abs=1e-9)
+        assert r["colls"] == pytest.approx(sl["colls_per_s"], rel=1e-9, abs=1e-9)
+        assert r["busy"] == pytest.approx(sl["spin_pct_busy"], rel=1e-9, abs=1e-9)
+        assert r["avg"] == pytest.approx(sl["avg_spin_us"], rel=1e-6, abs=1e-9)
+    busy = [r["busy"] for r in la.values()]
+    assert busy == sorted(busy, reverse=True), "busiest lock first"
 
 
 def test_text_report_shows_the_same_rounded_figures(runs, run_cli):
@@ -124,12 +135,13 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
     assert p.returncode == 0, p.stderr and p.stdout == ""
     h = out.read_text()
     assert h.startswith("<!DOCTYPE html>") and h.rstrip().endswith("</html>")
-    assert h.count("<svg") == 2 + 1 + 3 + 1 + 1 + 2  # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, LOCKLOG 1, PRCLOG 2
-    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX265"):
+    # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, LOCKLOG 1, PRCLOG 2, LOCKACT 1
+    assert h.count("<svg") == 2 + 1 + 3 + 1 + 1 + 2 + 1
+    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX265", "FCX326"):
         assert f'id="{fcx}"' in h
     # + FCX108, FCX109, FCX146, FCX113, FCX302, FCX126: empty tables with a note (A1 has no devices,
     # paging or [cpc]); + FCX304 PRCLOG (per processor; no plots without PR/SM or SMT data either)
-    assert h.count("<table>") == 6 + 4 + 3
+    assert h.count("<table>") == 6 + 4 + 3 + 1
     assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
 
 

@@ -330,6 +330,79 @@ def locklog(m: Measurements, r: Report) -> None:
                    "collision (a request that had to spin).")
 
 
+# -- FCX326 LOCKACT ------------------------------------------------------------------------------
+
+@report("FCX326", "LOCKACT", "Spin Lock Activity",
+        "per formal spin lock over the period: acquisitions/s (exclusive, shared), collisions/s and per "
+        "100 acquisitions, average spin per collision, spin %busy, and the busiest interval")
+def lockact(m: Measurements, r: Report) -> None:
+    """The activity view of D0R23 MRSYTLCK: one row per lock for the whole period, busiest first,
+    with how often it is taken (not in LOCKLOG) and its worst interval. IBM's FCX326 layout is not
+    in the public material zvmlab has; the columns are zvmlab's choice from the same record."""
+    cols = [Column("lock", ("", "LockName"), "text", 8),
+            Column("acq_x", ("Excl", "/sec"), "rate", 10, "Acquisitions"),
+            Column("acq_s", ("Shared", "/sec"), "rate", 10, "Acquisitions"),
+            Column("colls", ("Colls", "/sec"), "rate", 9, "Collisions"),
+            Column("coll_pct", ("Per 100", "Acqs"), "num", 8, "Collisions"),
+            Column("avg", ("Avg", "Spin us"), "num", 8, "Spin"),
+            Column("busy", ("Spin", "%Busy"), "num", 7, "Spin"),
+            Column("peak", ("Peak", "%Busy"), "num", 8, "Busiest interval"),
+            Column("peak_at", ("End", "Time"), "text", 10, "Busiest interval")]
+    t = Table("locks", cols, key=("lock",))
+    secs = max(1, m.duration_ns) / 1e9
+
+    def figures(d: dict) -> dict:
+        ax, as_, cx, cs = ssum(d["acq_x"]), ssum(d["acq_s"]), ssum(d["coll_x"]), ssum(d["coll_s"])
+        sx, ss = ssum(d["spin_x"]), ssum(d["spin_s"])
+        acq = None if ax is None or as_ is None else ax + as_
+        coll = None if cx is None or cs is None else cx + cs
+        spin = None if sx is None or ss is None else sx + ss
+        return {"acq_x": None if ax is None else ax / secs, "acq_s": None if as_ is None else as_ / secs,
+                "colls": None if coll is None else coll / secs,
+                "coll_pct": None if acq is None or coll is None else (100.0 * coll / acq if acq else 0.0),
+                "avg": None if coll is None or spin is None else (spin / 1e3 / coll if coll else 0.0),
+                "busy": None if spin is None else 100.0 * spin / 1e9 / secs}
+
+    rows = []
+    for name, d in m.locks.items():
+        f = figures(d)
+        best, at = None, ""
+        for k, iv in enumerate(m.intervals):
+            sx, ss = d["spin_x"][k], d["spin_s"][k]
+            if sx is None or ss is None:
+                continue
+            b = 100.0 * (sx + ss) / iv.len_ns
+            if best is None or b > best:
+                best, at = b, end_time(m, k)
+        rows.append((name, f, best, at))
+    rows.sort(key=lambda x: (-(x[1]["busy"] or 0.0), x[0]))
+    for name, f, best, at in rows:
+        t.add(DATA, lock=name, peak=best, peak_at=at, **f)
+    if rows:
+        tot = {k: None if any(f[k] is None for _, f, _, _ in rows) else sum(f[k] for _, f, _, _ in rows)
+               for k in ("acq_x", "acq_s", "colls", "busy")}
+        all_acq = None if tot["acq_x"] is None or tot["acq_s"] is None else tot["acq_x"] + tot["acq_s"]
+        spin_ns = ssum(ssum(d["spin_x"]) if ssum(d["spin_x"]) is None or ssum(d["spin_s"]) is None
+                       else ssum(d["spin_x"]) + ssum(d["spin_s"]) for d in m.locks.values())
+        colls = ssum(ssum(d["coll_x"]) if ssum(d["coll_x"]) is None or ssum(d["coll_s"]) is None
+                     else ssum(d["coll_x"]) + ssum(d["coll_s"]) for d in m.locks.values())
+        t.add(TOTAL, lock=TOTAL, peak=None, peak_at="",
+              coll_pct=None if all_acq is None or tot["colls"] is None else
+              (100.0 * tot["colls"] / all_acq if all_acq else 0.0),
+              avg=None if spin_ns is None or colls is None else (spin_ns / 1e3 / colls if colls else 0.0), **tot)
+    r.tables.append(t)
+    top = [name for name, _, _, _ in rows[:6]]
+    r.plots.append(Plot("Spin %busy of the busiest locks", "% of one processor", [0.0] * len(top),
+                        {"spin %busy": [f["busy"] for _, f, _, _ in rows[:6]]}, kind="bar", categories=top,
+                        xlabel="lock"))
+    if not m.locks:
+        r.notes.append("No formal spin lock records (D0 R23 MRSYTLCK) in the data.")
+    r.notes.append("Rates per second over the period; Per 100 Acqs: collisions per 100 acquisitions; Avg Spin: "
+                   "microseconds per collision; Spin %Busy: spin time over the period, percent of one processor; "
+                   "Busiest interval: the interval with the most spin. Layout: zvmlab's (IBM's FCX326 layout is "
+                   "not in the public material used).")
+
+
 def build(ident: str, m: Measurements) -> Report:
     return find(ident).build(m)
 
