@@ -31,6 +31,8 @@ pub struct Paging {
     pub cost_first: Time,
     pub cost_reval: Time,
     pub cost_steal: Time,
+    /// CP time of one paging I/O whatever its pages (`paging.path_ssch`).
+    pub cost_ssch: Time,
     pub block: usize,
     pub next_vol: usize,
     pub out_of_space: Option<Time>,
@@ -60,6 +62,11 @@ pub struct Paging {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct StorageSummary {
+    /// Paging I/Os (start subchannels) and pages per paging I/O (row D9).
+    pub paging_ios: u64,
+    pub pages_per_io: f64,
+    /// CP time (chargeable and nonchargeable) per page touch, microseconds (row D9).
+    pub cp_us_per_touch: f64,
     pub frames: u64,
     pub resident_pages: u64,
     pub references: u64,
@@ -200,6 +207,7 @@ impl Paging {
             cost_first: path_ns(p, p.path_first_touch, 0.0),
             cost_reval: path_ns(p, p.path_revalidate, 0.0),
             cost_steal: path_ns(p, p.path_steal, 0.0),
+            cost_ssch: path_ns(p, p.path_ssch, 0.0),
             block: (match sw.paging_payload {
                 crate::level::PagingPayload::Classic => p.block_pages,
                 crate::level::PagingPayload::Large => p.block_pages_64,
@@ -340,7 +348,7 @@ impl Sim {
                 }
                 pg.vpage[v as usize] = g;
                 let d = pg.volume_of(g as u64);
-                let cp = pg.cost_fault + pg.cost_io[d];
+                let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch;
                 let vc = &mut self.vcpus[v as usize];
                 vc.pagewait = true;
                 vc.pagein = d as u32;
@@ -408,7 +416,7 @@ impl Sim {
             pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
             pg.st.pending_writes.drain(..n);
             pg.st.pages_written += n as u64;
-            sys += (pg.cost_steal + pg.cost_io[d]) * n as Time;
+            sys += (pg.cost_steal + pg.cost_io[d]) * n as Time + pg.cost_ssch;
             sys += self.locks.slots(now, n as Time);
             let r = IoReq {
                 pages: n as u32,
@@ -493,7 +501,12 @@ impl Sim {
         let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
         let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
         let moves = s.pages_read + s.pages_written;
+        let ios: u64 = pg.devs.iter().map(|d| d.stats.ios).sum();
+        let io_pages: u64 = pg.devs.iter().map(|d| d.stats.pages).sum();
         Some(StorageSummary {
+            paging_ios: ios,
+            pages_per_io: io_pages as f64 / ios.max(1) as f64,
+            cp_us_per_touch: (busy - virt) as f64 / 1e3 / pg.touches.max(1) as f64,
             frames: s.frames,
             resident_pages: s.resident,
             references: s.references,

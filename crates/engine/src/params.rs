@@ -205,12 +205,14 @@ params! {
         "assumed: block paging writes stolen pages in blocks (cp-model §6); 8 pages per SSCH, not re-read";
     block_pages_64: "paging.block_pages_64" = 16.0, "pages per write I/O",
         "assumed: z/VM 6.4 larger paging I/O payloads (seed 000 D9 says only that payloads and block paging efficiency increased, no figure); twice the 6.3 block, so pages per SSCH rises";
-    path_io_eckd: "paging.path_io_eckd" = 460.0, "instructions per page moved",
-        "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move): per-page cost of building the 3390 channel program, starting it and handling its interrupt, net of the fault, steal and dispatch paths";
-    path_io_edev_fba: "paging.path_io_edev_fba" = 11520.0, "instructions per page moved",
-        "seed 004 (row D5, calibrated on the 5.2 EDEV CP/move): per-page cost of an FBA channel program emulated on SCSI";
-    path_io_edev_scsi: "paging.path_io_edev_scsi" = 7180.0, "instructions per page moved",
-        "seed 004 (row D5, calibrated on the 5.3 EDEV CP/move): per-page cost of a direct SCSI-container request";
+    path_ssch: "paging.path_ssch" = 613.0, "instructions per paging I/O",
+        "assumed: the part of a paging I/O's CP path paid once per start subchannel whatever its pages (channel program set up, SSCH, interrupt and completion handling): three quarters of the 5.3 ECKD path per page moved at D6's 0.5625 paging I/Os per page moved (reads one page, block writes eight); with it, larger block-paging payloads (switch paging_payload, row D9) cost less per page";
+    path_io_eckd: "paging.path_io_eckd" = 115.0, "instructions per page moved",
+        "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move, with paging.path_ssch per I/O): per-page part of the 3390 paging I/O (one CCW and IDAW, the page's slot), net of the fault, steal and dispatch paths";
+    path_io_edev_fba: "paging.path_io_edev_fba" = 11175.0, "instructions per page moved",
+        "seed 004 (row D5, calibrated on the 5.2 EDEV CP/move, with paging.path_ssch per I/O): per-page cost of an FBA channel program emulated on SCSI";
+    path_io_edev_scsi: "paging.path_io_edev_scsi" = 6835.0, "instructions per page moved",
+        "seed 004 (row D5, calibrated on the 5.3 EDEV CP/move, with paging.path_ssch per I/O): per-page cost of a direct SCSI-container request";
     path_dispatch_specialty: "path.dispatch_specialty" = 1370.0, "instructions",
         "seed 004 (row D6, calibrated on the 5.2 -> 5.3 change of ECKD CP/move): dispatcher path added by 5.3's specialty-engine support; levels before 5.3 run path.dispatch minus this";
     eckd_pend: "dasd.eckd.pend_ms" = 0.15, "ms",

@@ -435,3 +435,41 @@ fn frame_refills_take_rsa2glck_once_per_batch() {
         acq(&batch)
     );
 }
+
+fn thrasher_with(switches: Value, params: Value) -> Value {
+    let cfg = json!({
+        "level": "zvm-6.3", "processors": 2, "duration_ns": 10_000_000_000u64,
+        "interval_ns": 10_000_000_000u64, "seed": 5, "switches": switches, "params": params,
+        "guests": [{"userid": "RXTHR2", "storage_pages": 131072,
+                    "refs": {"pattern": "uniform", "range_pages": 122880},
+                    "workload": {"kind": "cpu-bound", "tx_cpu_ns": 50000, "dist": "fixed"}}],
+        "storage": {"frames": 46080, "prefill": true,
+                    "paging_volumes": [{"type": "eckd", "slots": 524288, "count": 2}]}
+    });
+    serde_json::from_str(&zvm::run_json(&cfg.to_string()).unwrap()).unwrap()
+}
+
+#[test]
+fn larger_block_paging_payloads_spread_the_per_ssch_cost() {
+    // Row D9's mechanism: with a CP cost per paging SSCH, 6.4's larger block writes move more
+    // pages per SSCH and cost less CP per page moved; without a per-SSCH cost they save nothing.
+    let f = |payload: &str, ssch: f64| {
+        let v = thrasher_with(
+            json!({"paging_payload": payload}),
+            json!({"paging.path_ssch": ssch}),
+        );
+        let s = &v["storage"];
+        let ios = s["paging_ios"].as_u64().unwrap();
+        let moved = s["pages_read"].as_u64().unwrap() + s["pages_written"].as_u64().unwrap();
+        (s["pages_per_io"].as_f64().unwrap(), s["cp_us_per_move"].as_f64().unwrap(), ios, moved)
+    };
+    let (ppi_c, cp_c, ios_c, moved_c) = f("classic", 20000.0);
+    let (ppi_l, cp_l, _, _) = f("large", 20000.0);
+    assert!(ppi_l > ppi_c * 1.03, "pages per SSCH {ppi_c} -> {ppi_l}");
+    assert!(cp_l < cp_c * 0.99, "CP per move {cp_c} -> {cp_l}");
+    // Every page moved went through some paging SSCH (pending writes aside).
+    assert!(ios_c <= moved_c && (ppi_c * ios_c as f64 - moved_c as f64).abs() <= 16.0 + 0.01 * moved_c as f64);
+    let (_, cp0_c, _, _) = f("classic", 0.0);
+    let (_, cp0_l, _, _) = f("large", 0.0);
+    assert!((cp0_l / cp0_c - 1.0).abs() < 0.01, "no per-SSCH cost: {cp0_c} vs {cp0_l}");
+}
