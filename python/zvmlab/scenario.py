@@ -86,7 +86,8 @@ _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload
                        "or { pattern = \"strided\", range = \"120G\", stride = \"4K\" }"}
 _STORAGE_KEYS = {"real": "storage (frames) available for pageable guest pages, e.g. \"180M\"",
                  "prefill": "start in a paging steady state (true) instead of empty storage",
-                 "paging_volumes": "CP-owned paging volumes: [{ type = \"eckd\" | \"edev\", size = \"2G\", count = 2 }]"}
+                 "paging_volumes": "CP-owned paging volumes: [{ type = \"eckd\" | \"edev\", size = \"2G\", count = 2 }]",
+                 "paging_hpf": "SET PAGING HPF ON: page to ECKD volumes with zHPF transport-mode I/O (z/VM 6.4+)"}
 _REFS_KEYS = {"uniform": {"pattern", "range"}, "strided": {"pattern", "range", "stride"},
               "hotset": {"pattern", "range", "hot", "hot_fraction"}}
 _VOLUME_KEYS = {"type", "size", "count", "xiv"}
@@ -876,7 +877,18 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",
                          file=file, line=ln("storage", None), field="storage.paging_volumes",
                          fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
-    return {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+    hpf = st.get("paging_hpf", False)
+    if not isinstance(hpf, bool):
+        raise InputError(f"{hpf!r} is not true or false", file=file, line=ln("storage", "paging_hpf"),
+                         field="storage.paging_hpf", fix="paging_hpf = true is SET PAGING HPF ON (default false)")
+    if hpf and not any(v["type"] == "eckd" for v in vols):
+        raise InputError("SET PAGING HPF ON without ECKD paging volumes", file=file,
+                         line=ln("storage", "paging_hpf"), field="storage.paging_hpf",
+                         fix='zHPF is FICON (3390) I/O: add eckd paging volumes, or leave paging_hpf out')
+    out = {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+    if hpf:
+        out["hpf"] = True
+    return out
 
 
 def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:

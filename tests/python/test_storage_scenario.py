@@ -85,3 +85,22 @@ def test_xiv_marks_only_edev_paging_volumes(tmp_path):
                         "not valid here")
     assert_bad_scenario(tmp_path, base, "xiv = true", 'xiv = "yes"', "storage.paging_volumes[0].xiv",
                         "not valid here")
+
+
+def test_paging_hpf_needs_eckd_volumes_and_a_level_that_has_it(tmp_path):
+    """SET PAGING HPF ON (row D10): accepted with ECKD paging volumes; at 6.4 paging runs in
+    transport mode (shorter service), at 6.3 the setting is ignored and the run says so."""
+    from conftest import ROOT, assert_bad_scenario, run_json, zvmlab
+    base = (ROOT / "scenarios" / "replicate" / "d10-hpf.toml").read_text()
+    assert_bad_scenario(tmp_path, base, "paging_hpf = true", 'paging_hpf = "on"', "storage.paging_hpf",
+                        "not true or false")
+    assert_bad_scenario(tmp_path, base, 'type = "eckd", size = "2G"', 'type = "edev", size = "2G"',
+                        "storage.paging_hpf", "without ECKD paging volumes")
+    f = tmp_path / "h.toml"
+    f.write_text(base.replace('duration = "4s"', 'duration = "1s"'))
+    on = run_json("run", f, "--json")["storage"]
+    old = run_json("run", f, "--json", "--level", "zvm-6.3")["storage"]
+    assert on["hpf"] and not old["hpf"]
+    assert on["paging_service_ms"] < 0.9 * old["paging_service_ms"]
+    p = zvmlab("run", f, "--level", "zvm-6.3")
+    assert p.returncode == 0 and "SET PAGING HPF ON ignored" in p.stdout

@@ -131,6 +131,10 @@ pub struct StorageCfg {
     /// (the seeds measure after a long unmeasured warm-up).
     #[serde(default)]
     pub prefill: bool,
+    /// SET PAGING HPF ON: paging I/O to ECKD volumes in transport mode (zHPF), where the level
+    /// supports it (switch paging_hpf).
+    #[serde(default)]
+    pub hpf: bool,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

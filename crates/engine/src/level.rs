@@ -270,6 +270,17 @@ pub enum FrameReplenish {
     DemandSensitive,
 }
 
+/// Whether CP's paging subsystem can drive ECKD paging volumes with zHPF transport-mode I/O
+/// (SET PAGING HPF ON; seed 000: new in z/VM 6.4). Without support the command's setting is
+/// ignored and paging stays in command mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PagingHpf {
+    Unsupported,
+    #[default]
+    Supported,
+}
+
 /// The set of free, preallocated NDMBKs (the control blocks holding data moving through a guest
 /// LAN or VSWITCH) and its lock (seed 001: the data structure was changed in the z13
 /// exploitation SPE to decrease opportunity for lock contention).
@@ -368,6 +379,8 @@ pub struct Switches {
     pub ndmbk: Ndmbk,
     #[serde(default)]
     pub sched_excl: SchedExcl,
+    #[serde(default)]
+    pub paging_hpf: PagingHpf,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -423,6 +436,7 @@ pub fn levels() -> Vec<Level> {
         paging_payload: PagingPayload::Classic,
         ndmbk: Ndmbk::SingleList,
         sched_excl: SchedExcl::Dispatch,
+        paging_hpf: PagingHpf::Unsupported,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -472,6 +486,8 @@ pub fn levels() -> Vec<Level> {
         dv: DvSelect::LookAside,
         frame_zones: FrameZones::Zoned,
         paging_payload: PagingPayload::Large,
+        // SET PAGING HPF (seed 000: the paging subsystem can now use zHPF).
+        paging_hpf: PagingHpf::Supported,
         ssl_cipher: SslCipher::RsaAes128Sha256,
         ssl_server: SslServer::V22,
         ..zvm63.clone()

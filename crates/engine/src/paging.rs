@@ -31,8 +31,11 @@ pub struct Paging {
     pub cost_first: Time,
     pub cost_reval: Time,
     pub cost_steal: Time,
-    /// CP time of one paging I/O whatever its pages (`paging.path_ssch`).
-    pub cost_ssch: Time,
+    /// CP time of one paging I/O whatever its pages (`paging.path_ssch`), per volume (lower
+    /// for an ECKD volume driven in zHPF transport mode).
+    pub cost_ssch: Vec<Time>,
+    /// SET PAGING HPF ON in effect (asked for, and the level supports it).
+    pub hpf: bool,
     pub block: usize,
     pub next_vol: usize,
     pub out_of_space: Option<Time>,
@@ -67,6 +70,10 @@ pub struct StorageSummary {
     pub pages_per_io: f64,
     /// CP time (chargeable and nonchargeable) per page touch, microseconds (row D9).
     pub cp_us_per_touch: f64,
+    /// Mean device service time of a paging I/O (pend + disconnect + connect), ms; whether
+    /// paging ran in zHPF transport mode (row D10).
+    pub paging_service_ms: f64,
+    pub hpf: bool,
     pub frames: u64,
     pub resident_pages: u64,
     pub references: u64,
@@ -120,18 +127,32 @@ impl Paging {
         let ms = 1e6;
         let mut devs = Vec::new();
         let mut cost_io = Vec::new();
+        let mut cost_ssch = Vec::new();
+        let hpf = sc.hpf && sw.paging_hpf == crate::level::PagingHpf::Supported;
         let mut slots = 0;
         for v in &sc.paging_volumes {
             for _ in 0..v.count {
                 let k = devs.len();
+                // zHPF transport mode (ECKD only): shorter pend and connect, a smaller SSCH path.
+                let tm = hpf && v.dtype == "eckd";
+                let (pf, cf) = if tm {
+                    (p.hpf_pend_factor.max(0.0), p.hpf_connect_factor.max(0.0))
+                } else {
+                    (1.0, 1.0)
+                };
+                cost_ssch.push(path_ns(
+                    p,
+                    p.path_ssch * if tm { p.hpf_ssch_factor.max(0.0) } else { 1.0 },
+                    0.0,
+                ));
                 let (dt, servers, svc, path) = if v.dtype == "eckd" {
                     (
                         DevType::Eckd,
                         1,
                         Service {
-                            pend: p.eckd_pend * ms,
+                            pend: p.eckd_pend * ms * pf,
                             disconnect: p.eckd_disconnect * ms,
-                            connect_per_page: p.eckd_connect * ms,
+                            connect_per_page: p.eckd_connect * ms * cf,
                         },
                         p.path_io_eckd,
                     )
@@ -207,7 +228,8 @@ impl Paging {
             cost_first: path_ns(p, p.path_first_touch, 0.0),
             cost_reval: path_ns(p, p.path_revalidate, 0.0),
             cost_steal: path_ns(p, p.path_steal, 0.0),
-            cost_ssch: path_ns(p, p.path_ssch, 0.0),
+            cost_ssch,
+            hpf,
             block: (match sw.paging_payload {
                 crate::level::PagingPayload::Classic => p.block_pages,
                 crate::level::PagingPayload::Large => p.block_pages_64,
@@ -348,7 +370,7 @@ impl Sim {
                 }
                 pg.vpage[v as usize] = g;
                 let d = pg.volume_of(g as u64);
-                let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch;
+                let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch[d];
                 let vc = &mut self.vcpus[v as usize];
                 vc.pagewait = true;
                 vc.pagein = d as u32;
@@ -416,7 +438,7 @@ impl Sim {
             pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
             pg.st.pending_writes.drain(..n);
             pg.st.pages_written += n as u64;
-            sys += (pg.cost_steal + pg.cost_io[d]) * n as Time + pg.cost_ssch;
+            sys += (pg.cost_steal + pg.cost_io[d]) * n as Time + pg.cost_ssch[d];
             sys += self.locks.slots(now, n as Time);
             let r = IoReq {
                 pages: n as u32,
@@ -507,6 +529,15 @@ impl Sim {
             paging_ios: ios,
             pages_per_io: io_pages as f64 / ios.max(1) as f64,
             cp_us_per_touch: (busy - virt) as f64 / 1e3 / pg.touches.max(1) as f64,
+            paging_service_ms: {
+                let svc: u64 = pg
+                    .devs
+                    .iter()
+                    .map(|d| d.stats.pend_ns + d.stats.disconnect_ns + d.stats.connect_ns)
+                    .sum();
+                svc as f64 / 1e6 / ios.max(1) as f64
+            },
+            hpf: pg.hpf,
             frames: s.frames,
             resident_pages: s.resident,
             references: s.references,

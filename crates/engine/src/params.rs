@@ -207,6 +207,12 @@ params! {
         "assumed: z/VM 6.4 larger paging I/O payloads (seed 000 D9 says only that payloads and block paging efficiency increased, no figure); twice the 6.3 block, so pages per SSCH rises";
     path_ssch: "paging.path_ssch" = 613.0, "instructions per paging I/O",
         "assumed: the part of a paging I/O's CP path paid once per start subchannel whatever its pages (channel program set up, SSCH, interrupt and completion handling): three quarters of the 5.3 ECKD path per page moved at D6's 0.5625 paging I/Os per page moved (reads one page, block writes eight); with it, larger block-paging payloads (switch paging_payload, row D9) cost less per page";
+    hpf_pend_factor: "dasd.hpf.pend_factor" = 0.5, "x command-mode pend",
+        "assumed: zHPF transport mode sends the whole channel program (TCW/TCCB) in one exchange instead of CCW-by-CCW interlocks, so the start-to-first-data part of an I/O shrinks; IBM's zHPF descriptions promise up to about twice the small-block I/O rate (not re-read [K]), taken as half";
+    hpf_connect_factor: "dasd.hpf.connect_factor" = 0.5, "x command-mode connect per page",
+        "assumed: the same for the channel time per 4 KB page moved (fewer frames and acknowledgements per transfer)";
+    hpf_ssch_factor: "paging.hpf_ssch_factor" = 0.8, "x paging.path_ssch",
+        "assumed: CP builds one TCW and TCCB for a transport-mode paging I/O instead of a CCW chain with IDAWs, a smaller part of the per-SSCH path";
     path_io_eckd: "paging.path_io_eckd" = 115.0, "instructions per page moved",
         "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move, with paging.path_ssch per I/O): per-page part of the 3390 paging I/O (one CCW and IDAW, the page's slot), net of the fault, steal and dispatch paths";
     path_io_edev_fba: "paging.path_io_edev_fba" = 11175.0, "instructions per page moved",

@@ -451,6 +451,7 @@ fn set_multithread_with_paging_keeps_faults_going() {
             xiv: false,
         }],
         prefill: true,
+        hpf: false,
     });
     cfg.actions = vec![
         Action::SetMultithreading {

@@ -90,7 +90,10 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
                       f"{lp['vl']} Vl {lp['hz']} Hz, unparking {lp['unparking']}: {lp['unparked_avg']:.2f} unparked "
                       f"({lp['unparked_vl_avg']:.2f} Vl), %LPmgt {lp['cpc_lpmgt_pct']:.3f} (this LPAR "
                       f"{lp['lpmgt_pct']:.3f}), %Susp {lp['susp_pct']:.1f}")
-    for line in conditions(s):
+    lines = conditions(s)
+    if (sc.engine_config().get("storage") or {}).get("hpf") and not (s.get("storage") or {}).get("hpf"):
+        lines.append(f"SET PAGING HPF ON ignored: level {s['level']} has no zHPF paging (z/VM 6.4 and later)")
+    for line in lines:
         console.print(f"  [bold yellow]{line}[/bold yellow]")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
     t = Table(title="Users (100 % = one processor)", title_justify="left")
