@@ -49,7 +49,12 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
              "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])",
              "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)",
              "volume": "DASD volumes the minidisks live on: [[volume]] name, type, size (optional; "
-                       "with them minidisk extents are checked)"}
+                       "with them minidisk extents are checked)",
+             "cu": "the control unit of the ECKD volumes: [cu] aliases = 15 (HyperPAV), paging_alias = true "
+                   "(SET PAGING ALIAS ON), share = { paging = 100, minidisk = 200 } (SET CU ... SHARE)"}
+_CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
+            "paging_alias": "SET PAGING ALIAS ON: paging I/O may use the aliases (z/VM 6.4+); default false",
+            "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases"}
 _DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
                      "type": "eckd | edev | scsi",
                      "size": "capacity: a size such as \"20G\" or a 3390 model (3390-3, 3390-9, 3390-27, 3390-54)"}
@@ -373,6 +378,7 @@ class Scenario:
     drawers: int | None = None
     cpc: dict | None = None
     mdc: dict | None = None
+    hyperpav: dict | None = None
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -391,6 +397,8 @@ class Scenario:
             cfg["cpc"] = {k: (list(map(dict, v)) if k == "lpars" else v) for k, v in self.cpc.items()}
         if self.mdc is not None:
             cfg["mdc"] = dict(self.mdc)
+        if self.hyperpav is not None:
+            cfg["hyperpav"] = dict(self.hyperpav)
         return cfg
 
     def _engine_config(self) -> dict:
@@ -703,6 +711,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
+    hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
     if drawers is not None:
         per = _cores_per_drawer(machine or "z14", params)
         need = -(-processors // per)
@@ -722,7 +731,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc)
+                    mdc=mdc, hyperpav=hyperpav)
 
 
 def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:
@@ -889,6 +898,47 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
     if hpf:
         out["hpf"] = True
     return out
+
+
+def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict | None:
+    """[cu]: the ECKD volumes' control unit with HyperPAV aliases (SET PAGING ALIAS, SET CU SHARE)."""
+    if not t:
+        return None
+    for k in t:
+        if k not in _CU_KEYS:
+            close = difflib.get_close_matches(k, list(_CU_KEYS), n=1)
+            raise InputError(f"unknown key {k!r}", file=file, line=ln("cu", k), field=f"cu.{k}",
+                             fix=(f"did you mean {close[0]!r}? " if close else "") + "accepted: " + ", ".join(_CU_KEYS))
+    if "aliases" not in t:
+        raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
+                         fix="how many HyperPAV alias exposures the control unit has, e.g. aliases = 15")
+    aliases = _int(t["aliases"], 1, 254, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
+    pa = t.get("paging_alias", False)
+    if not isinstance(pa, bool):
+        raise InputError(f"{pa!r} is not true or false", file=file, line=ln("cu", "paging_alias"),
+                         field="cu.paging_alias", fix="paging_alias = true is SET PAGING ALIAS ON (default false)")
+    share = t.get("share", {"paging": 100, "minidisk": 100})
+    if not isinstance(share, dict) or set(share) - {"paging", "minidisk"}:
+        raise InputError(f"{share!r} is not a share table", file=file, line=ln("cu", "share"), field="cu.share",
+                         fix="share = { paging = 100, minidisk = 200 }")
+    shares = {}
+    for k in ("paging", "minidisk"):
+        v = share.get(k, 100)
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (1 <= v <= 10000):
+            raise InputError(f"share {k} = {v!r} is out of range", file=file, line=ln("cu", "share"),
+                             field=f"cu.share.{k}", fix="a relative share 1-10000 (SET CU ... SHARE)")
+        shares[k] = float(v)
+    eckd_paging = bool(storage) and any(v["type"] == "eckd" for v in storage.get("paging_volumes", []))
+    eckd_mdisk = any(g.workload.dasd and g.workload.kind in ("dasd-io", "format") and
+                     g.workload.dasd.get("type") == "eckd" for g in guests)
+    if not (eckd_paging or eckd_mdisk):
+        raise InputError("HyperPAV aliases without ECKD volumes", file=file, line=ln("cu", None), field="cu.aliases",
+                         fix="aliases serve 3390 (eckd) paging volumes and minidisks: add some, or leave [cu] out")
+    if pa and not eckd_paging:
+        raise InputError("SET PAGING ALIAS ON without ECKD paging volumes", file=file, line=ln("cu", "paging_alias"),
+                         field="cu.paging_alias", fix='add eckd paging volumes in [storage], or leave paging_alias out')
+    return {"aliases": aliases, "paging_alias": pa, "share_paging": shares["paging"],
+            "share_minidisk": shares["minidisk"]}
 
 
 def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:

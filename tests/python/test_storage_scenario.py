@@ -104,3 +104,29 @@ def test_paging_hpf_needs_eckd_volumes_and_a_level_that_has_it(tmp_path):
     assert on["paging_service_ms"] < 0.9 * old["paging_service_ms"]
     p = zvmlab("run", f, "--level", "zvm-6.3")
     assert p.returncode == 0 and "SET PAGING HPF ON ignored" in p.stdout
+
+
+@pytest.mark.parametrize("old,new,field,words", [
+    ("aliases = 15", "aliases = 0", "cu.aliases", "out of range"),
+    ("aliases = 15", "aliases = 300", "cu.aliases", "out of range"),
+    ("aliases = 15\n", "", "cu.aliases", "missing"),
+    ("paging_alias = true", 'paging_alias = "yes"', "cu.paging_alias", "not true or false"),
+    ("share = { paging = 100, minidisk = 200 }", "share = { paging = -5, minidisk = 200 }", "cu.share.paging",
+     "out of range"),
+    ("share = { paging = 100, minidisk = 200 }", "share = { paging = 100, tape = 200 }", "cu.share",
+     "not a share table"),
+    ("paging_alias = true", "paging_alias = true\nalias = 3", "cu.alias", "did you mean 'aliases'"),
+    ('paging_volumes = [{ type = "eckd", size = "4G", count = 2 }]',
+     'paging_volumes = [{ type = "edev", size = "4G", count = 2 }]', "cu.paging_alias", "without ECKD paging"),
+])
+def test_bad_control_unit_input_is_located(tmp_path, old, new, field, words):
+    from conftest import ROOT, assert_bad_scenario
+    base = (ROOT / "scenarios" / "replicate" / "d12-cu-share.toml").read_text()
+    assert_bad_scenario(tmp_path, base, old, new, field, words)
+
+
+def test_aliases_need_eckd_volumes(tmp_path):
+    from conftest import ROOT, assert_bad_scenario
+    base = (ROOT / "scenarios" / "replicate" / "d11-noalias.toml").read_text()
+    assert_bad_scenario(tmp_path, base, 'type = "eckd", size = "4G"', 'type = "edev", size = "4G"', "cu.aliases",
+                        "without ECKD volumes")

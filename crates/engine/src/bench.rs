@@ -84,6 +84,7 @@ pub fn reference_config(
         storage: None,
         cpc: None,
         mdc: None,
+        hyperpav: None,
     }
 }
 

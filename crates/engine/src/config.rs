@@ -42,6 +42,29 @@ pub struct Config {
     /// The minidisk cache (SET MDCACHE STORAGE; issue 6); None: no MDC.
     #[serde(default)]
     pub mdc: Option<MdcCfg>,
+    /// The control unit's HyperPAV alias pool shared by the ECKD volumes (SET PAGING ALIAS,
+    /// SET CU ... SHARE; rows D11, D12); None: no aliases.
+    #[serde(default)]
+    pub hyperpav: Option<HyperPavCfg>,
+}
+
+/// A logical control unit's HyperPAV aliases and how they are shared (hyperpav.rs).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct HyperPavCfg {
+    pub aliases: u32,
+    /// SET PAGING ALIAS ON: paging I/O may use aliases (where the level supports it).
+    #[serde(default)]
+    pub paging_alias: bool,
+    /// SET CU ... SHARE: relative shares of the aliases for paging and for minidisk I/O.
+    #[serde(default = "default_share")]
+    pub share_paging: f64,
+    #[serde(default = "default_share")]
+    pub share_minidisk: f64,
+}
+
+fn default_share() -> f64 {
+    100.0
 }
 
 /// The minidisk cache's real storage (frames of 4 KB).

@@ -92,6 +92,8 @@ pub struct DasdUser {
 #[derive(Clone, Debug, Serialize)]
 pub struct DasdSummary {
     pub users: BTreeMap<String, DasdUser>,
+    /// Guest I/Os per second, all users (row D12's minidisk farm).
+    pub ios_per_s: f64,
     /// The minidisk cache (FCX178 MDCSTOR), when there is one.
     pub mdc: Option<crate::mdc::MdcSummary>,
 }
@@ -483,6 +485,7 @@ impl Sim {
                 if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
                     self.q.schedule(self.first_mdev + vol, t);
                 }
+                self.alias_kick();
                 let vc = &mut self.vcpus[v as usize];
                 vc.cp_owed += cost;
                 if full {
@@ -571,6 +574,7 @@ impl Sim {
         if let Some(t) = d.devs[vol as usize].submit_xfer(now, r, p.xfer) {
             self.q.schedule(self.first_mdev + vol, t);
         }
+        self.alias_kick();
         self.release_for_wait(l, v, VState::PageWait);
         self.dispatch_next(l);
         true
@@ -585,6 +589,10 @@ impl Sim {
         if let Some(t) = dev.next_completion() {
             self.q.schedule(self.first_mdev + vol, t);
         }
+        if self.aliases.is_some() {
+            self.alias_kick();
+        }
+        let d = self.dasd.as_mut().expect("dasd");
         let Some(r) = r else { return };
         let v = r.waiter;
         if v == NONE {
@@ -660,8 +668,10 @@ impl Sim {
                 },
             );
         }
+        let all: u64 = d.ios.iter().sum();
         Some(DasdSummary {
             users,
+            ios_per_s: all as f64 / secs,
             mdc: d.mdc.as_ref().map(|m| m.summary(secs)),
         })
     }

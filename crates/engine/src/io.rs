@@ -53,6 +53,9 @@ pub struct DevStats {
     /// Integral of I/Os in service over time (busy server-ns).
     pub busy_ns: u64,
     pub max_queue: u64,
+    /// I/Os that found no exposure free and waited in the queue.
+    #[serde(default)]
+    pub queued: u64,
 }
 
 impl DevStats {
@@ -69,6 +72,7 @@ impl DevStats {
             queue_ns: self.queue_ns - p.queue_ns,
             busy_ns: self.busy_ns - p.busy_ns,
             max_queue: self.max_queue,
+            queued: self.queued - p.queued,
         }
     }
 }
@@ -111,6 +115,12 @@ pub struct Device {
     /// Transfer time of each waiting request when its submitter gave one (NaN: connect time
     /// per page from `svc`); parallel to `waiting`.
     waiting_xfer: VecDeque<f64>,
+    /// HyperPAV: the pool type this volume's I/O draws aliases as (hyperpav::PAGING or
+    /// MINIDISK; None: not in a pool), and the aliases it holds now (extra exposures).
+    pub pool_kind: Option<usize>,
+    pub borrowed: u32,
+    /// Aliases freed by completions and not yet returned to the pool.
+    pub released: u32,
 }
 
 impl Device {
@@ -133,6 +143,37 @@ impl Device {
             stats: DevStats::default(),
             rng,
             waiting_xfer: VecDeque::new(),
+            pool_kind: None,
+            borrowed: 0,
+            released: 0,
+        }
+    }
+
+    /// Exposures serving I/O now: the base(s) and the aliases held.
+    fn capacity(&self) -> usize {
+        (self.servers + self.borrowed) as usize
+    }
+
+    /// HyperPAV: with an alias just taken, start the first waiting request on it.
+    pub fn start_waiting(&mut self, now: Time) -> bool {
+        if self.active.len() >= self.capacity() {
+            return false;
+        }
+        let Some(r) = self.waiting.pop_front() else {
+            return false;
+        };
+        let x = self.waiting_xfer.pop_front().unwrap_or(f64::NAN);
+        self.start(now, r, x);
+        true
+    }
+
+    /// HyperPAV: give back an alias the volume holds but has nothing to start on.
+    pub fn release_idle_alias(&mut self) -> bool {
+        if self.borrowed > 0 && self.waiting.is_empty() && self.active.len() < self.capacity() {
+            self.borrowed -= 1;
+            true
+        } else {
+            false
         }
     }
 
@@ -144,12 +185,13 @@ impl Device {
     /// Queue a request whose transfer (connect) time the submitter knows, in ns (writes and
     /// write-same extents of minidisk I/O run at their own rates); NaN: from `svc`.
     pub fn submit_xfer(&mut self, now: Time, r: IoReq, xfer_ns: f64) -> Option<Time> {
-        if (self.active.len() as u32) < self.servers {
+        if self.active.len() < self.capacity() {
             self.start(now, r, xfer_ns);
             self.next_completion()
         } else {
             self.waiting.push_back(r);
             self.waiting_xfer.push_back(xfer_ns);
+            self.stats.queued += 1;
             self.stats.max_queue = self.stats.max_queue.max(self.waiting.len() as u64);
             None
         }
@@ -197,9 +239,17 @@ impl Device {
             .min_by_key(|(_, a)| a.0)
             .map(|(i, _)| i)?;
         let (_, r) = self.active.swap_remove(i);
-        if let Some(n) = self.waiting.pop_front() {
-            let x = self.waiting_xfer.pop_front().unwrap_or(f64::NAN);
-            self.start(now, n, x);
+        // HyperPAV binds an alias to one I/O: a completion while aliases are held frees one,
+        // and the pool (not this volume) decides who gets it next.
+        if self.borrowed > 0 {
+            self.borrowed -= 1;
+            self.released += 1;
+        }
+        if self.active.len() < self.capacity() {
+            if let Some(n) = self.waiting.pop_front() {
+                let x = self.waiting_xfer.pop_front().unwrap_or(f64::NAN);
+                self.start(now, n, x);
+            }
         }
         Some(r)
     }

@@ -281,6 +281,17 @@ pub enum PagingHpf {
     Supported,
 }
 
+/// Whether paging I/O can use HyperPAV aliases (SET PAGING ALIAS ON) and SET CU ... SHARE
+/// divides a control unit's aliases between paging and minidisk I/O (seed 000: new in z/VM
+/// 6.4). Without it minidisk I/O has the whole pool and paging none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PagingAlias {
+    Unsupported,
+    #[default]
+    Supported,
+}
+
 /// The set of free, preallocated NDMBKs (the control blocks holding data moving through a guest
 /// LAN or VSWITCH) and its lock (seed 001: the data structure was changed in the z13
 /// exploitation SPE to decrease opportunity for lock contention).
@@ -381,6 +392,8 @@ pub struct Switches {
     pub sched_excl: SchedExcl,
     #[serde(default)]
     pub paging_hpf: PagingHpf,
+    #[serde(default)]
+    pub paging_alias: PagingAlias,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -437,6 +450,7 @@ pub fn levels() -> Vec<Level> {
         ndmbk: Ndmbk::SingleList,
         sched_excl: SchedExcl::Dispatch,
         paging_hpf: PagingHpf::Unsupported,
+        paging_alias: PagingAlias::Unsupported,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -488,6 +502,8 @@ pub fn levels() -> Vec<Level> {
         paging_payload: PagingPayload::Large,
         // SET PAGING HPF (seed 000: the paging subsystem can now use zHPF).
         paging_hpf: PagingHpf::Supported,
+        // SET PAGING ALIAS and SET CU ... SHARE (seed 000: paging can now use HyperPAV aliases).
+        paging_alias: PagingAlias::Supported,
         ssl_cipher: SslCipher::RsaAes128Sha256,
         ssl_server: SslServer::V22,
         ..zvm63.clone()

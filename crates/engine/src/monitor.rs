@@ -274,6 +274,7 @@ impl Sim {
             lpar: self.lpar_summary(),
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
+            hyperpav: self.hyperpav_summary(),
             servers: self.servers_summary(),
             scheduler: self.sched.stats.clone(),
         }
@@ -506,6 +507,9 @@ pub struct Summary {
     /// Guest DASD I/O per user (rows E1-E3); absent without such workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dasd: Option<crate::dasd::DasdSummary>,
+    /// The control unit's HyperPAV alias pool (rows D11, D12); absent without one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hyperpav: Option<crate::hyperpav::HyperPavSummary>,
     /// Server chains' CPU per transaction, SSL servers, the crypto adapter (issue 6); absent
     /// without client and server workloads.
     #[serde(skip_serializing_if = "Option::is_none")]

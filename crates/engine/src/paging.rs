@@ -74,6 +74,10 @@ pub struct StorageSummary {
     /// paging ran in zHPF transport mode (row D10).
     pub paging_service_ms: f64,
     pub hpf: bool,
+    /// Mean response (queue + service) of a paging I/O, ms, and paging I/Os in service per
+    /// paging volume on average (above 1 only with HyperPAV aliases; rows D11, D12).
+    pub paging_response_ms: f64,
+    pub paging_concurrency: f64,
     pub frames: u64,
     pub resident_pages: u64,
     pub references: u64,
@@ -451,6 +455,7 @@ impl Sim {
                 self.q.schedule(self.first_dev + d as u32, t);
             }
         }
+        self.alias_kick();
         self.sched.sys_pending += sys;
         self.mdc_surrender();
     }
@@ -484,6 +489,7 @@ impl Sim {
             if let Some(t) = pg.devs[d as usize].submit(now, r) {
                 self.q.schedule(self.first_dev + d, t);
             }
+            self.alias_kick();
         }
         self.dispatch_next(l);
     }
@@ -497,6 +503,10 @@ impl Sim {
         if let Some(t) = dev.next_completion() {
             self.q.schedule(self.first_dev + d, t);
         }
+        if self.aliases.is_some() {
+            self.alias_kick();
+        }
+        let pg = self.paging.as_mut().unwrap();
         if r.is_some() {
             for _ in 0..pg.below_per_io {
                 pg.st.cp_release_below();
@@ -538,6 +548,18 @@ impl Sim {
                 svc as f64 / 1e6 / ios.max(1) as f64
             },
             hpf: pg.hpf,
+            paging_response_ms: {
+                let t: u64 = pg
+                    .devs
+                    .iter()
+                    .map(|d| d.stats.busy_ns + d.stats.queue_ns)
+                    .sum();
+                t as f64 / 1e6 / ios.max(1) as f64
+            },
+            paging_concurrency: {
+                let b: u64 = pg.devs.iter().map(|d| d.stats.busy_ns).sum();
+                b as f64 / (dur * 1e9) / pg.devs.len().max(1) as f64
+            },
             frames: s.frames,
             resident_pages: s.resident,
             references: s.references,

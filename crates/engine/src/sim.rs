@@ -294,6 +294,8 @@ pub struct Sim {
     /// Guest DASD I/O to minidisk volumes (None: no such workload), and the entity number of
     /// its first volume (after the paging devices).
     pub(crate) dasd: Option<Box<crate::dasd::Dasd>>,
+    /// The control unit's HyperPAV alias pool (hyperpav.rs), if the scenario has one.
+    pub(crate) aliases: Option<crate::hyperpav::AliasPool>,
     pub(crate) first_mdev: u32,
     /// SSL servers and the crypto adapter (issue 6; None: no SSL server), and the adapter's
     /// entity number (after the minidisk volumes).
@@ -443,6 +445,27 @@ impl Sim {
         )?
         .map(Box::new);
         let first_mdev = first_dev + n_dev as u32;
+        let mut paging = paging;
+        let mut dasd = dasd;
+        let aliases = cfg.hyperpav.as_ref().map(|h| {
+            let paging_on =
+                h.paging_alias && level.switches.paging_alias == crate::level::PagingAlias::Supported;
+            if let Some(pg) = paging.as_mut() {
+                for d in pg.devs.iter_mut() {
+                    if paging_on && d.dtype == crate::io::DevType::Eckd {
+                        d.pool_kind = Some(crate::hyperpav::PAGING);
+                    }
+                }
+            }
+            if let Some(dd) = dasd.as_mut() {
+                for d in dd.devs.iter_mut() {
+                    if d.dtype == crate::io::DevType::Eckd {
+                        d.pool_kind = Some(crate::hyperpav::MINIDISK);
+                    }
+                }
+            }
+            crate::hyperpav::AliasPool::new(h.aliases, h.share_paging, h.share_minidisk, paging_on)
+        });
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
         let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
         let first_crypto = first_mdev + n_mdev as u32;
@@ -526,6 +549,7 @@ impl Sim {
             lpar,
             vnet,
             dasd,
+            aliases,
             first_mdev,
             ssl,
             first_crypto,

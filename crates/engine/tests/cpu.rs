@@ -30,6 +30,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         machine: None,
         cpc: None,
         mdc: None,
+        hyperpav: None,
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,

@@ -125,6 +125,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         storage: None,
         cpc: None,
         mdc: None,
+        hyperpav: None,
     }
 }
 

@@ -109,6 +109,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             storage: None,
             cpc: None,
             mdc: None,
+            hyperpav: None,
         })
 }
 
@@ -191,6 +192,7 @@ fn different_seeds_differ() {
         storage: None,
         cpc: None,
         mdc: None,
+        hyperpav: None,
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

@@ -85,6 +85,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         storage: None,
         cpc: None,
         mdc: None,
+        hyperpav: None,
     }
 }
 
