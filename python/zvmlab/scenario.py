@@ -92,7 +92,10 @@ _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload
 _STORAGE_KEYS = {"real": "storage (frames) available for pageable guest pages, e.g. \"180M\"",
                  "prefill": "start in a paging steady state (true) instead of empty storage",
                  "paging_volumes": "CP-owned paging volumes: [{ type = \"eckd\" | \"edev\", size = \"2G\", count = 2 }]",
-                 "paging_hpf": "SET PAGING HPF ON: page to ECKD volumes with zHPF transport-mode I/O (z/VM 6.4+)"}
+                 "paging_hpf": "SET PAGING HPF ON: page to ECKD volumes with zHPF transport-mode I/O (z/VM 6.4+)",
+                 "encrypt_paging": "SET ENCRYPT PAGING ON with a cipher: \"aes128\" | \"aes192\" | \"aes256\" "
+                                   "(VM65993, a z14)"}
+PAGING_CIPHERS = ("aes128", "aes192", "aes256")
 _REFS_KEYS = {"uniform": {"pattern", "range"}, "strided": {"pattern", "range", "stride"},
               "hotset": {"pattern", "range", "hot", "hot_fraction"}}
 _VOLUME_KEYS = {"type", "size", "count", "xiv"}
@@ -710,6 +713,11 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     _check_absolute_sum(guests, actions, file=file, ln=ln)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
+    if storage and storage.get("encrypt") and machine == "z13":
+        raise InputError("encrypted paging on a z13", file=file, line=ln("storage", "encrypt_paging"),
+                         field="storage.encrypt_paging",
+                         fix="z/VM encrypts pages with the z14's CPACF (VM65993): use machine = \"z14\" or leave "
+                             "encrypt_paging out")
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
     if drawers is not None:
@@ -897,6 +905,13 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
     out = {"frames": frames, "prefill": prefill, "paging_volumes": vols}
     if hpf:
         out["hpf"] = True
+    if "encrypt_paging" in st:
+        c = st["encrypt_paging"]
+        if c not in PAGING_CIPHERS:
+            raise InputError(f"{c!r} is not a paging cipher", file=file, line=ln("storage", "encrypt_paging"),
+                             field="storage.encrypt_paging",
+                             fix="SET ENCRYPT PAGING ON ALGORITHM: aes128, aes192 or aes256; leave it out for off")
+        out["encrypt"] = c
     return out
 
 

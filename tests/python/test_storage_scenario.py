@@ -130,3 +130,25 @@ def test_aliases_need_eckd_volumes(tmp_path):
     base = (ROOT / "scenarios" / "replicate" / "d11-noalias.toml").read_text()
     assert_bad_scenario(tmp_path, base, 'type = "eckd", size = "4G"', 'type = "edev", size = "4G"', "cu.aliases",
                         "without ECKD volumes")
+
+
+def test_encrypted_paging_ciphers_machine_and_level(tmp_path):
+    """SET ENCRYPT PAGING (row D13): a known cipher on a z14, in effect with VM65993 (1Q17 stack
+    here) and ignored, with a note, before it; longer keys cost more per page; decryption less."""
+    from conftest import ROOT, assert_bad_scenario, run_json, zvmlab
+    base = (ROOT / "scenarios" / "replicate" / "d13-aes256.toml").read_text()
+    assert_bad_scenario(tmp_path, base, 'encrypt_paging = "aes256"', 'encrypt_paging = "des"',
+                        "storage.encrypt_paging", "not a paging cipher")
+    assert_bad_scenario(tmp_path, base, "processors = 8", 'processors = 8\nmachine = "z13"',
+                        "storage.encrypt_paging", "on a z13")
+    f = tmp_path / "e.toml"
+    f.write_text(base.replace('duration = "4s"', 'duration = "1s"'))
+    e256 = run_json("run", f, "--json")["storage"]["encryption"]
+    f128 = tmp_path / "e128.toml"
+    f128.write_text(f.read_text().replace('"aes256"', '"aes128"'))
+    e128 = run_json("run", f128, "--json")["storage"]["encryption"]
+    assert e256["encrypt_us_per_page"] > e128["encrypt_us_per_page"] > e128["decrypt_us_per_page"] > 0
+    assert e256["pages_encrypted_per_s"] > 0 and e256["pages_decrypted_per_s"] > 0
+    assert "encryption" not in run_json("run", f, "--json", "--level", "zvm-6.4")["storage"]
+    p = zvmlab("run", f, "--level", "zvm-6.4")
+    assert p.returncode == 0 and "SET ENCRYPT PAGING ignored" in p.stdout

@@ -158,6 +158,10 @@ pub struct StorageCfg {
     /// supports it (switch paging_hpf).
     #[serde(default)]
     pub hpf: bool,
+    /// SET ENCRYPT PAGING ON with this cipher ("aes128", "aes192", "aes256"), where the level
+    /// has it (switch paging_encrypt); None: off.
+    #[serde(default)]
+    pub encrypt: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]

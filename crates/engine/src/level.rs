@@ -292,6 +292,17 @@ pub enum PagingAlias {
     Supported,
 }
 
+/// Whether CP can encrypt guest pages it writes to paging volumes (SET ENCRYPT PAGING; seed
+/// 000: APAR VM65993 on the z14, CPACF). Without it the setting is ignored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum PagingEncrypt {
+    #[default]
+    Unsupported,
+    /// VM65993 (in the 1Q17 stack here).
+    Vm65993,
+}
+
 /// The set of free, preallocated NDMBKs (the control blocks holding data moving through a guest
 /// LAN or VSWITCH) and its lock (seed 001: the data structure was changed in the z13
 /// exploitation SPE to decrease opportunity for lock contention).
@@ -394,6 +405,8 @@ pub struct Switches {
     pub paging_hpf: PagingHpf,
     #[serde(default)]
     pub paging_alias: PagingAlias,
+    #[serde(default)]
+    pub paging_encrypt: PagingEncrypt,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -451,6 +464,7 @@ pub fn levels() -> Vec<Level> {
         sched_excl: SchedExcl::Dispatch,
         paging_hpf: PagingHpf::Unsupported,
         paging_alias: PagingAlias::Unsupported,
+        paging_encrypt: PagingEncrypt::Unsupported,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -526,12 +540,13 @@ pub fn levels() -> Vec<Level> {
     };
     // The service stacks of seed 000's regression rows (F2): the 1Q17 SPE stack as seed 000's
     // contents list it (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106
-    // CRYPTO APVIRT in the SSL server; encrypted paging is a command, off unless a scenario
-    // sets it) and 3Q17 (adds VM65988, the shared/exclusive lock manager).
+    // CRYPTO APVIRT in the SSL server; VM65993 encrypted paging, a command, off unless a
+    // scenario sets it) and 3Q17 (adds VM65988, the shared/exclusive lock manager).
     let zvm64_1q17 = Switches {
         xiv_io: XivIo::Concurrent,
         dump_ccw: DumpCcw::Vm65989,
         ssl_apvirt: SslApvirt::On,
+        paging_encrypt: PagingEncrypt::Vm65993,
         ..zvm64.clone()
     };
     let zvm64_3q17 = Switches {
@@ -619,7 +634,7 @@ pub fn levels() -> Vec<Level> {
         },
         Level {
             name: "zvm-6.4-1q17",
-            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106 CRYPTO APVIRT)",
+            title: "z/VM 6.4 with the 1Q17 SPE stack (VM65929 concurrent XIV I/O, VM65989 dump channel programs, PI72106 CRYPTO APVIRT, VM65993 encrypted paging)",
             switches: zvm64_1q17,
         },
         Level {

@@ -213,6 +213,10 @@ params! {
         "assumed: the same for the channel time per 4 KB page moved (fewer frames and acknowledgements per transfer)";
     hpf_ssch_factor: "paging.hpf_ssch_factor" = 0.8, "x paging.path_ssch",
         "assumed: CP builds one TCW and TCCB for a transport-mode paging I/O instead of a CCW chain with IDAWs, a smaller part of the per-SSCH path";
+    crypt_setup: "paging.crypt_setup" = 300.0, "instructions per page",
+        "assumed: CP's work around encrypting or decrypting one 4 KB page with CPACF besides the cipher itself (key block, KM invocation, the page's tweak)";
+    decrypt_factor: "paging.decrypt_factor" = 0.85, "x the encryption of a page",
+        "assumed: seed 000 says decryption costs less than encryption on average, with no figure; the cipher part of a page-in's decryption taken as 0.85 of a page-out's encryption";
     path_io_eckd: "paging.path_io_eckd" = 115.0, "instructions per page moved",
         "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move, with paging.path_ssch per I/O): per-page part of the 3390 paging I/O (one CCW and IDAW, the page's slot), net of the fault, steal and dispatch paths";
     path_io_edev_fba: "paging.path_io_edev_fba" = 11175.0, "instructions per page moved",

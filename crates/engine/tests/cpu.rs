@@ -453,6 +453,7 @@ fn set_multithread_with_paging_keeps_faults_going() {
         }],
         prefill: true,
         hpf: false,
+        encrypt: None,
     });
     cfg.actions = vec![
         Action::SetMultithreading {

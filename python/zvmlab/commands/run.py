@@ -93,6 +93,9 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     lines = conditions(s)
     if (sc.engine_config().get("storage") or {}).get("hpf") and not (s.get("storage") or {}).get("hpf"):
         lines.append(f"SET PAGING HPF ON ignored: level {s['level']} has no zHPF paging (z/VM 6.4 and later)")
+    if (sc.engine_config().get("storage") or {}).get("encrypt") and not (s.get("storage") or {}).get("encryption"):
+        lines.append(f"SET ENCRYPT PAGING ignored: level {s['level']} has no encrypted paging (VM65993, "
+                     "e.g. zvm-6.4-1q17)")
     for line in lines:
         console.print(f"  [bold yellow]{line}[/bold yellow]")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
