@@ -141,7 +141,7 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
         assert f'id="{fcx}"' in h
     # + FCX108, FCX109, FCX146, FCX113, FCX302, FCX126: empty tables with a note (A1 has no devices,
     # paging or [cpc]); + FCX304 PRCLOG (per processor; no plots without PR/SM or SMT data either)
-    assert h.count("<table>") == 6 + 4 + 3 + 1
+    assert h.count("<table>") == 6 + 4 + 3 + 1 + 1  # + FCX327 HPALIAS: empty, with a note
     assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
 
 
@@ -195,3 +195,18 @@ def test_damaged_data_warns_and_reports_what_it_read(runs, run_cli, tmp_path):
 def test_run_dir_has_monitor_data(runs):
     mon = (runs["a1"] / "monitor.mon").read_bytes()
     assert len(mon) % 4096 == 0 and len(mon) == 4096 * 2 * 6
+
+
+def test_hpalias_agrees_with_the_run_summary(run_cli, tmp_path):
+    """FCX327 HPALIAS (D6R28 MRIODHPP) on row D12's run: entitlements and mean aliases in use per
+    I/O type as in the summary's hyperpav key."""
+    from conftest import zvmlab
+    d = tmp_path / "d12"
+    p = zvmlab("run", ROOT / "scenarios" / "replicate" / "d12-cu-share.toml", "--out", d, "--duration", "2s")
+    assert p.returncode == 0, p.stderr
+    s = json.loads((d / "summary.json").read_text())["hyperpav"]
+    mean = rows(report_json(run_cli, d, "--fcx", "HPALIAS")["FCX327"], "pool", ">>Mean>>")[0]
+    assert mean["ent_pg"] == s["entitlement"]["paging"] and mean["ent_md"] == s["entitlement"]["minidisk"]
+    assert mean["use_pg"] == pytest.approx(s["mean_in_use"]["paging"], rel=1e-6)
+    assert mean["use_md"] == pytest.approx(s["mean_in_use"]["minidisk"], rel=1e-6)
+    assert mean["max_pg"] == s["max_in_use"]["paging"] and mean["max_md"] == s["max_in_use"]["minidisk"]

@@ -42,12 +42,22 @@ def _inputs() -> dict[str, dict]:
             "c.mon": io_config(seed=3), "d.mon": io_config(seed=4, level="zvm-5.3", vol_type="edev"),
             # LPARs under PR/SM (vertical with parking; horizontal) and SMT-2, for the LPAR reports
             "e.mon": lpar_config(seed=1), "f.mon": lpar_config(seed=2, level="zvm-6.3", polarization="horizontal"),
-            "g.mon": lpar_config(seed=3, smt="smt2")}
+            "g.mon": lpar_config(seed=3, smt="smt2"),
+            # a HyperPAV pool shared by paging and minidisk I/O (FCX327 HPALIAS)
+            "h.mon": _hyperpav_config()}
+
+
+def _hyperpav_config() -> dict:
+    from conftest import ROOT
+    from zvmlab import scenario
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "d12-cu-share.toml")
+    cfg = sc.with_overrides(duration="5s").engine_config()
+    return {**cfg, "interval_ns": 10**9, "processors": 4}
 
 
 # The input (and --vs input) of each report that does not read a.mon (b.mon).
 INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113")},
-          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e")}
+          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c")}
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +68,7 @@ def sources():
     cwd = os.getcwd()
     os.chdir(GOLDEN)  # relative paths: the JSON names its source the same on every machine
     try:
-        yield {n: load(f"{n}.mon") for n in "abcdefg"}
+        yield {n: load(f"{n}.mon") for n in "abcdefgh"}
     finally:
         os.chdir(cwd)
 
@@ -92,6 +102,8 @@ def test_golden_inputs_are_read_cleanly(sources):
     for n, s in sources.items():
         assert s.data.problems == [] and len(s.m.intervals) == 5
         assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8}.get(n, 4)
+    h = sources["h"].m
+    assert h.hpp_info["aliases"] == 15 and h.hpp_info["ent_pg"] == 5.0 and h.hpp_info["ent_md"] == 10.0
     for n in "cd":
         m = sources[n].m
         assert len(m.devs) == 4 and m.has_storage and sum(m.dev_info[d]["paging"] for d in m.devs) == 2

@@ -353,6 +353,37 @@ pub const PRPFLAG_PARKED: u64 = 0x80;
 pub const CUPFLAG_SELF: u64 = 0x80;
 pub const CUPFLAG_DEDICATED: u64 = 0x40;
 
+pub const IODHPP: Layout = Layout {
+    domain: 6,
+    record: 28,
+    name: "MRIODHPP",
+    title: "HyperPAV Pool Activity",
+    len: 96,
+    fields: &[
+        // Record number and name confirmed (seed 000: z/VM 6.4 GA monitor record changes,
+        // D6R28 MRIODHPP); one record per pool per interval, every field placed by zvmlab:
+        // cumulative alias time in use (TOD units) and counts per I/O type (paging, minidisk).
+        f("IODHPP_POOL", 20, 2, Uint, "zvmlab"),
+        f("IODHPP_ALIASES", 22, 2, Uint, "zvmlab"),
+        f("IODHPP_FLAGS", 24, 1, Uint, "zvmlab"),
+        f("IODHPP_ENTPG", 28, 4, Uint, "zvmlab"),
+        f("IODHPP_ENTMD", 32, 4, Uint, "zvmlab"),
+        f("IODHPP_SHRPG", 36, 4, Uint, "zvmlab"),
+        f("IODHPP_SHRMD", 40, 4, Uint, "zvmlab"),
+        f("IODHPP_INUSEPG", 44, 8, Tod, "zvmlab"),
+        f("IODHPP_INUSEMD", 52, 8, Tod, "zvmlab"),
+        f("IODHPP_MAXPG", 60, 2, Uint, "zvmlab"),
+        f("IODHPP_MAXMD", 62, 2, Uint, "zvmlab"),
+        f("IODHPP_TAKENPG", 64, 8, Uint, "zvmlab"),
+        f("IODHPP_TAKENMD", 72, 8, Uint, "zvmlab"),
+        f("IODHPP_QUEUEDPG", 80, 8, Uint, "zvmlab"),
+        f("IODHPP_QUEUEDMD", 88, 8, Uint, "zvmlab"),
+    ],
+};
+
+/// IODHPP_FLAGS bit: SET PAGING ALIAS ON in effect. Entitlements and shares are in 1/100.
+pub const HPPFLAG_PAGING: u64 = 0x80;
+
 pub const MTREND: Layout = Layout {
     domain: 1,
     record: 11,
@@ -373,7 +404,8 @@ pub const MTREOF: Layout = Layout {
 
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
-    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, SYTCUP, SYTCUM, MTREND, MTREOF,
+    MTRSYS, SYTPRP, USEACT, APLSDT, SYTLCK, IODDEV, STOASP, STORSG, SYTCUP, SYTCUM, IODHPP, MTREND,
+    MTREOF,
 ];
 
 /// The product id of zvmlab's workload APPLDATA (APLSDT_PRODID).
@@ -529,6 +561,9 @@ pub struct Snapshot {
     pub lpus: Vec<LpuSnap>,
     /// PR/SM counters (Sim::prsm_monitor_counters); None without a [cpc].
     pub prsm: Option<(u64, f64, u64, f64, f64)>,
+    /// The HyperPAV pool (hyperpav.rs) at the sample, alias time integrated to it; None
+    /// without a [cu].
+    pub hpp: Option<(crate::hyperpav::AliasPool, [u64; 2])>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -624,12 +659,29 @@ impl Sim {
                 }
             })
             .collect();
+        let hpp = self.aliases.as_ref().map(|p| {
+            let mut p = p.clone();
+            p.account(self.now);
+            let mut queued = [0u64; 2];
+            let devs = self
+                .paging
+                .iter()
+                .flat_map(|g| g.devs.iter())
+                .chain(self.dasd.iter().flat_map(|d| d.devs.iter()));
+            for d in devs {
+                if let Some(k) = d.pool_kind {
+                    queued[k] += d.stats.queued;
+                }
+            }
+            (p, queued)
+        });
         Snapshot {
             devices,
             storage,
             users,
             lpus,
             prsm: self.prsm_monitor_counters(),
+            hpp,
         }
     }
 }
@@ -838,6 +890,30 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                     "SYTCUM_UNPARKVL",
                     Val::U(ns_to_tod_units(unvl.round() as u64)),
                 ),
+            ],
+        ));
+    }
+    if let Some((p, queued)) = &snap.hpp {
+        let c = |x: f64| (x * 100.0).round().max(0.0) as u64;
+        out.push(build(
+            &IODHPP,
+            tod,
+            &[
+                ("IODHPP_POOL", Val::U(0)),
+                ("IODHPP_ALIASES", Val::U(p.total as u64)),
+                ("IODHPP_FLAGS", Val::U(if p.paging { HPPFLAG_PAGING } else { 0 })),
+                ("IODHPP_ENTPG", Val::U(c(p.entitled[0]))),
+                ("IODHPP_ENTMD", Val::U(c(p.entitled[1]))),
+                ("IODHPP_SHRPG", Val::U(c(p.shares[0]))),
+                ("IODHPP_SHRMD", Val::U(c(p.shares[1]))),
+                ("IODHPP_INUSEPG", Val::U(ns_to_tod_units(p.in_use_ns[0] as u64))),
+                ("IODHPP_INUSEMD", Val::U(ns_to_tod_units(p.in_use_ns[1] as u64))),
+                ("IODHPP_MAXPG", Val::U(p.max_in_use[0] as u64)),
+                ("IODHPP_MAXMD", Val::U(p.max_in_use[1] as u64)),
+                ("IODHPP_TAKENPG", Val::U(p.taken[0])),
+                ("IODHPP_TAKENMD", Val::U(p.taken[1])),
+                ("IODHPP_QUEUEDPG", Val::U(queued[0])),
+                ("IODHPP_QUEUEDMD", Val::U(queued[1])),
             ],
         ));
     }

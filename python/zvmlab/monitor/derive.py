@@ -42,6 +42,10 @@ CUM_COLS = (("lpdisp", "SYTCUM_LPDISP", "uint"), ("cpcdisp", "SYTCUM_CPCDISP", "
             ("unparked", "SYTCUM_UNPARKTM", "tod"), ("unparked_vl", "SYTCUM_UNPARKVL", "tod"))
 # MRUSEACT paging counters and the resident-page level.
 UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
+# MRIODHPP counters (cumulative) per I/O type: key in Measurements.hpp, field, kind.
+HPP_COLS = (("inuse_pg", "IODHPP_INUSEPG", "tod"), ("inuse_md", "IODHPP_INUSEMD", "tod"),
+            ("taken_pg", "IODHPP_TAKENPG", "uint"), ("taken_md", "IODHPP_TAKENMD", "uint"),
+            ("queued_pg", "IODHPP_QUEUEDPG", "uint"), ("queued_md", "IODHPP_QUEUEDMD", "uint"))
 
 
 def tod_ns(units: int) -> int:
@@ -110,6 +114,10 @@ class Measurements:
     lpars: list[dict] = field(default_factory=list)
     phys_info: dict = field(default_factory=dict)
     phys: dict[str, list] = field(default_factory=dict)
+    # the HyperPAV pool (MRIODHPP): facts of the last sample, and per HPP_COLS one value per
+    # interval, plus the maxima reported at each interval end
+    hpp_info: dict = field(default_factory=dict)
+    hpp: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
@@ -264,8 +272,21 @@ def measure(data: MonitorData) -> Measurements:
         for k in dev_keys + tuple("sto_" + k for k, _, _ in STO_COLS) + tuple("upg_" + k for k, _, _ in UPG_COLS):
             per_group[g][k] = {}
     for g in per_group:
-        for k in tuple("prp_" + k for k, _ in PRP_COLS) + tuple("cum_" + k for k, _, _ in CUM_COLS):
+        for k in (tuple("prp_" + k for k, _ in PRP_COLS) + tuple("cum_" + k for k, _, _ in CUM_COLS)
+                  + tuple("hpp_" + k for k, _, _ in HPP_COLS) + ("hpp_max",)):
             per_group[g].setdefault(k, {})
+    for r in data.rows("MRIODHPP"):
+        g = r["group"]
+        if g not in per_group or r.get("IODHPP_ALIASES") is None:
+            continue
+        c = lambda col: None if r.get(col) is None else r[col] / 100.0  # noqa: E731
+        m.hpp_info = {"aliases": r["IODHPP_ALIASES"],
+                      "paging_alias": bool((r.get("IODHPP_FLAGS") or 0) & L.HPPFLAG_PAGING),
+                      "share_pg": c("IODHPP_SHRPG"), "share_md": c("IODHPP_SHRMD"),
+                      "ent_pg": c("IODHPP_ENTPG"), "ent_md": c("IODHPP_ENTMD")}
+        for key, col, _ in HPP_COLS:
+            per_group[g]["hpp_" + key]["all"] = r.get(col)
+        per_group[g]["hpp_max"]["all"] = (r.get("IODHPP_MAXPG"), r.get("IODHPP_MAXMD"))
     for r in data.rows("MRSYTCUP"):
         g = r["group"]
         if g not in per_group or not r.get("SYTCUP_LPNAME") or r.get("SYTCUP_LPNUM") is None:
@@ -354,6 +375,8 @@ def measure(data: MonitorData) -> Measurements:
         m.prp = {c: {key: [] for key, _ in PRP_COLS} for c in m.cpus}
     if m.phys_info:
         m.phys = {key: [] for key, _, _ in CUM_COLS}
+    if m.hpp_info:
+        m.hpp = {**{key: [] for key, _, _ in HPP_COLS}, "max_pg": [], "max_md": []}
     if m.has_storage:
         m.sto = {key: [] for key, _, _ in STO_COLS}
         m.sto_level = {key: [] for key, _ in STO_LEVELS}
@@ -397,6 +420,12 @@ def measure(data: MonitorData) -> Measurements:
         if m.phys:
             for key, _, kind in CUM_COLS:
                 m.phys[key].append(_deltas(prev["cum_" + key], cur["cum_" + key], m, kind, {}).get("all"))
+        if m.hpp:
+            for key, _, kind in HPP_COLS:
+                m.hpp[key].append(_deltas(prev["hpp_" + key], cur["hpp_" + key], m, kind, {}).get("all"))
+            mx = cur["hpp_max"].get("all") or (None, None)
+            m.hpp["max_pg"].append(mx[0])
+            m.hpp["max_md"].append(mx[1])
         wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
         for key, _, kind in DEV_COLS:
             d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)

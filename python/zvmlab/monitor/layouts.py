@@ -39,6 +39,7 @@ DEVFLAG_MINIDISK = 0x40
 POLARS = {0: "", 1: "Vh", 2: "Vm", 3: "Vl", 4: "Hz", 5: "Ded"}
 PRPFLAG_PARKED = 0x80
 CUPFLAG_SELF = 0x80
+HPPFLAG_PAGING = 0x80  # IODHPP_FLAGS: SET PAGING ALIAS ON in effect
 CUPFLAG_DEDICATED = 0x40
 APPL_PRODID_ZVMLAB = "ZVMLAB  WORKLOAD"
 
@@ -195,6 +196,24 @@ BASE: tuple[Record, ...] = (
         _f("SYTCUM_CPCMGTTM", 48, 8, "tod", "zvmlab"),
         _f("SYTCUM_UNPARKTM", 56, 8, "tod", "zvmlab"),
         _f("SYTCUM_UNPARKVL", 64, 8, "tod", "zvmlab"),
+    )),
+    # D6R28: record number and name confirmed (seed 000, 6.4 GA monitor changes); fields zvmlab's.
+    Record(6, 28, "MRIODHPP", "HyperPAV Pool Activity", (
+        _f("IODHPP_POOL", 20, 2, "uint", "zvmlab"),
+        _f("IODHPP_ALIASES", 22, 2, "uint", "zvmlab"),
+        _f("IODHPP_FLAGS", 24, 1, "uint", "zvmlab"),
+        _f("IODHPP_ENTPG", 28, 4, "uint", "zvmlab"),
+        _f("IODHPP_ENTMD", 32, 4, "uint", "zvmlab"),
+        _f("IODHPP_SHRPG", 36, 4, "uint", "zvmlab"),
+        _f("IODHPP_SHRMD", 40, 4, "uint", "zvmlab"),
+        _f("IODHPP_INUSEPG", 44, 8, "tod", "zvmlab"),
+        _f("IODHPP_INUSEMD", 52, 8, "tod", "zvmlab"),
+        _f("IODHPP_MAXPG", 60, 2, "uint", "zvmlab"),
+        _f("IODHPP_MAXMD", 62, 2, "uint", "zvmlab"),
+        _f("IODHPP_TAKENPG", 64, 8, "uint", "zvmlab"),
+        _f("IODHPP_TAKENMD", 72, 8, "uint", "zvmlab"),
+        _f("IODHPP_QUEUEDPG", 80, 8, "uint", "zvmlab"),
+        _f("IODHPP_QUEUEDMD", 88, 8, "uint", "zvmlab"),
     )),
     Record(1, 11, "MRMTREND", "Interval End", ()),
     Record(1, 13, "MRMTREOF", "End of Frame", ()),
