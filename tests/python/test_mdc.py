@@ -106,3 +106,30 @@ def test_arbiter_sizes_the_cache_against_paging(tmp_path):
     f.write_text(quiet)
     m = run_json("run", f, "--json")["dasd"]["mdc"]
     assert m["arbiter_shrinks"] == 0 and m["target_frames"] == m["max_frames"], m
+
+
+def test_mdcstor_report_agrees_with_the_run_summary(tmp_path):
+    """FCX178 MDCSTOR from the monitor data (zvmlab MDC fields of D3R1) on an MDC-only run (no
+    paging model: the storage reports stay empty): reads, hits and the final size as the summary."""
+    import json
+    from conftest import zvmlab
+    f = tmp_path / "m.toml"
+    f.write_text(BASE)
+    d = tmp_path / "run"
+    p = zvmlab("run", f, "--out", d)
+    assert p.returncode == 0, p.stderr
+    s = json.loads((d / "summary.json").read_text())["dasd"]["mdc"]
+    p = zvmlab("report", d, "--fcx", "MDCSTOR", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    rows = json.loads(p.stdout)["reports"]["FCX178"]["tables"]["mdc"]["rows"]
+    data = [r for r in rows if r["row"] == "data"]
+    secs = json.loads((d / "summary.json").read_text())["duration_s"]
+    assert sum(r["reads"] for r in data) * 5 == pytest.approx(s["reads"], rel=1e-9)
+    assert sum(r["hits"] for r in data) * 5 == pytest.approx(s["hits"], rel=1e-9)
+    mean = next(r for r in rows if r["row"] == ">>Mean>>")
+    assert mean["ratio"] == pytest.approx(s["hit_ratio"], rel=1e-9) and secs == 10
+    assert data[-1]["below"] + data[-1]["above"] == pytest.approx(s["frames"] * 4096 / 2**20)
+    assert mean["max"] == pytest.approx(s["max_frames"] * 4096 / 2**20)
+    # no paging model: AUXLOG has no storage data
+    p = zvmlab("report", d, "--fcx", "AUXLOG")
+    assert p.returncode == 0 and "No " in p.stdout

@@ -141,7 +141,7 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
         assert f'id="{fcx}"' in h
     # + FCX108, FCX109, FCX146, FCX113, FCX302, FCX126: empty tables with a note (A1 has no devices,
     # paging or [cpc]); + FCX304 PRCLOG (per processor; no plots without PR/SM or SMT data either)
-    assert h.count("<table>") == 6 + 4 + 3 + 1 + 1  # + FCX327 HPALIAS: empty, with a note
+    assert h.count("<table>") == 6 + 4 + 3 + 1 + 1 + 1  # + FCX327 HPALIAS, FCX178 MDCSTOR: empty, with a note
     assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
 
 

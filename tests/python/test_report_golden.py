@@ -44,7 +44,29 @@ def _inputs() -> dict[str, dict]:
             "e.mon": lpar_config(seed=1), "f.mon": lpar_config(seed=2, level="zvm-6.3", polarization="horizontal"),
             "g.mon": lpar_config(seed=3, smt="smt2"),
             # a HyperPAV pool shared by paging and minidisk I/O (FCX327 HPALIAS)
-            "h.mon": _hyperpav_config()}
+            "h.mon": _hyperpav_config(),
+            # a minidisk cache (FCX178 MDCSTOR)
+            "i.mon": _mdc_config()}
+
+
+def _mdc_config() -> dict:
+    from zvmlab import scenario
+    text = """
+[system]
+level = "zvm-6.2"
+processors = 2
+[run]
+duration = "5s"
+interval = "1s"
+seed = 9
+[mdc]
+storage = "4M"
+[[guest]]
+userid = "READER"
+count = 2
+workload = { kind = "dasd-io", volume = "E100", type = "eckd", cpu = "20us", ios = 10, blocks = 1, mdc = true, extent = "16M" }
+"""
+    return scenario.loads(text, "i.toml").engine_config()
 
 
 def _hyperpav_config() -> dict:
@@ -57,7 +79,7 @@ def _hyperpav_config() -> dict:
 
 # The input (and --vs input) of each report that does not read a.mon (b.mon).
 INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113")},
-          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c")}
+          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c"), "FCX178": ("i", "a")}
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +90,7 @@ def sources():
     cwd = os.getcwd()
     os.chdir(GOLDEN)  # relative paths: the JSON names its source the same on every machine
     try:
-        yield {n: load(f"{n}.mon") for n in "abcdefgh"}
+        yield {n: load(f"{n}.mon") for n in "abcdefghi"}
     finally:
         os.chdir(cwd)
 
@@ -101,7 +123,7 @@ def test_vs_layouts(sources, fcx):
 def test_golden_inputs_are_read_cleanly(sources):
     for n, s in sources.items():
         assert s.data.problems == [] and len(s.m.intervals) == 5
-        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8}.get(n, 4)
+        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8, "i": 2}.get(n, 4)
     h = sources["h"].m
     assert h.hpp_info["aliases"] == 15 and h.hpp_info["ent_pg"] == 5.0 and h.hpp_info["ent_md"] == 10.0
     for n in "cd":

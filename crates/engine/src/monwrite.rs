@@ -283,7 +283,7 @@ pub const STORSG: Layout = Layout {
     record: 1,
     name: "MRSTORSG",
     title: "Real Storage Management (global)",
-    len: 104,
+    len: 176,
     fields: &[
         // zvmlab placement after IBM's first fields (CALSSUBT, RSASAVFR, RSAMAXPP: mon630).
         f("STORSG_FRAMES", 40, 8, Uint, "zvmlab"),
@@ -294,8 +294,24 @@ pub const STORSG: Layout = Layout {
         f("STORSG_FIRSTTCH", 80, 8, Uint, "zvmlab"),
         f("STORSG_SLOTS", 88, 8, Uint, "zvmlab"),
         f("STORSG_SLOTSUSED", 96, 8, Uint, "zvmlab"),
+        // What the record carries (STOFLAG_*), then the minidisk cache (FCX178 MDCSTOR):
+        // its maximum and target (frames), frames in use below / above 2 GB at the sample,
+        // cumulative reads, hits, inserts and steals (all zvmlab's).
+        f("STORSG_ZVMFLAGS", 104, 1, Uint, "zvmlab"),
+        f("STORSG_MDCMAX", 112, 8, Uint, "zvmlab"),
+        f("STORSG_MDCTARGT", 120, 8, Uint, "zvmlab"),
+        f("STORSG_MDCBELOW", 128, 8, Uint, "zvmlab"),
+        f("STORSG_MDCABOVE", 136, 8, Uint, "zvmlab"),
+        f("STORSG_MDCREADS", 144, 8, Uint, "zvmlab"),
+        f("STORSG_MDCHITS", 152, 8, Uint, "zvmlab"),
+        f("STORSG_MDCINS", 160, 8, Uint, "zvmlab"),
+        f("STORSG_MDCSTEAL", 168, 8, Uint, "zvmlab"),
     ],
 };
+
+/// STORSG_ZVMFLAGS bits: the storage and paging fields are measured; the MDC fields are.
+pub const STOFLAG_PAGING: u64 = 0x80;
+pub const STOFLAG_MDC: u64 = 0x40;
 
 pub const SYTCUP: Layout = Layout {
     domain: 0,
@@ -561,6 +577,8 @@ pub struct Snapshot {
     pub lpus: Vec<LpuSnap>,
     /// PR/SM counters (Sim::prsm_monitor_counters); None without a [cpc].
     pub prsm: Option<(u64, f64, u64, f64, f64)>,
+    /// The minidisk cache at the sample: max, target, below, above, reads, hits, inserts, steals.
+    pub mdc: Option<[u64; 8]>,
     /// The HyperPAV pool (hyperpav.rs) at the sample, alias time integrated to it; None
     /// without a [cu].
     pub hpp: Option<(crate::hyperpav::AliasPool, [u64; 2])>,
@@ -675,12 +693,25 @@ impl Sim {
             }
             (p, queued)
         });
+        let mdc = self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
+            [
+                c.max_frames,
+                c.cap_frames,
+                c.used_below,
+                c.used_frames - c.used_below.min(c.used_frames),
+                c.reads,
+                c.hits,
+                c.inserts,
+                c.steals,
+            ]
+        });
         Snapshot {
             devices,
             storage,
             users,
             lpus,
             prsm: self.prsm_monitor_counters(),
+            mdc,
             hpp,
         }
     }
@@ -734,7 +765,11 @@ fn polar(sim: &Sim, core: u32) -> u64 {
 fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8>> {
     let tod = tod_at(end);
     let mut out = Vec::new();
-    if let Some(st) = &snap.storage {
+    if snap.storage.is_some() || snap.mdc.is_some() {
+        let st = snap.storage.unwrap_or_default();
+        let md = snap.mdc.unwrap_or([0; 8]);
+        let flags = if snap.storage.is_some() { STOFLAG_PAGING } else { 0 }
+            | if snap.mdc.is_some() { STOFLAG_MDC } else { 0 };
         out.push(build(
             &STORSG,
             tod,
@@ -747,6 +782,15 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                 ("STORSG_FIRSTTCH", Val::U(st.first_touches)),
                 ("STORSG_SLOTS", Val::U(st.slots)),
                 ("STORSG_SLOTSUSED", Val::U(st.slots_used)),
+                ("STORSG_ZVMFLAGS", Val::U(flags)),
+                ("STORSG_MDCMAX", Val::U(md[0])),
+                ("STORSG_MDCTARGT", Val::U(md[1])),
+                ("STORSG_MDCBELOW", Val::U(md[2])),
+                ("STORSG_MDCABOVE", Val::U(md[3])),
+                ("STORSG_MDCREADS", Val::U(md[4])),
+                ("STORSG_MDCHITS", Val::U(md[5])),
+                ("STORSG_MDCINS", Val::U(md[6])),
+                ("STORSG_MDCSTEAL", Val::U(md[7])),
             ],
         ));
     }

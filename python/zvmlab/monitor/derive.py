@@ -42,6 +42,11 @@ CUM_COLS = (("lpdisp", "SYTCUM_LPDISP", "uint"), ("cpcdisp", "SYTCUM_CPCDISP", "
             ("unparked", "SYTCUM_UNPARKTM", "tod"), ("unparked_vl", "SYTCUM_UNPARKVL", "tod"))
 # MRUSEACT paging counters and the resident-page level.
 UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
+# MRSTORSG minidisk-cache counters (cumulative) and levels at each sample (FCX178 MDCSTOR).
+MDC_COLS = (("reads", "STORSG_MDCREADS", "uint"), ("hits", "STORSG_MDCHITS", "uint"),
+            ("inserts", "STORSG_MDCINS", "uint"), ("steals", "STORSG_MDCSTEAL", "uint"))
+MDC_LEVELS = (("max", "STORSG_MDCMAX"), ("target", "STORSG_MDCTARGT"), ("below", "STORSG_MDCBELOW"),
+              ("above", "STORSG_MDCABOVE"))
 # MRIODHPP counters (cumulative) per I/O type: key in Measurements.hpp, field, kind.
 HPP_COLS = (("inuse_pg", "IODHPP_INUSEPG", "tod"), ("inuse_md", "IODHPP_INUSEMD", "tod"),
             ("taken_pg", "IODHPP_TAKENPG", "uint"), ("taken_md", "IODHPP_TAKENMD", "uint"),
@@ -117,6 +122,9 @@ class Measurements:
     # the HyperPAV pool (MRIODHPP): facts of the last sample, and per HPP_COLS one value per
     # interval, plus the maxima reported at each interval end
     hpp_info: dict = field(default_factory=dict)
+    # the minidisk cache (MRSTORSG zvmlab fields): MDC_COLS per interval, MDC_LEVELS at each end
+    has_mdc: bool = False
+    mdc: dict[str, list] = field(default_factory=dict)
     hpp: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
@@ -329,9 +337,18 @@ def measure(data: MonitorData) -> Measurements:
                              "exposures": r.get("IODDEV_EXPOSURES")}
     for d in m.devs:
         m.dev_info[d]["slots"] = slots.get(d)
+    mdc_levels: dict[int, dict] = {g: {} for g in per_group}
     for r in data.rows("MRSTORSG"):
         g = r["group"]
-        if g not in per_group or all(r.get(col) is None for _, col, _ in STO_COLS):
+        if g not in per_group:
+            continue
+        flags = r.get("STORSG_ZVMFLAGS")
+        if flags is not None and flags & L.STOFLAG_MDC:
+            m.has_mdc = True
+            for key, col, _ in MDC_COLS:
+                per_group[g].setdefault("mdc_" + key, {})["all"] = r.get(col)
+            mdc_levels[g] = {key: r.get(col) for key, col in MDC_LEVELS}
+        if all(r.get(col) is None for _, col, _ in STO_COLS) or (flags is not None and not flags & L.STOFLAG_PAGING):
             continue
         m.has_storage = True
         for key, col, _ in STO_COLS:
@@ -377,6 +394,11 @@ def measure(data: MonitorData) -> Measurements:
         m.phys = {key: [] for key, _, _ in CUM_COLS}
     if m.hpp_info:
         m.hpp = {**{key: [] for key, _, _ in HPP_COLS}, "max_pg": [], "max_md": []}
+    if m.has_mdc:
+        m.mdc = {key: [] for key in [k for k, _, _ in MDC_COLS] + [k for k, _ in MDC_LEVELS]}
+        for g in per_group:
+            for key, _, _ in MDC_COLS:
+                per_group[g].setdefault("mdc_" + key, {})
     if m.has_storage:
         m.sto = {key: [] for key, _, _ in STO_COLS}
         m.sto_level = {key: [] for key, _ in STO_LEVELS}
@@ -420,6 +442,12 @@ def measure(data: MonitorData) -> Measurements:
         if m.phys:
             for key, _, kind in CUM_COLS:
                 m.phys[key].append(_deltas(prev["cum_" + key], cur["cum_" + key], m, kind, {}).get("all"))
+        if m.has_mdc:
+            for key, _, kind in MDC_COLS:
+                m.mdc[key].append(_deltas(prev.get("mdc_" + key, {}), cur.get("mdc_" + key, {}), m, kind,
+                                          {}).get("all"))
+            for key, _ in MDC_LEVELS:
+                m.mdc[key].append(mdc_levels[g].get(key))
         if m.hpp:
             for key, _, kind in HPP_COLS:
                 m.hpp[key].append(_deltas(prev["hpp_" + key], cur["hpp_" + key], m, kind, {}).get("all"))

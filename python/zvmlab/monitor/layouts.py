@@ -40,6 +40,8 @@ POLARS = {0: "", 1: "Vh", 2: "Vm", 3: "Vl", 4: "Hz", 5: "Ded"}
 PRPFLAG_PARKED = 0x80
 CUPFLAG_SELF = 0x80
 HPPFLAG_PAGING = 0x80  # IODHPP_FLAGS: SET PAGING ALIAS ON in effect
+STOFLAG_PAGING = 0x80  # STORSG_ZVMFLAGS: the storage and paging fields are measured
+STOFLAG_MDC = 0x40  # STORSG_ZVMFLAGS: the minidisk cache fields are
 CUPFLAG_DEDICATED = 0x40
 APPL_PRODID_ZVMLAB = "ZVMLAB  WORKLOAD"
 
@@ -172,6 +174,15 @@ BASE: tuple[Record, ...] = (
         _f("STORSG_FIRSTTCH", 80, 8, "uint", "zvmlab"),
         _f("STORSG_SLOTS", 88, 8, "uint", "zvmlab"),
         _f("STORSG_SLOTSUSED", 96, 8, "uint", "zvmlab"),
+        _f("STORSG_ZVMFLAGS", 104, 1, "uint", "zvmlab"),
+        _f("STORSG_MDCMAX", 112, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCTARGT", 120, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCBELOW", 128, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCABOVE", 136, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCREADS", 144, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCHITS", 152, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCINS", 160, 8, "uint", "zvmlab"),
+        _f("STORSG_MDCSTEAL", 168, 8, "uint", "zvmlab"),
     )),
     # D0R16 / D0R17: LPAR data; IBM's offsets are not transcribed, every field is zvmlab's.
     Record(0, 16, "MRSYTCUP", "CPU Utilization in a Logical Partition", (
