@@ -87,7 +87,8 @@ _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload
                "vcpus": "virtual CPUs", "count": "number of identical guests",
                "quickdsp": "SET QUICKDSP ON: true or false",
                "storage": "virtual storage size, e.g. \"512M\"",
-               "refs": "page references, one per transaction: { pattern = \"uniform\", range = \"480M\" } "
+               "refs": "page references, one per transaction (servers: touches = N per request): "
+                       "{ pattern = \"uniform\", range = \"480M\" } "
                        "or { pattern = \"strided\", range = \"120G\", stride = \"4K\" }"}
 _STORAGE_KEYS = {"real": "storage (frames) available for pageable guest pages, e.g. \"180M\"",
                  "prefill": "start in a paging steady state (true) instead of empty storage",
@@ -96,8 +97,8 @@ _STORAGE_KEYS = {"real": "storage (frames) available for pageable guest pages, e
                  "encrypt_paging": "SET ENCRYPT PAGING ON with a cipher: \"aes128\" | \"aes192\" | \"aes256\" "
                                    "(VM65993, a z14)"}
 PAGING_CIPHERS = ("aes128", "aes192", "aes256")
-_REFS_KEYS = {"uniform": {"pattern", "range"}, "strided": {"pattern", "range", "stride"},
-              "hotset": {"pattern", "range", "hot", "hot_fraction"}}
+_REFS_KEYS = {"uniform": {"pattern", "range", "touches"}, "strided": {"pattern", "range", "stride", "touches"},
+              "hotset": {"pattern", "range", "hot", "hot_fraction", "touches"}}
 _VOLUME_KEYS = {"type", "size", "count", "xiv"}
 PAGE = 4096
 MAX_GUEST_PAGES = 1 << 28  # 1 TB, the engine's limit
@@ -393,7 +394,11 @@ class Scenario:
             if g.storage_pages is not None:
                 e["storage_pages"] = g.storage_pages
             if g.refs is not None:
-                e["refs"] = dict(g.refs)
+                refs = dict(g.refs)
+                touches = refs.pop("touches", None)
+                e["refs"] = refs
+                if touches is not None:
+                    e["touches"] = touches
         if self.storage is not None:
             cfg["storage"] = self.storage
         if self.cpc is not None:
@@ -656,6 +661,12 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                 raise InputError(f"userid {u} is defined twice (guest[{seen[u]}] and guest[{i}])", file=file,
                                  line=ln("guest", "userid", i), field=f"guest[{i}].userid", fix="userids must be unique")
             seen[u] = i
+    for i, g in enumerate(guests):
+        if g.refs and g.refs.get("touches", 1) > 1 and g.workload.kind not in SERVER_KINDS:
+            raise InputError("touches > 1 needs a server workload", file=file, line=ln("guest", "refs", i),
+                             field=f"guest[{i}].refs.touches",
+                             fix="a server request is run in that many pieces, a page referenced before each; "
+                                 "other workloads reference one page per transaction")
     vol_types: dict[str, tuple[str, int]] = {}
     for i, g in enumerate(guests):
         if g.workload.dasd:
@@ -823,6 +834,9 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
         raise InputError(f"range {r['range']!r} is outside the guest's storage {g['storage']!r}", file=file,
                          line=rl, field=f"{rw}.range", fix="references must stay within the guest's storage")
     out: dict[str, Any] = {"pattern": r["pattern"], "range_pages": rng}
+    if "touches" in r:
+        out["touches"] = _int(r["touches"], 1, 100000, file=file, line=rl, where=f"{rw}.touches",
+                              what="page references per request")
     if r["pattern"] == "strided":
         if "stride" not in r:
             raise InputError("missing stride", file=file, line=rl, field=f"{rw}.stride", fix='e.g. stride = "4K"')

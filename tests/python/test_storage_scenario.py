@@ -152,3 +152,22 @@ def test_encrypted_paging_ciphers_machine_and_level(tmp_path):
     assert "encryption" not in run_json("run", f, "--json", "--level", "zvm-6.4")["storage"]
     p = zvmlab("run", f, "--level", "zvm-6.4")
     assert p.returncode == 0 and "SET ENCRYPT PAGING ignored" in p.stdout
+
+
+def test_server_page_references_per_request(tmp_path):
+    """refs.touches (row D8): a server request references that many pages, one before each piece
+    of its CPU; only servers take it."""
+    from conftest import ROOT, assert_bad_scenario, run_json
+    base = (ROOT / "scenarios" / "replicate" / "d8-apache-paging.toml").read_text()
+    f = tmp_path / "d8.toml"
+    f.write_text(base.replace('duration = "10s"', 'duration = "2s"').replace('interval = "5s"', 'interval = "1s"'))
+    s = run_json("run", f, "--json")
+    served = s["vnet"]["requests_served"] + s["vnet"]["requests_in_service"]
+    refs = s["storage"]["references"]
+    assert 64 * s["vnet"]["requests_served"] <= refs <= 64 * served, (refs, served)
+    assert_bad_scenario(tmp_path, base, 'range = "1G", touches = 64', 'range = "1G", touches = 0',
+                        "guest[1].refs.touches", "out of range")
+    bad = base.replace('workload = { kind = "client", cpu = "360us", servers = "SRV", window = 8 }',
+                       'refs = { pattern = "uniform", range = "512M", touches = 4 }\n'
+                       'workload = { kind = "client", cpu = "360us", servers = "SRV", window = 8 }')
+    assert_bad_scenario(tmp_path, bad, "touches = 4", "touches = 5", "guest[0].refs.touches", "needs a server")

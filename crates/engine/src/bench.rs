@@ -79,6 +79,7 @@ pub fn reference_config(
             quickdsp: false,
             storage_pages: None,
             refs: None,
+            touches: 1,
         }],
         actions: vec![],
         storage: None,

@@ -456,6 +456,10 @@ pub struct Guest {
     /// Page references of the workload: one per burst (transaction).
     #[serde(default)]
     pub refs: Option<Refs>,
+    /// Page references per server request (a server's request is run in that many pieces,
+    /// each after one reference; the Apache DASD paging file cache, row D8). Default 1.
+    #[serde(default = "one")]
+    pub touches: u32,
 }
 
 fn one() -> u32 {

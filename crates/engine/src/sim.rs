@@ -501,11 +501,17 @@ impl Sim {
             None => None,
         };
         let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {
-            Box::new(crate::vnet::Vnet::new(
+            let mut n = crate::vnet::Vnet::new(
                 vcpus.len(),
                 users.len(),
                 path_ns(&params, params.path_vnet_msg, 0.0),
-            ))
+            );
+            n.touches = cfg
+                .guests
+                .iter()
+                .flat_map(|g| std::iter::repeat(g.touches.max(1)).take(g.count as usize))
+                .collect();
+            Box::new(n)
         });
         let memtst: Vec<bool> = cfg
             .guests

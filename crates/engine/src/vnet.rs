@@ -64,6 +64,11 @@ pub struct Vnet {
     pub forwarded: u64,
     /// CP time of one message (ns at nominal speed).
     pub cost_msg: Time,
+    /// Per user: page references per request (servers); per virtual CPU: pieces of the
+    /// current request still to run, and the mean CPU of each.
+    pub touches: Vec<u32>,
+    pub pieces: Vec<u32>,
+    pub piece_cpu: Vec<f64>,
     /// Per user: the logical processor where it last took a message (its receive buffers and
     /// control blocks are in that core's caches; NONE: none yet).
     pub nic: Vec<u32>,
@@ -110,6 +115,9 @@ impl Vnet {
             forwarded: 0,
             cost_msg,
             nic: vec![NONE; n_users],
+            touches: vec![1; n_users],
+            pieces: vec![0; n_vcpus],
+            piece_cpu: vec![0.0; n_vcpus],
         }
     }
 }
@@ -150,6 +158,13 @@ impl Sim {
                     Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
                 }
             }
+            Some(Role::Server { .. }) if net.pieces[v as usize] > 0 => {
+                // The next piece of the same request, after its next page reference.
+                net.pieces[v as usize] -= 1;
+                let mean = net.piece_cpu[v as usize];
+                let vc = &mut self.vcpus[v as usize];
+                Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
+            }
             Some(Role::Server { ref forward, .. }) => {
                 let client = std::mem::replace(&mut net.serving[v as usize], NONE);
                 // An SSL handshake whose RSA operation goes to the crypto adapter (ssl.rs)
@@ -183,7 +198,7 @@ impl Sim {
                     Some(c) => {
                         net.serving[v as usize] = c;
                         net.nic[u] = l;
-                        let mean = self.server_request_cpu(u, c);
+                        let mean = self.server_pieces(u, v, c);
                         let vc = &mut self.vcpus[v as usize];
                         Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
                     }
@@ -216,6 +231,17 @@ impl Sim {
                 self.dispatch_next(l);
             }
         }
+    }
+
+    /// A server virtual CPU `v` of user `u` takes request `c`: its CPU split into the user's
+    /// page references per request (row D8); returns the mean CPU of the first piece.
+    fn server_pieces(&mut self, u: usize, v: u32, c: u32) -> f64 {
+        let mean = self.server_request_cpu(u, c);
+        let net = self.vnet.as_mut().expect("vnet");
+        let n = net.touches.get(u).copied().unwrap_or(1).max(1);
+        net.pieces[v as usize] = n - 1;
+        net.piece_cpu[v as usize] = mean / n as f64;
+        mean / n as f64
     }
 
     /// The NDMBK a message on processor `l` uses (crate::locks::Locks::ndmbk): spin and line
@@ -274,7 +300,7 @@ impl Sim {
                 if !matches!(self.users[u].program.role(), Some(Role::Server { .. })) {
                     return;
                 }
-                let cpu = self.server_request_cpu(u, c);
+                let cpu = self.server_pieces(u, sv, c);
                 let vc = &mut self.vcpus[sv as usize];
                 vc.remaining = self.users[u].program.draw_cpu(&mut vc.rng, cpu);
                 self.vcpu_runnable(sv);

@@ -18,6 +18,7 @@ fn guest(userid: &str, count: u32, workload: Workload) -> Guest {
         quickdsp: false,
         storage_pages: None,
         refs: None,
+        touches: 1,
     }
 }
 

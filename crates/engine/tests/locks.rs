@@ -120,6 +120,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
             quickdsp: false,
             storage_pages: None,
             refs: None,
+            touches: 1,
         }],
         actions: vec![],
         storage: None,

@@ -103,6 +103,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
                     quickdsp: false,
                     storage_pages: None,
                     refs: None,
+                    touches: 1,
                 })
                 .collect(),
             actions: vec![],
@@ -187,6 +188,7 @@ fn different_seeds_differ() {
             quickdsp: false,
             storage_pages: None,
             refs: None,
+            touches: 1,
         }],
         actions: vec![],
         storage: None,

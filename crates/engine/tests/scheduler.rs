@@ -67,6 +67,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
             quickdsp: false,
             storage_pages: None,
             refs: None,
+            touches: 1,
         })
         .collect();
     Config {
