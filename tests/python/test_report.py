@@ -1,6 +1,6 @@
 """zvmlab report: reports agree with the run's summary.json (same CPU %, same ETR, same T/V),
-on A1 (four CPU-bound users, unequal shares) and on the D6 paging thrasher; the command's
-options and its bad input."""
+on A1 (four CPU-bound users, unequal shares), on the D6 paging thrasher and on the Apache DASD
+paging workload of row D8; the command's options and its bad input."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from conftest import ROOT
 
 A1 = ROOT / "scenarios" / "replicate" / "a1.toml"
 D6 = ROOT / "scenarios" / "replicate" / "d6-eckd.toml"
+D8 = ROOT / "scenarios" / "replicate" / "d8-apache-paging.toml"
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +22,7 @@ def runs(tmp_path_factory):
     from conftest import zvmlab
     base = tmp_path_factory.mktemp("runs")
     out = {}
-    for name, path, extra in (("a1", A1, ["--duration", "5m"]), ("d6", D6, []),
+    for name, path, extra in (("a1", A1, ["--duration", "5m"]), ("d6", D6, []), ("d8", D8, ["--duration", "4s"]),
                               ("a1-53", A1, ["--duration", "5m", "--level", "zvm-5.3", "--seed", "2"])):
         d = base / name
         p = zvmlab("run", path, "--out", d, *extra)
@@ -40,7 +41,7 @@ def rows(rep: dict, table: str, kind: str = "data") -> list[dict]:
     return [r for r in rep["tables"][table]["rows"] if r["row"] == kind]
 
 
-@pytest.mark.parametrize("name", ["a1", "d6"])
+@pytest.mark.parametrize("name", ["a1", "d6", "d8"])
 def test_reports_agree_with_the_run_summary(runs, run_cli, name):
     d = runs[name]
     s = json.loads((d / "summary.json").read_text())
