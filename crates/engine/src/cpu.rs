@@ -678,13 +678,19 @@ mod tests {
     fn spreading_over_chips_costs_speed_and_only_moving_data_pays_across_drawers() {
         let one = Topology::new(16, 1, 8, &model());
         let chip = Topology::new(8, 1, 8, &model());
-        assert!(chip.factor.iter().all(|&f| f == 1.0), "one chip: nominal speed");
+        assert!(
+            chip.factor.iter().all(|&f| f == 1.0),
+            "one chip: nominal speed"
+        );
         assert!(one.factor[0] < 1.0);
         // 64 cores over two drawers of 32: each core's static mix is a 32-core drawer's.
         let two = Topology::new(64, 2, 8, &model());
         let d32 = Topology::new(32, 1, 8, &model());
         assert_eq!(two.factor[0], d32.factor[0]);
-        assert_eq!((two.distance(0, 1), two.distance(0, 8), two.distance(0, 40)), (1, 2, 3));
+        assert_eq!(
+            (two.distance(0, 1), two.distance(0, 8), two.distance(0, 40)),
+            (1, 2, 3)
+        );
         let r = model().reload;
         assert!(r[0] == 0.0 && r[3] > 0.0, "{r:?}");
     }

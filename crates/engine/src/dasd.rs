@@ -533,7 +533,8 @@ impl Sim {
         if format {
             self.q.cancel(self.first_vcpu + v); // done for good
         } else if paced {
-            self.q.schedule(self.first_vcpu + v, self.now + (think + 0.5) as Time);
+            self.q
+                .schedule(self.first_vcpu + v, self.now + (think + 0.5) as Time);
         } else {
             let t = draw(&mut self.vcpus[v as usize].rng, think, dist);
             self.q.schedule(self.first_vcpu + v, self.now + t);

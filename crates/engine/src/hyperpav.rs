@@ -43,7 +43,11 @@ impl AliasPool {
     pub fn new(total: u32, share_paging: f64, share_minidisk: f64, paging: bool) -> AliasPool {
         let shares = [share_paging.max(0.0), share_minidisk.max(0.0)];
         // Without paging aliases the minidisk I/O has the whole pool.
-        let sum = if paging { shares[0] + shares[1] } else { shares[1] };
+        let sum = if paging {
+            shares[0] + shares[1]
+        } else {
+            shares[1]
+        };
         let ent = |k: usize| {
             if sum <= 0.0 || (k == PAGING && !paging) {
                 0.0
@@ -226,10 +230,9 @@ impl crate::sim::Sim {
         }
     }
 
-    pub fn hyperpav_summary(&self) -> Option<HyperPavSummary> {
-        let pool = self.aliases.as_ref()?;
-        let mut s = pool.summary(self.now);
-        // I/Os that queued on their volume (no exposure free), by type.
+    /// I/Os that queued on their volume (no exposure free), by pool type, over the pool's
+    /// volumes (run summary's `refused`, monitor D6R28).
+    pub(crate) fn alias_queued(&self) -> [u64; 2] {
         let mut queued = [0u64; 2];
         let devs = self
             .paging
@@ -241,6 +244,13 @@ impl crate::sim::Sim {
                 queued[k] += d.stats.queued;
             }
         }
+        queued
+    }
+
+    pub fn hyperpav_summary(&self) -> Option<HyperPavSummary> {
+        let pool = self.aliases.as_ref()?;
+        let mut s = pool.summary(self.now);
+        let queued = self.alias_queued();
         s.refused = TypeFigures {
             paging: queued[0] as f64,
             minidisk: queued[1] as f64,
@@ -270,7 +280,10 @@ mod tests {
     fn a_type_over_its_entitlement_borrows_only_while_the_other_does_not_wait() {
         let mut p = AliasPool::new(3, 100.0, 200.0, true); // 1 : 2
         p.take(PAGING, 0);
-        assert!(p.may_take(PAGING, false), "lends while minidisk I/O does not wait");
+        assert!(
+            p.may_take(PAGING, false),
+            "lends while minidisk I/O does not wait"
+        );
         assert!(!p.may_take(PAGING, true), "not while it waits");
         assert!(p.may_take(MINIDISK, true));
         p.take(PAGING, 1);

@@ -402,10 +402,7 @@ mod tests {
             let r = run(k, svc, lambda, 2_000_000);
             let a = lambda * s_ms;
             let want = s_ms + erlang_c(k, a) * s_ms / (k as f64 - a);
-            assert!(
-                (r / want - 1.0).abs() < 0.02,
-                "M/M/{k} R {r} ms vs {want}"
-            );
+            assert!((r / want - 1.0).abs() < 0.02, "M/M/{k} R {r} ms vs {want}");
         }
     }
 }

@@ -233,7 +233,9 @@ impl Locks {
     pub fn ndmbk(&mut self, cpu: u32, t: Time, rate: u64) -> Time {
         let h = wall_for(self.hold_ndmbk, rate, 0);
         if self.ndmbk_batch == 0 {
-            return self.acquire(LockId::Ndmbk, Mode::Excl, t, cpu, 2 * h).extra();
+            return self
+                .acquire(LockId::Ndmbk, Mode::Excl, t, cpu, 2 * h)
+                .extra();
         }
         let c = cpu as usize;
         if self.ndmbk_cache.len() <= c {
@@ -619,8 +621,14 @@ mod tests {
         };
         let (old, old_extra) = run("zvm-6.3-compat");
         let (new, new_extra) = run("zvm-6.3");
-        assert_eq!(old.acquires_excl, 400, "one acquisition (get and put) per message");
-        assert!(old.colls_excl >= 300, "simultaneous senders collide: {old:?}");
+        assert_eq!(
+            old.acquires_excl, 400,
+            "one acquisition (get and put) per message"
+        );
+        assert!(
+            old.colls_excl >= 300,
+            "simultaneous senders collide: {old:?}"
+        );
         // Per-processor caches: one refill per processor (gets and puts balance on it).
         assert_eq!(new.acquires_excl, 4);
         assert!(new.colls_excl <= 3 && new_extra * 50 < old_extra);

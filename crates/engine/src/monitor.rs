@@ -337,7 +337,13 @@ impl Sim {
             nominal += lp.busy_ns as f64 * t.factor[l % cores as usize];
         }
         let m = self.params.l1_miss_per_instr;
-        let cpi_ref = t.cpi.iter().zip(&t.factor).map(|(c, f)| c * f).next().unwrap_or(1.0);
+        let cpi_ref = t
+            .cpi
+            .iter()
+            .zip(&t.factor)
+            .map(|(c, f)| c * f)
+            .next()
+            .unwrap_or(1.0);
         let work = nominal - self.cpu.reload_charged as f64;
         let cpi = if busy > 0.0 && work > 0.0 {
             cpi_ref * busy / work

@@ -680,17 +680,7 @@ impl Sim {
         let hpp = self.aliases.as_ref().map(|p| {
             let mut p = p.clone();
             p.account(self.now);
-            let mut queued = [0u64; 2];
-            let devs = self
-                .paging
-                .iter()
-                .flat_map(|g| g.devs.iter())
-                .chain(self.dasd.iter().flat_map(|d| d.devs.iter()));
-            for d in devs {
-                if let Some(k) = d.pool_kind {
-                    queued[k] += d.stats.queued;
-                }
-            }
+            let queued = self.alias_queued();
             (p, queued)
         });
         let mdc = self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
@@ -768,8 +758,11 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
     if snap.storage.is_some() || snap.mdc.is_some() {
         let st = snap.storage.unwrap_or_default();
         let md = snap.mdc.unwrap_or([0; 8]);
-        let flags = if snap.storage.is_some() { STOFLAG_PAGING } else { 0 }
-            | if snap.mdc.is_some() { STOFLAG_MDC } else { 0 };
+        let flags = if snap.storage.is_some() {
+            STOFLAG_PAGING
+        } else {
+            0
+        } | if snap.mdc.is_some() { STOFLAG_MDC } else { 0 };
         out.push(build(
             &STORSG,
             tod,
@@ -945,13 +938,22 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
             &[
                 ("IODHPP_POOL", Val::U(0)),
                 ("IODHPP_ALIASES", Val::U(p.total as u64)),
-                ("IODHPP_FLAGS", Val::U(if p.paging { HPPFLAG_PAGING } else { 0 })),
+                (
+                    "IODHPP_FLAGS",
+                    Val::U(if p.paging { HPPFLAG_PAGING } else { 0 }),
+                ),
                 ("IODHPP_ENTPG", Val::U(c(p.entitled[0]))),
                 ("IODHPP_ENTMD", Val::U(c(p.entitled[1]))),
                 ("IODHPP_SHRPG", Val::U(c(p.shares[0]))),
                 ("IODHPP_SHRMD", Val::U(c(p.shares[1]))),
-                ("IODHPP_INUSEPG", Val::U(ns_to_tod_units(p.in_use_ns[0] as u64))),
-                ("IODHPP_INUSEMD", Val::U(ns_to_tod_units(p.in_use_ns[1] as u64))),
+                (
+                    "IODHPP_INUSEPG",
+                    Val::U(ns_to_tod_units(p.in_use_ns[0] as u64)),
+                ),
+                (
+                    "IODHPP_INUSEMD",
+                    Val::U(ns_to_tod_units(p.in_use_ns[1] as u64)),
+                ),
                 ("IODHPP_MAXPG", Val::U(p.max_in_use[0] as u64)),
                 ("IODHPP_MAXMD", Val::U(p.max_in_use[1] as u64)),
                 ("IODHPP_TAKENPG", Val::U(p.taken[0])),

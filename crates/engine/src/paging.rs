@@ -168,7 +168,11 @@ impl Paging {
             _ => 0.0,
         };
         let aes = 4096.0 * rounds * p.ssl_aes_cpb_round / p.clock_ghz;
-        let setup = if rounds > 0.0 { path_ns(p, p.crypt_setup, 0.0) as f64 } else { 0.0 };
+        let setup = if rounds > 0.0 {
+            path_ns(p, p.crypt_setup, 0.0) as f64
+        } else {
+            0.0
+        };
         let cost_encrypt = (setup + aes).round() as Time;
         let cost_decrypt = (setup + aes * p.decrypt_factor.max(0.0)).round() as Time;
         let mut slots = 0;

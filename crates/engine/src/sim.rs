@@ -448,8 +448,8 @@ impl Sim {
         let mut paging = paging;
         let mut dasd = dasd;
         let aliases = cfg.hyperpav.as_ref().map(|h| {
-            let paging_on =
-                h.paging_alias && level.switches.paging_alias == crate::level::PagingAlias::Supported;
+            let paging_on = h.paging_alias
+                && level.switches.paging_alias == crate::level::PagingAlias::Supported;
             if let Some(pg) = paging.as_mut() {
                 for d in pg.devs.iter_mut() {
                     if paging_on && d.dtype == crate::io::DevType::Eckd {

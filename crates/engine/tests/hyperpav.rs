@@ -67,8 +67,15 @@ fn aliases_serve_paging_only_with_set_paging_alias_at_a_level_that_has_it() {
     let old = farms(8, 100.0, 100.0, true, "zvm-6.3", 1);
     assert!(f(&on, "mean_in_use", "paging") > 0.5);
     assert_eq!(f(&off, "max_in_use", "paging"), 0.0);
-    assert_eq!(f(&old, "max_in_use", "paging"), 0.0, "6.3 has no paging aliases");
-    assert!(on["storage"]["paging_response_ms"].as_f64() < off["storage"]["paging_response_ms"].as_f64());
+    assert_eq!(
+        f(&old, "max_in_use", "paging"),
+        0.0,
+        "6.3 has no paging aliases"
+    );
+    assert!(
+        on["storage"]["paging_response_ms"].as_f64()
+            < off["storage"]["paging_response_ms"].as_f64()
+    );
     assert_eq!(
         serde_json::to_string(&farms(8, 100.0, 200.0, true, "zvm-6.4", 3)["hyperpav"]).unwrap(),
         serde_json::to_string(&farms(8, 100.0, 200.0, true, "zvm-6.4", 3)["hyperpav"]).unwrap()

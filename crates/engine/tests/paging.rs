@@ -396,12 +396,18 @@ fn zvm64_page_outs_carry_more_pages_per_ssch() {
         }
         // Pages started on the devices never exceed the pages CP read and wrote (some writes
         // may still be queued at the end).
-        assert!(pages <= s["pages_read"].as_u64().unwrap() + wr, "{lvl}: page conservation");
+        assert!(
+            pages <= s["pages_read"].as_u64().unwrap() + wr,
+            "{lvl}: page conservation"
+        );
         assert!(writes > 0, "{lvl}: no page-outs");
         (pages - reads) as f64 / writes as f64
     };
     let (a, b) = (ppio("zvm-6.3"), ppio("zvm-6.4"));
-    assert!(b > 1.5 * a, "pages per page-out SSCH 6.3 {a:.2} vs 6.4 {b:.2}");
+    assert!(
+        b > 1.5 * a,
+        "pages per page-out SSCH 6.3 {a:.2} vs 6.4 {b:.2}"
+    );
 }
 
 /// Row C4's mechanism: with lagging per-CPU frame lists every first-time fault takes RSA2GLCK;
@@ -461,15 +467,26 @@ fn larger_block_paging_payloads_spread_the_per_ssch_cost() {
         let s = &v["storage"];
         let ios = s["paging_ios"].as_u64().unwrap();
         let moved = s["pages_read"].as_u64().unwrap() + s["pages_written"].as_u64().unwrap();
-        (s["pages_per_io"].as_f64().unwrap(), s["cp_us_per_move"].as_f64().unwrap(), ios, moved)
+        (
+            s["pages_per_io"].as_f64().unwrap(),
+            s["cp_us_per_move"].as_f64().unwrap(),
+            ios,
+            moved,
+        )
     };
     let (ppi_c, cp_c, ios_c, moved_c) = f("classic", 20000.0);
     let (ppi_l, cp_l, _, _) = f("large", 20000.0);
     assert!(ppi_l > ppi_c * 1.03, "pages per SSCH {ppi_c} -> {ppi_l}");
     assert!(cp_l < cp_c * 0.99, "CP per move {cp_c} -> {cp_l}");
     // Every page moved went through some paging SSCH (pending writes aside).
-    assert!(ios_c <= moved_c && (ppi_c * ios_c as f64 - moved_c as f64).abs() <= 16.0 + 0.01 * moved_c as f64);
+    assert!(
+        ios_c <= moved_c
+            && (ppi_c * ios_c as f64 - moved_c as f64).abs() <= 16.0 + 0.01 * moved_c as f64
+    );
     let (_, cp0_c, _, _) = f("classic", 0.0);
     let (_, cp0_l, _, _) = f("large", 0.0);
-    assert!((cp0_l / cp0_c - 1.0).abs() < 0.01, "no per-SSCH cost: {cp0_c} vs {cp0_l}");
+    assert!(
+        (cp0_l / cp0_c - 1.0).abs() < 0.01,
+        "no per-SSCH cost: {cp0_c} vs {cp0_l}"
+    );
 }

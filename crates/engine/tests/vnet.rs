@@ -205,12 +205,24 @@ fn data_moving_between_drawers_costs_cp_time_in_proportion_to_messages() {
     let off = short(json!({"cpi.msg_remote": 0.0}));
     let d = s.cpi.message_distances;
     let all: u64 = d.iter().sum();
-    assert!(all > 0 && d[3] * 3 > all, "about half the messages cross drawers: {d:?}");
-    assert!(s.cpi.sourcing_cycles_per_miss > 3.0 * off.cpi.sourcing_cycles_per_miss, "{} vs {}",
-        s.cpi.sourcing_cycles_per_miss, off.cpi.sourcing_cycles_per_miss);
+    assert!(
+        all > 0 && d[3] * 3 > all,
+        "about half the messages cross drawers: {d:?}"
+    );
+    assert!(
+        s.cpi.sourcing_cycles_per_miss > 3.0 * off.cpi.sourcing_cycles_per_miss,
+        "{} vs {}",
+        s.cpi.sourcing_cycles_per_miss,
+        off.cpi.sourcing_cycles_per_miss
+    );
     assert!(long.cpi.sourcing_cycles_per_miss < 1.2 * off.cpi.sourcing_cycles_per_miss);
     // The sourcing is chargeable CP time: T/V rises with it.
-    assert!(s.tv_ratio > off.tv_ratio + 0.5, "{} vs {}", s.tv_ratio, off.tv_ratio);
+    assert!(
+        s.tv_ratio > off.tv_ratio + 0.5,
+        "{} vs {}",
+        s.tv_ratio,
+        off.tv_ratio
+    );
     // Never more CPU than the processors had.
     for r in [&s, &off, &long] {
         assert!(r.avg_processor_busy_pct <= 100.0 + 1e-9);
