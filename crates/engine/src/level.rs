@@ -303,6 +303,19 @@ pub enum PagingEncrypt {
     Vm65993,
 }
 
+/// Whether page release combines contiguous free frames (seed 003: VM64795 and VM65032 "combine
+/// all contiguous frames as pages are released", reducing the searches for contiguous frames).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameCoalesce {
+    /// Freed frames go back one by one: a request for two contiguous frames searches the
+    /// available frames for one whose neighbour is free too.
+    Off,
+    /// The two frames of a freed page table go back as a pair, which the next request takes.
+    #[default]
+    On,
+}
+
 /// The set of free, preallocated NDMBKs (the control blocks holding data moving through a guest
 /// LAN or VSWITCH) and its lock (seed 001: the data structure was changed in the z13
 /// exploitation SPE to decrease opportunity for lock contention).
@@ -407,6 +420,8 @@ pub struct Switches {
     pub paging_alias: PagingAlias,
     #[serde(default)]
     pub paging_encrypt: PagingEncrypt,
+    #[serde(default)]
+    pub frame_coalesce: FrameCoalesce,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -465,6 +480,7 @@ pub fn levels() -> Vec<Level> {
         paging_hpf: PagingHpf::Unsupported,
         paging_alias: PagingAlias::Unsupported,
         paging_encrypt: PagingEncrypt::Unsupported,
+        frame_coalesce: FrameCoalesce::Off,
     };
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
@@ -483,8 +499,15 @@ pub fn levels() -> Vec<Level> {
         ..zvm52.clone()
     };
     let zvm61 = zvm53.clone();
+    // 6.1 service VM64795 / VM65032 (seed 003): contiguous frames combined at page release;
+    // in 6.2 from GA.
+    let zvm61_vm65032 = Switches {
+        frame_coalesce: FrameCoalesce::On,
+        ..zvm61.clone()
+    };
     let zvm62 = Switches {
         below2g: Below2g::CpOnly,
+        frame_coalesce: FrameCoalesce::On,
         ..zvm53.clone()
     };
     let zvm63 = Switches {
@@ -578,6 +601,11 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.1",
             title: "z/VM 6.1",
             switches: zvm61,
+        },
+        Level {
+            name: "zvm-6.1-vm65032",
+            title: "z/VM 6.1 with VM64795 and VM65032 (contiguous frames combined as pages are released)",
+            switches: zvm61_vm65032,
         },
         Level {
             name: "zvm-6.2",

@@ -66,6 +66,16 @@ pub struct Paging {
     /// at nominal speed); the I/Os holding them; the RNG of the searches.
     pub below_per_io: u64,
     pub search_ns: f64,
+    /// Row D3: contiguous frames for page tables. Coalescing at release (switch
+    /// frame_coalesce), pairs of free frames on hand, the probability that a free frame's
+    /// neighbour is free, searches and frames examined, their time.
+    pub coalesce: bool,
+    pub pairs: u64,
+    pub pair_q: f64,
+    pub contig_searches: u64,
+    pub contig_examined: u64,
+    pub contig_ns: u64,
+    pub contig_rng: Rng,
     pub below_rng: Rng,
     pub search_wall_ns: u64,
 }
@@ -96,6 +106,12 @@ pub struct StorageSummary {
     /// paging volume on average (above 1 only with HyperPAV aliases; rows D11, D12).
     pub paging_response_ms: f64,
     pub paging_concurrency: f64,
+    /// Row D3: page tables freed and requested, searches for contiguous frames, frames examined
+    /// per search, and their time (ms per second of run).
+    pub pgmbk_frees: u64,
+    pub pgmbk_requests: u64,
+    pub contig_examined_per_search: f64,
+    pub contig_search_ms_per_s: f64,
     /// Encrypted paging (row D13; absent when off): cipher, pages encrypted and decrypted per
     /// second, CP time per page for each, and each as percent of one processor.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -305,6 +321,13 @@ impl Paging {
             // Each frame examined: its path plus one cache miss sourced from beyond the drawer (the
             // frame table of a large storage is far larger than the caches).
             search_ns: (p.path_frame_search * p.cpi_cp + p.cycles_remote) / p.clock_ghz,
+            coalesce: sw.frame_coalesce == crate::level::FrameCoalesce::On,
+            pairs: 0,
+            pair_q: p.avail_fraction.clamp(1e-6, 1.0),
+            contig_searches: 0,
+            contig_examined: 0,
+            contig_ns: 0,
+            contig_rng: Rng::stream(seed, 920_000),
             below_rng: Rng::stream(seed, 910_000),
             search_wall_ns: 0,
         })
@@ -357,7 +380,14 @@ impl Sim {
             return true;
         }
         let steals = pg.st.steals;
+        let (reqs, frees) = (pg.st.pgmbk_requests, pg.st.pgmbk_frees);
         let found = pg.st.reference(u as u32, page);
+        // Page tables freed by the steals and needed by this reference (row D3).
+        let (freed, needed) = (pg.st.pgmbk_frees - frees, pg.st.pgmbk_requests - reqs);
+        if freed + needed > 0 {
+            self.contiguous_frames(l, freed, needed);
+        }
+        let pg = self.paging.as_mut().unwrap();
         if matches!(found, Found::OnDasd | Found::FirstTouch) {
             // Frames taken from (and stolen frames returned to) the available list.
             let frames = 1 + pg.st.steals - steals;
@@ -430,6 +460,39 @@ impl Sim {
                 self.start_pagewait_run(l, v, cp);
                 true
             }
+        }
+    }
+
+    /// Row D3: `freed` page tables (PGMBKs, two contiguous frames each) went back with their
+    /// segments' last pages and `needed` are wanted by processor `l`. With coalescing a freed
+    /// table's frames go back as a pair and the next request takes it; without, they go back
+    /// singly and a request searches the available frames for one whose neighbour is free
+    /// (geometric, `storage.avail_fraction`), system time under RSAAVLLK.
+    fn contiguous_frames(&mut self, l: u32, freed: u64, needed: u64) {
+        let now = self.now;
+        let rate = self.lpus[l as usize].rate;
+        let pg = self.paging.as_mut().unwrap();
+        if pg.coalesce {
+            pg.pairs += freed;
+        }
+        let mut hold = 0.0;
+        for _ in 0..needed {
+            let x = if pg.coalesce && pg.pairs > 0 {
+                pg.pairs -= 1;
+                1
+            } else {
+                let v = 1.0 - pg.contig_rng.unit();
+                ((v.ln() / (1.0 - pg.pair_q).ln()).ceil() as u64).max(1)
+            };
+            pg.contig_searches += 1;
+            pg.contig_examined += x;
+            hold += x as f64 * pg.search_ns;
+        }
+        if hold > 0.0 {
+            let wall = self.locks.below2g_search(l, now, hold as Time, rate);
+            let pg = self.paging.as_mut().unwrap();
+            pg.contig_ns += wall;
+            self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }
     }
 
@@ -598,6 +661,11 @@ impl Sim {
                 svc as f64 / 1e6 / ios.max(1) as f64
             },
             hpf: pg.hpf,
+            pgmbk_frees: s.pgmbk_frees,
+            pgmbk_requests: s.pgmbk_requests,
+            contig_examined_per_search: pg.contig_examined as f64
+                / pg.contig_searches.max(1) as f64,
+            contig_search_ms_per_s: pg.contig_ns as f64 / 1e6 / dur,
             encryption: pg.cipher.clone().map(|c| EncryptSummary {
                 cipher: c,
                 pages_encrypted_per_s: pg.encrypted as f64 / dur,

@@ -271,6 +271,8 @@ params! {
         "assumed: frames below 2 GB that CP's nucleus, fixed control blocks and trace tables keep out of the dynamic paging area (32 MB); the rest of the first 2 GB of real storage is pageable";
     below2g_per_io: "storage.below2g_per_paging_io" = 1.0, "frames per paging I/O",
         "assumed: before 6.2 CP builds each paging I/O's control blocks and channel program in a below-2GB frame (31-bit addressable), held until the I/O completes (cp-model 6.1: CP's residual below-2GB needs)";
+    avail_fraction: "storage.avail_fraction" = 0.01, "fraction of real storage",
+        "assumed: share of the frames on CP's available lists when it looks for two contiguous free frames (a PGMBK); without coalescing (switch frame_coalesce) freed frames lie singly in address order, so a free frame's neighbour is free with about this probability and the search examines 1 / this many frames on average (each storage.path_frame_search plus a cache miss)";
     path_frame_search: "storage.path_frame_search" = 100.0, "instructions per frame examined",
         "assumed: examining one frame of a frame-owned list during a search for a below-2GB frame, the same per-frame work as reorder (storage.path_reorder_page); each frame examined also takes one cache miss at cpi.cycles_remote (the frame table of a large storage does not fit the caches, and a search follows it out of address order)";
     mdc_arbiter_interval: "mdc.arbiter_interval" = 1.0, "s",

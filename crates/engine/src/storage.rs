@@ -129,7 +129,16 @@ pub struct RealStorage {
     /// Per user: pages read back from DASD (faults) and pages stolen to DASD (monitor D4R3).
     pub reads_user: Vec<u64>,
     pub steals_user: Vec<u64>,
+    /// Per user and 1 MB segment: resident pages (row D3). A segment's page table (PGMBK, two
+    /// contiguous frames) exists while it has resident pages: a page brought into a segment
+    /// with none needs one (`pgmbk_requests`), the steal of its last page frees it.
+    pub seg_res: Vec<Vec<u16>>,
+    pub pgmbk_requests: u64,
+    pub pgmbk_frees: u64,
 }
+
+/// Pages per segment (1 MB of 4 KB pages).
+pub const SEG_PAGES: u64 = 256;
 
 /// Trials until the first success with probability `q` each (at least 1).
 fn geometric(rng: &mut Rng, q: f64) -> u64 {
@@ -194,6 +203,28 @@ impl RealStorage {
             mdc_surrendered: 0,
             reads_user: vec![0; pages_per_user.len()],
             steals_user: vec![0; pages_per_user.len()],
+            seg_res: pages_per_user
+                .iter()
+                .map(|&p| vec![0; p.div_ceil(SEG_PAGES) as usize])
+                .collect(),
+            pgmbk_requests: 0,
+            pgmbk_frees: 0,
+        }
+    }
+
+    /// A page of `user` becomes resident: true if its segment had none (a PGMBK is needed).
+    fn seg_in(&mut self, user: usize, p: u64) -> bool {
+        let c = &mut self.seg_res[user][(p / SEG_PAGES) as usize];
+        *c = c.saturating_add(1);
+        *c == 1
+    }
+
+    /// A page of `user` leaves real storage; the segment's PGMBK goes with its last page.
+    fn seg_out(&mut self, user: usize, p: u64) {
+        let c = &mut self.seg_res[user][(p / SEG_PAGES) as usize];
+        *c = c.saturating_sub(1);
+        if *c == 0 {
+            self.pgmbk_frees += 1;
         }
     }
 
@@ -335,6 +366,7 @@ impl RealStorage {
         self.below_searches += 1;
         self.below_examined += x;
         self.tables[u].set(p, ON_DASD);
+        self.seg_out(u, p);
         self.resident -= 1;
         self.res_user[u] -= 1;
         self.steals += 1;
@@ -384,6 +416,10 @@ impl RealStorage {
         if live != self.resident {
             return Err(format!("list entries {live} != resident {}", self.resident));
         }
+        let seg: u64 = self.seg_res.iter().flatten().map(|&c| c as u64).sum();
+        if seg != self.resident {
+            return Err(format!("segment counts {seg} != resident {}", self.resident));
+        }
         Ok(())
     }
 
@@ -415,6 +451,9 @@ impl RealStorage {
             }
             s => {
                 t.set(p, VALID);
+                if self.seg_in(user as usize, p) {
+                    self.pgmbk_requests += 1;
+                }
                 self.take_frame();
                 let g = self.gid(user, p);
                 self.assign(g);
@@ -471,6 +510,7 @@ impl RealStorage {
                 continue;
             }
             self.tables[u].set(p, ON_DASD);
+            self.seg_out(u, p);
             self.n_aging -= 1;
             self.resident -= 1;
             self.res_user[u] -= 1;
@@ -498,6 +538,7 @@ impl RealStorage {
         for p in lo..hi {
             if self.user_frame_free() {
                 self.tables[user as usize].set(p, VALID);
+                self.seg_in(user as usize, p);
                 let g = self.gid(user, p);
                 self.assign(g);
                 self.in_use.push_back(g);
@@ -516,6 +557,7 @@ impl RealStorage {
             + (self.in_use.capacity() + self.aging.capacity() + self.pending_writes.capacity()) * 4
             + self.below.capacity() * 4
             + (self.below_pos.len() + self.tomb.len()) * 16
+            + self.seg_res.iter().map(|v| v.len() * 2).sum::<usize>()
     }
 }
 

@@ -180,6 +180,9 @@ def _lookup(run: dict, path: str) -> float:
         a, b = path.split("/", 1)
         den = _lookup(run, b)
         return _lookup(run, a) / den if den else math.nan
+    if "*" in path:
+        a, b = path.split("*", 1)
+        return _lookup(run, a) * _lookup(run, b)
     cur: object = run
     for part in path.split("."):
         if isinstance(cur, list):
