@@ -462,9 +462,10 @@ impl Locks {
             .extra()
     }
 
-    /// A block page-out of `pages` pages at `t`: slots allocated under HCPPGDAL.
-    pub fn slots(&mut self, t: Time, pages: Time) -> Time {
-        let h = self.hold_slot * pages;
+    /// One use of the CP-owned volume list at `t` under HCPPGDAL: a contiguous run of slots
+    /// for a block page-out, or the slot of a page read back, given back.
+    pub fn slots(&mut self, t: Time) -> Time {
+        let h = self.hold_slot;
         self.acquire(LockId::Hcppgdal, Mode::Excl, t, NONE, h)
             .extra()
     }

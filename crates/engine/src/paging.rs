@@ -556,7 +556,7 @@ impl Sim {
             pg.st.pages_written += n as u64;
             sys += (pg.cost_steal + pg.cost_io[d] + pg.cost_encrypt) * n as Time + pg.cost_ssch[d];
             pg.encrypted += if pg.cost_encrypt > 0 { n as u64 } else { 0 };
-            sys += self.locks.slots(now, n as Time);
+            sys += self.locks.slots(now);
             let r = IoReq {
                 pages: n as u32,
                 read: false,
@@ -630,6 +630,9 @@ impl Sim {
                 pg.wait_ns += now - r.queued;
                 pg.waits += 1;
                 let others = pg.inflight.remove(&r.tag).unwrap_or_default();
+                // The page's slot is given back under HCPPGDAL (assumed: with the 6.3 aging
+                // list a changed page is written again anyway, so a page read back keeps no slot).
+                self.sched.sys_pending += self.locks.slots(now);
                 for v in std::iter::once(r.waiter).chain(others) {
                     self.sched.sys_pending += self.locks.atod_update(now);
                     self.vcpus[v as usize].pagewait = false;

@@ -125,8 +125,8 @@ params! {
         "assumed: a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; a test-idle user is still on the dispatch list, so this is taken as the size of a requeue (lock.hold_requeue). It was 5700, calibrated on row C1 while a page wait made a user test-idle; page waits no longer do and nothing calibrates it. Reviewed because with 5700 row C3's IO3390 users (one readying per I/O) collapsed on SRMSLOCK at 32 processors after the VDISK fix, against the seed";
     lock_hold_atod: "lock.hold_atod" = 1000.0, "instructions",
         "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]";
-    lock_hold_slot: "lock.hold_slot" = 400.0, "instructions per page",
-        "assumed: paging slot allocation per page written, under HCPPGDAL (CP-owned volume list), cp-model §5.1/§7.1 [A]";
+    lock_hold_slot: "lock.hold_slot" = 11000.0, "instructions per use", // calibrated from row C1 (16 cores)
+        "seed 001 (row C1, kind C, 16-core HCPPGDAL usec/collision 4.82, calibrated on the Apache DASD paging workload d8-apache-paging.toml): one use of the CP-owned volume list under HCPPGDAL: finding a contiguous run of slots for a block page-out (next-fit on the least-busy volume, cp-model §7.2), or giving back the slot of a page read (assumed); collisions/s and spin %busy at 16 cores then come out within 15 % of the seed";
     path_iske: "path.iske" = 1500.0, "instructions",
         "assumed: CP's simulation of one intercepted guest ISKE (SIE exit, decode, key from the PGSTE, SIE re-entry), chargeable to the guest (seed 001: guest ISKE is simulated)";
     lock_hold_pte: "lock.hold_pte" = 400.0, "instructions",
