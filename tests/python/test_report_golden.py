@@ -132,3 +132,17 @@ def test_golden_inputs_are_read_cleanly(sources):
     for n in "ef":
         assert len(sources[n].m.lpars) == 3 and sources[n].m.phys
     assert sources["g"].m.prp[0]["core2"][0] > 0
+
+
+def test_device_busy_is_per_base_exposure_with_hyperpav(sources):
+    """HyperPAV: a volume's I/Os also run on aliases, so its service time exceeds the interval;
+    FCX108/FCX109 %Busy is the bases' own (<= 100 %), the alias time is recorded apart."""
+    m = sources["h"].m
+    aliased = [d for d in m.devs if any(m.dev[d]["alias"])]
+    assert aliased, "the HyperPAV input ran no I/O on an alias"
+    over = [d for d in aliased if sum(m.dev[d]["busy"]) / 1e9 / sum(iv.len_ns / 1e9 for iv in m.intervals) > 1.0]
+    assert over, "no volume's service time exceeded the elapsed time: the check below could not fail"
+    for fcx in ("FCX108", "FCX109"):
+        t = REPORTS[fcx].build(m).tables[0]
+        busy = [row["busy"] for row in t.rows if row.get("busy") is not None]
+        assert busy and all(0.0 <= b <= 100.0 + 1e-6 for b in busy), (fcx, busy)

@@ -56,6 +56,12 @@ pub struct DevStats {
     /// I/Os that found no exposure free and waited in the queue.
     #[serde(default)]
     pub queued: u64,
+    /// HyperPAV: I/Os that ran on an alias (the base exposures all busy at their start) and
+    /// their service time (alias server-ns); `busy_ns - alias_ns` is the bases' own busy time.
+    #[serde(default)]
+    pub alias_ios: u64,
+    #[serde(default)]
+    pub alias_ns: u64,
 }
 
 impl DevStats {
@@ -73,6 +79,8 @@ impl DevStats {
             busy_ns: self.busy_ns - p.busy_ns,
             max_queue: self.max_queue,
             queued: self.queued - p.queued,
+            alias_ios: self.alias_ios - p.alias_ios,
+            alias_ns: self.alias_ns - p.alias_ns,
         }
     }
 }
@@ -95,7 +103,8 @@ impl DeviceInterval {
             io_rate: d.ios as f64 / (len_ns / 1e9),
             pages_per_io: d.pages as f64 / n,
             response_ms: (d.busy_ns + d.queue_ns) as f64 / n / 1e6,
-            util_pct: 100.0 * d.busy_ns as f64 / (len_ns * servers as f64),
+            util_pct: 100.0 * d.busy_ns.saturating_sub(d.alias_ns) as f64
+                / (len_ns * servers as f64),
         }
     }
 }
@@ -107,8 +116,8 @@ pub struct Device {
     pub servers: u32,
     pub svc: Service,
     pub slots: u64,
-    /// I/Os in service: (completion time, request).
-    pub active: Vec<(Time, IoReq)>,
+    /// I/Os in service: (completion time, request, runs on a HyperPAV alias).
+    pub active: Vec<(Time, IoReq, bool)>,
     pub waiting: VecDeque<IoReq>,
     pub stats: DevStats,
     pub rng: Rng,
@@ -223,7 +232,13 @@ impl Device {
         s.connect_ns += conn as u64;
         s.queue_ns += now - r.queued;
         s.busy_ns += total;
-        self.active.push((now + total, r));
+        // With every base exposure busy, the I/O runs on an alias (HyperPAV binds one to it).
+        let on_alias = self.active.iter().filter(|a| !a.2).count() >= self.servers as usize;
+        if on_alias {
+            s.alias_ios += 1;
+            s.alias_ns += total;
+        }
+        self.active.push((now + total, r, on_alias));
     }
 
     pub fn next_completion(&self) -> Option<Time> {
@@ -238,7 +253,7 @@ impl Device {
             .enumerate()
             .min_by_key(|(_, a)| a.0)
             .map(|(i, _)| i)?;
-        let (_, r) = self.active.swap_remove(i);
+        let (_, r, _) = self.active.swap_remove(i);
         // HyperPAV binds an alias to one I/O: a completion while aliases are held frees one,
         // and the pool (not this volume) decides who gets it next.
         if self.borrowed > 0 {
@@ -270,15 +285,22 @@ pub struct DeviceSummary {
     pub service_ms: f64,
     pub queue_ms: f64,
     pub response_ms: f64,
-    /// Percent of time busy per server (100 % = every server always busy).
+    /// Percent of time busy per base exposure (100 % = every base always busy).
     pub util_pct: f64,
+    /// HyperPAV: mean number of aliases busy with this volume's I/O.
+    pub aliases_in_use: f64,
     pub stats: DevStats,
 }
 
 impl Device {
-    /// Service time of the I/Os in progress that lies after instant `t` (ns).
-    fn in_service_after(&self, t: f64) -> f64 {
-        self.active.iter().map(|a| (a.0 as f64 - t).max(0.0)).sum()
+    /// Service time of the I/Os in progress that lies after instant `t` (ns), on the bases
+    /// (`alias` false) or on aliases (true).
+    fn in_service_after(&self, t: f64, alias: bool) -> f64 {
+        self.active
+            .iter()
+            .filter(|a| a.2 == alias)
+            .map(|a| (a.0 as f64 - t).max(0.0))
+            .sum()
     }
 
     pub fn summary(&self, dur_ns: f64) -> DeviceSummary {
@@ -298,9 +320,13 @@ impl Device {
             queue_ms: ms(s.queue_ns),
             response_ms: ms(s.busy_ns + s.queue_ns),
             // Service is counted when an I/O starts: the part of the I/Os in service that lies
-            // after the end of the run is not busy time of the run.
-            util_pct: 100.0 * (s.busy_ns as f64 - self.in_service_after(dur_ns))
+            // after the end of the run is not busy time of the run. The bases' own busy time:
+            // I/Os on HyperPAV aliases are `aliases_in_use`.
+            util_pct: 100.0
+                * (s.busy_ns.saturating_sub(s.alias_ns) as f64 - self.in_service_after(dur_ns, false))
                 / (dur_ns * self.servers as f64),
+            aliases_in_use: (s.alias_ns as f64 - self.in_service_after(dur_ns, true)).max(0.0)
+                / dur_ns,
             stats: s.clone(),
         }
     }

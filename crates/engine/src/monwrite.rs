@@ -230,7 +230,7 @@ pub const IODDEV: Layout = Layout {
     record: 3,
     name: "MRIODDEV",
     title: "Device Activity",
-    len: 112,
+    len: 120,
     fields: &[
         // IBM's MRIODDEV offsets are not transcribed (monitor-data.md 1.5): every field is
         // placed by zvmlab; the names follow IBM's (SCM* = subchannel measurement), the widths
@@ -250,6 +250,9 @@ pub const IODDEV: Layout = Layout {
         f("IODDEV_QUEUETIM", 88, 8, Tod, "zvmlab"),
         f("IODDEV_BUSYTIM", 96, 8, Tod, "zvmlab"),
         f("IODDEV_MAXQUEUE", 104, 8, Uint, "zvmlab"),
+        // HyperPAV: service time of the volume's I/Os that ran on aliases (FCX108 %Busy is
+        // the bases' own: IODDEV_BUSYTIM minus this).
+        f("IODDEV_ALIASTIM", 112, 8, Tod, "zvmlab"),
     ],
 };
 
@@ -840,6 +843,7 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                 ("IODDEV_QUEUETIM", Val::U(ns_to_tod_units(s.queue_ns))),
                 ("IODDEV_BUSYTIM", Val::U(ns_to_tod_units(s.busy_ns))),
                 ("IODDEV_MAXQUEUE", Val::U(s.max_queue)),
+                ("IODDEV_ALIASTIM", Val::U(ns_to_tod_units(s.alias_ns))),
             ],
         ));
     }

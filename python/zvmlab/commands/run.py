@@ -133,15 +133,21 @@ def print_subsystems(s: dict, max_rows: int = 8) -> None:
                       f"{st['slots_used']:,} of {st['slots']:,}")
     devs = s.get("devices") or []
     if devs:
+        # HyperPAV: Util % is the bases' own; aliases busy with a volume's I/O are a column.
+        aliases = any(d.get("aliases_in_use", 0) > 0 for d in devs)
         t = Table(title="Devices (FCX108-like)", title_justify="left")
-        for col in ("Device", "Type", "I/O/s", "Pages/I/O", "Util %", "Pend ms", "Disc ms", "Conn ms",
-                    "Queue ms", "Resp ms"):
+        for col in ("Device", "Type", "I/O/s", "Pages/I/O", "Util %", *(("Aliases",) if aliases else ()),
+                    "Pend ms", "Disc ms", "Conn ms", "Queue ms", "Resp ms"):
             t.add_column(col, justify="left" if col in ("Device", "Type") else "right")
         for d in sorted(devs, key=lambda d: -d["io_rate"])[:max_rows]:
             t.add_row(d["name"], d["type"], f"{d['io_rate']:,.1f}", f"{d['pages_per_io']:.2f}",
-                      f"{d['util_pct']:.1f}", f"{d['pend_ms']:.3f}", f"{d['disconnect_ms']:.3f}",
+                      f"{d['util_pct']:.1f}", *((f"{d.get('aliases_in_use', 0):.2f}",) if aliases else ()),
+                      f"{d['pend_ms']:.3f}", f"{d['disconnect_ms']:.3f}",
                       f"{d['connect_ms']:.3f}", f"{d['queue_ms']:.3f}", f"{d['response_ms']:.3f}")
         console.print(t)
+        if aliases:
+            console.print("  Util %: the base exposures' own busy; Aliases: mean HyperPAV aliases busy with "
+                          "the volume's I/O.")
         if len(devs) > max_rows:
             console.print(f"  ({len(devs) - max_rows} more devices: see --json)")
     dusers = (s.get("dasd") or {}).get("users") or {}

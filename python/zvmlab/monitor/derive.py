@@ -27,7 +27,7 @@ DEV_COLS = (("ssch", "IODDEV_SCMSSCH", "uint"), ("blocks", "IODDEV_BLOCKS", "uin
             ("reads", "IODDEV_RDEVRDCT", "uint"), ("writes", "IODDEV_RDEVWRCT", "uint"),
             ("pend", "IODDEV_SCMFPTIM", "tod"), ("disc", "IODDEV_SCMDDTIM", "tod"),
             ("conn", "IODDEV_SCMCNTIM", "tod"), ("queue", "IODDEV_QUEUETIM", "tod"),
-            ("busy", "IODDEV_BUSYTIM", "tod"))
+            ("busy", "IODDEV_BUSYTIM", "tod"), ("alias", "IODDEV_ALIASTIM", "tod"))
 # MRSTORSG counters (cumulative) and levels (as sampled).
 STO_COLS = (("pgreads", "STORSG_PGREADS", "uint"), ("pgwrites", "STORSG_PGWRITES", "uint"),
             ("faults", "STORSG_FAULTS", "uint"), ("first", "STORSG_FIRSTTCH", "uint"))

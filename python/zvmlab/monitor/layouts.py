@@ -156,6 +156,7 @@ BASE: tuple[Record, ...] = (
         _f("IODDEV_QUEUETIM", 88, 8, "tod", "zvmlab"),
         _f("IODDEV_BUSYTIM", 96, 8, "tod", "zvmlab"),
         _f("IODDEV_MAXQUEUE", 104, 8, "uint", "zvmlab"),
+        _f("IODDEV_ALIASTIM", 112, 8, "tod", "zvmlab"),
     )),
     # D3R4: field order of zpmd 5.3 (inferred offsets).
     Record(3, 4, "MRSTOASP", "Auxiliary Storage Management (per exposure)", (

@@ -23,6 +23,12 @@ def _div(a, b):
     return None if a is None or b is None or not b else a / b
 
 
+def _base_busy(c: dict):
+    """The bases' own busy time of counters ``c``: service minus the I/Os run on HyperPAV aliases
+    (IODDEV_ALIASTIM; absent in older data, then nothing ran on aliases)."""
+    return None if c["busy"] is None else c["busy"] - (c.get("alias") or 0)
+
+
 def _dev_figures(m: Measurements, d: int, ks, secs: float) -> dict:
     """A device's figures over the intervals ``ks`` lasting ``secs`` seconds in all."""
     c = {key: ssum(m.dev[d][key][k] for k in ks) for key in m.dev[d]}
@@ -38,7 +44,7 @@ def _dev_figures(m: Measurements, d: int, ks, secs: float) -> dict:
         "pend": ms("pend"), "disc": ms("disc"), "conn": ms("conn"), "serv": ms("busy"),
         "resp": None if c["busy"] is None or c["queue"] is None or n is None
         else ((c["busy"] + c["queue"]) / n / _MS if n else 0.0),
-        "busy": None if c["busy"] is None else 100.0 * c["busy"] / 1e9 / (secs * exp),
+        "busy": None if c["busy"] is None else 100.0 * _base_busy(c) / 1e9 / (secs * exp),
         "qued": None if c["queue"] is None else c["queue"] / 1e9 / secs,
         "_c": c,
     }
@@ -101,7 +107,7 @@ def device(m: Measurements, r: Report) -> None:
           serv=per("busy"),
           resp=None if tot["busy"] is None or tot["queue"] is None else ((tot["busy"] + tot["queue"]) / n / _MS
                                                                          if n else 0.0),
-          busy=None if tot["busy"] is None else 100.0 * tot["busy"] / 1e9 / (secs * sum(exps)),
+          busy=None if tot["busy"] is None else 100.0 * _base_busy(tot) / 1e9 / (secs * sum(exps)),
           qued=None if tot["queue"] is None else tot["queue"] / 1e9 / secs)
     r.tables.append(t)
     x = xs(m)
@@ -113,7 +119,8 @@ def device(m: Measurements, r: Report) -> None:
     r.plots.append(Plot("Device busy", "% busy per exposure", x,
                         {label(d): [f["busy"] for f in per_iv[d]] for d in m.devs}))
     r.notes.append("Rate: SSCHs per second, counted when an I/O starts. Serv = device service per I/O (pend + "
-                   "disconnect + connect), Resp = Serv + queue wait; %Busy: service time per exposure (>System<: of all exposures); Req. Qued: "
+                   "disconnect + connect), Resp = Serv + queue wait; %Busy: service time per exposure (>System<: of all exposures), the "
+                   "bases' own (I/Os run on HyperPAV aliases are in FCX327 HPALIAS); Req. Qued: "
                    "average requests queued. Use: PAGE = CP paging volume, MDSK = minidisk volume. * = zvmlab "
                    "addition: blocks (pages) moved per second.")
 
@@ -163,7 +170,7 @@ def cpowned(m: Measurements, r: Report) -> None:
           wr=_div(c["writes"], secs), serv=None if c["busy"] is None else (c["busy"] / n / _MS if n else 0.0),
           resp=None if c["busy"] is None or c["queue"] is None else ((c["busy"] + c["queue"]) / n / _MS
                                                                      if n else 0.0),
-          busy=None if c["busy"] is None else 100.0 * c["busy"] / 1e9 / (secs * nexp))
+          busy=None if c["busy"] is None else 100.0 * _base_busy(c) / 1e9 / (secs * nexp))
     r.tables.append(t)
     rows = [row for row in t.rows if row["_kind"] == DATA]
     r.plots.append(Plot("Page I/O per volume (whole period)", "SSCH/s", [float(i) for i in range(len(rows))],
@@ -200,7 +207,8 @@ def auxlog(m: Measurements, r: Report) -> None:
 
     def row(ks, secs, slots, used) -> dict:
         rd, wr = ssum(m.sto["pgreads"][k] for k in ks), ssum(m.sto["pgwrites"][k] for k in ks)
-        c = {key: ssum(m.dev[d][key][k] for d in paging for k in ks) for key in ("ssch", "blocks", "busy", "queue")}
+        c = {key: ssum(m.dev[d][key][k] for d in paging for k in ks)
+             for key in ("ssch", "blocks", "busy", "queue", "alias")}
         n = c["ssch"]
         return {"slots": slots, "used": None if used is None or not slots else 100.0 * used / slots,
                 "reads": _div(rd, secs), "writes": _div(wr, secs),
@@ -209,7 +217,7 @@ def auxlog(m: Measurements, r: Report) -> None:
                 "ppio": _div(c["blocks"], n) if paging else None,
                 "resp": _div(None if c["busy"] is None or c["queue"] is None else (c["busy"] + c["queue"]) / _MS, n)
                 if paging else None,
-                "busy": None if c["busy"] is None or not paging else 100.0 * c["busy"] / 1e9 / (secs * nexp)}
+                "busy": None if c["busy"] is None or not paging else 100.0 * _base_busy(c) / 1e9 / (secs * nexp)}
 
     for k, iv in enumerate(m.intervals):
         t.add(DATA, time=end_time(m, k), **row([k], iv.len_ns / 1e9, m.sto_level["slots"][k],
