@@ -1063,7 +1063,8 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
             raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
                              "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
                              field="system.unparking",
-                             fix='add switches = { unparking = "vm66063" } to [system] (the APAR) or use "large"')
+                             fix='use level = "zvm-6.4-vm65988-vm66063", or add switches = { unparking = "vm66063" } '
+                                 'to [system] (the APAR), or use "large"')
     excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
                         where="system.excessuse")
     name = system.get("lpar", "ZVM")

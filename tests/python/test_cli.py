@@ -186,7 +186,15 @@ def test_switch_overrides_and_bisect(tmp_path):
 def test_levels_table_shows_what_each_release_changed():
     p = zvmlab("levels")
     assert p.returncode == 0
-    line = next(x for x in p.stdout.splitlines() if x.startswith("│ zvm-6.4-vm65988"))
-    assert "sched_lock=excl-only-writes" in line and "dv=" not in line  # only what changed
+    lines = p.stdout.splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith("│ zvm-6.4-vm65988 "))
+    # the row's cells may wrap onto the lines below it (first cell blank)
+    row = [lines[i]]
+    for x in lines[i + 1:]:
+        if not x.startswith("│ ") or x.split("│")[1].strip():
+            break
+        row.append(x)
+    switches = "".join(x.split("│")[3].strip() for x in row)
+    assert "sched_lock=excl-only-writes" in switches and "dv=" not in switches  # only what changed
     m = zvmlab("levels", "--matrix")
     assert m.returncode == 0 and "vdisk_lock" in m.stdout and "sched_lock" in m.stdout

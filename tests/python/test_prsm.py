@@ -236,3 +236,18 @@ def test_changing_partner_demand_reaches_the_engine():
     assert cfg["cpc"]["lpars"][0]["busy_pattern"] == [0.2, 1.0]
     assert cfg["cpc"]["lpars"][0]["busy_period_ns"] == 1_000_000_000
     assert engine.simulate(cfg)["lpar"]["partner_dispatches"] > 0
+
+
+def test_the_vm66063_level_carries_both_apars():
+    """Issue 4 names the level "6.4 with VM65988 and VM66063": its switches are 6.4's with the
+    shared/exclusive lock manager and the unparking models, and a SET SRM UNPARKING scenario runs
+    at it without a switch override (the B12 scenarios do)."""
+    from zvmlab import engine
+    lv = {x["name"]: x["switches"] for x in engine.levels()}
+    new, ga = lv["zvm-6.4-vm65988-vm66063"], lv["zvm-6.4"]
+    assert {k for k in new if new[k] != ga[k]} == {"sched_lock", "unparking"}
+    assert new["unparking"] == "vm66063" and new["sched_lock"] == lv["zvm-6.4-vm65988"]["sched_lock"]
+    from conftest import ROOT
+    for model in ("large", "medium", "small"):
+        sc = scenario.load(ROOT / "scenarios" / "replicate" / f"b12-{model}.toml")
+        assert sc.level == "zvm-6.4-vm65988-vm66063"

@@ -557,6 +557,12 @@ pub fn levels() -> Vec<Level> {
         sched_lock: SchedLock::ExclOnlyWrites,
         ..zvm64.clone()
     };
+    // VM66063 (seed 000, after the 3Q17 stack): the unparking models; LARGE is the old heuristic,
+    // so the level runs as 6.4 with VM65988 until a scenario says MEDIUM or SMALL.
+    let zvm64_vm65988_vm66063 = Switches {
+        unparking: UnparkingModels::Vm66063,
+        ..zvm64_vm65988.clone()
+    };
     let zvm64_vm65929 = Switches {
         xiv_io: XivIo::Concurrent,
         ..zvm64.clone()
@@ -644,6 +650,11 @@ pub fn levels() -> Vec<Level> {
             name: "zvm-6.4-vm65988",
             title: "z/VM 6.4 with VM65988 (shared/exclusive lock manager: only exclusive acquirers write the lock's line)",
             switches: zvm64_vm65988,
+        },
+        Level {
+            name: "zvm-6.4-vm65988-vm66063",
+            title: "z/VM 6.4 with VM65988 (shared/exclusive lock manager) and VM66063 (SET SRM UNPARKING LARGE / MEDIUM / SMALL)",
+            switches: zvm64_vm65988_vm66063,
         },
         Level {
             name: "zvm-6.4-vm65929",
