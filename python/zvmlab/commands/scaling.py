@@ -41,6 +41,9 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
     sc = scenario.load(file).with_overrides(level=level, duration=duration)
+    # The scenario's title names its own configuration; the runs are at other core counts.
+    heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
+               f"{'' if no_scale_count else ' (guest counts scaled with cores)'}: {sc.title or ''}").rstrip(": ")
     if smt_modes is not None:
         modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
         bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
@@ -49,12 +52,12 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
         with progress("scaling", not as_json) as update:
             res = sc_lab.run_modes(sc, ns, modes, scale_count=not no_scale_count, progress=update)
         if plot_path:
-            sc_lab.plot(res, plot_path, sc.title)
+            sc_lab.plot(res, plot_path, heading)
         if as_json:
             print_json(res)
             return
         for ser in res["series"]:
-            _table(file, sc, ser["rows"], f" SMT {ser['smt']}")
+            _table(heading, sc, ser["rows"], f" SMT {ser['smt']}")
         if plot_path:
             console.print(f"  chart: {plot_path}")
         return
@@ -64,18 +67,17 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
     with progress("scaling", not as_json) as update:
         res = sc_lab.run(sc, ns, scale_count=not no_scale_count, progress=update)
     if plot_path:
-        sc_lab.plot(res, plot_path, sc.title)
+        sc_lab.plot(res, plot_path, heading)
     if as_json:
         print_json(res)
         return
-    _table(file, sc, res["rows"], "")
+    _table(heading, sc, res["rows"], "")
     if plot_path:
         console.print(f"  chart: {plot_path}")
 
 
-def _table(file: str, sc, rows: list[dict], suffix: str) -> None:
-    name = sc.title or f"Scaling: {file}"
-    t = Table(title=f"{name} ({sc.level}){suffix}", title_justify="left")
+def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:
+    t = Table(title=f"{heading} ({sc.level}){suffix}", title_justify="left")
     for c in ("Cores", "Guests", "ETR", "ITR", "ITR CAF exp.", "ITR / CAF", "T/V", "Busy %"):
         t.add_column(c, justify="right")
     for r in rows:
