@@ -8,7 +8,7 @@ ENGINE  := .venv/.engine-stamp
 RUST    := $(shell find crates -name '*.rs' -o -name 'Cargo.toml' 2>/dev/null) Cargo.toml Cargo.lock pyproject.toml
 DEMO    ?= scenarios/showcase.toml
 
-.PHONY: replicate demo test test-rust test-python dev bench browser browser-if-possible clean
+.PHONY: replicate demo test lint test-rust test-python dev bench browser browser-if-possible clean
 
 replicate: $(ENGINE)
 	.venv/bin/zvmlab replicate --html runs/replicate --json runs/replicate/results.json
@@ -16,12 +16,17 @@ replicate: $(ENGINE)
 demo: $(ENGINE)
 	.venv/bin/zvmlab run $(DEMO)
 
-test: $(ENGINE) browser-if-possible test-rust test-python
+test: $(ENGINE) browser-if-possible lint test-rust test-python
 
 # The headless-browser test needs Chromium: install it when the machine can (Debian packages,
 # about 25 s once); where it cannot, that one test is skipped and says why.
 browser-if-possible:
 	-@$(MAKE) --no-print-directory browser
+
+# The Rust code is formatted and lint-free (clippy's default lints, warnings are errors).
+lint:
+	cargo fmt --all -- --check
+	cargo clippy --workspace --all-targets --quiet -- -D warnings
 
 test-rust:
 	cargo test -p zvm-engine --quiet

@@ -417,12 +417,11 @@ impl Sim {
         if d.io_left[v as usize] > 0 {
             d.io_left[v as usize] -= 1;
             let mut insert = 0;
-            if p.mdc && d.mdc.is_some() {
+            if let Some(m) = d.mdc.as_mut().filter(|_| p.mdc) {
                 // The minidisk cache: a read hit is a move from the cache (CP time, no device
                 // I/O, no wait); a miss or a write goes to the device (a miss inserts).
                 let unit = self.vcpus[v as usize].rng.below(p.units);
                 let key = ((p.vol as u64) << 40) | unit;
-                let m = d.mdc.as_mut().unwrap();
                 if p.write {
                     if m.write(key) {
                         insert = p.insert_cost;

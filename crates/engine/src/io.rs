@@ -323,7 +323,8 @@ impl Device {
             // after the end of the run is not busy time of the run. The bases' own busy time:
             // I/Os on HyperPAV aliases are `aliases_in_use`.
             util_pct: 100.0
-                * (s.busy_ns.saturating_sub(s.alias_ns) as f64 - self.in_service_after(dur_ns, false))
+                * (s.busy_ns.saturating_sub(s.alias_ns) as f64
+                    - self.in_service_after(dur_ns, false))
                 / (dur_ns * self.servers as f64),
             aliases_in_use: (s.alias_ns as f64 - self.in_service_after(dur_ns, true)).max(0.0)
                 / dur_ns,

@@ -27,6 +27,7 @@
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
 //!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
 //!   stretched by one transfer per spinner.
+//!
 //! Frame-manager zones (6.4 2 TB support, `frame_zones = zoned`): the > 2 GB available list and
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
 
@@ -589,8 +590,10 @@ mod tests {
     use crate::level;
 
     fn locks(level: &str, line_cycles: f64) -> Locks {
-        let mut p = Params::default();
-        p.lock_line_cycles = line_cycles;
+        let p = Params {
+            lock_line_cycles: line_cycles,
+            ..Params::default()
+        };
         Locks::new(&p, &level::find(level).unwrap().switches, 4)
     }
 
@@ -695,9 +698,11 @@ mod tests {
 
     #[test]
     fn zones_split_rsa2glck() {
-        let mut p = Params::default();
-        p.lock_line_cycles = 0.0;
-        p.lock_frame_zones = 4.0;
+        let p = Params {
+            lock_line_cycles: 0.0,
+            lock_frame_zones: 4.0,
+            ..Params::default()
+        };
         let mut sw = level::find("zvm-6.4").unwrap().switches;
         sw.frame_zones = FrameZones::Zoned;
         let mut l = Locks::new(&p, &sw, 8);

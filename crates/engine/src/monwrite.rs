@@ -1108,7 +1108,7 @@ mod tests {
             u64::MAX / 8,
         ] {
             let t = ns_to_tod_units(ns) as u128;
-            let back = (t * 125 + 511) / 512;
+            let back = (t * 125).div_ceil(512);
             assert_eq!(back as u64, ns);
         }
         // 1970-01-01 + EPOCH: microseconds since 1900 times 4096.

@@ -779,9 +779,10 @@ impl Sim {
         let u = self.vcpus[v as usize].user as usize;
         let s = &self.users[u].sch;
         let over_wss = self.sched.maxwss < 99.0
-            && self.paging.as_ref().map_or(false, |pg| {
-                pg.st.res_user[u] as f64 > self.sched.maxwss * self.sched.dpa
-            });
+            && self
+                .paging
+                .as_ref()
+                .is_some_and(|pg| pg.st.res_user[u] as f64 > self.sched.maxwss * self.sched.dpa);
         if s.class == 0 || !(over_wss || self.now - s.dl_since >= self.sched.ets[s.class as usize])
         {
             return false;
@@ -1037,8 +1038,8 @@ impl Sim {
                 *a += m;
             }
         }
-        for i in 0..self.users.len() {
-            let u = &self.users[i];
+        let slice = self.sched.slice as f64;
+        for (u, &a) in self.users.iter_mut().zip(alloc.iter()) {
             let nv = u.vcpus.len() as f64;
             // Never below the entitlement (bounded by virtual CPUs and any maximum): a user that
             // wants little keeps a prompt dispatch when it does want the processor.
@@ -1046,11 +1047,11 @@ impl Sim {
             if let Some(m) = u.max_all {
                 floor = floor.min(m * n);
             }
-            let rate = alloc[i].max(floor).max(1e-6);
-            self.users[i].sch.rate_v = rate / nv;
-            self.users[i].sch.inv_rate_v = nv / rate;
-            self.users[i].sch.slice_v = to_time(self.sched.slice as f64 * nv / rate);
-            self.users[i].sch.alloc = alloc[i];
+            let rate = a.max(floor).max(1e-6);
+            u.sch.rate_v = rate / nv;
+            u.sch.inv_rate_v = nv / rate;
+            u.sch.slice_v = to_time(slice * nv / rate);
+            u.sch.alloc = a;
         }
     }
 }

@@ -4,6 +4,7 @@
 //! - the monitor (interval sample), the command queue (timed CP commands such as SET SHARE),
 //! - each logical processor (end of its current run: burst end, slice end, or CP work done),
 //! - each virtual CPU (end of its think time: a new transaction arrives).
+//!
 //! Logic for each lives in its subsystem module (`dispatcher`, `scheduler`, `monitor`).
 
 use crate::config::{Action, Config, Share, Workload};
@@ -509,7 +510,7 @@ impl Sim {
             n.touches = cfg
                 .guests
                 .iter()
-                .flat_map(|g| std::iter::repeat(g.touches.max(1)).take(g.count as usize))
+                .flat_map(|g| std::iter::repeat_n(g.touches.max(1), g.count as usize))
                 .collect();
             Box::new(n)
         });
@@ -517,8 +518,10 @@ impl Sim {
             .guests
             .iter()
             .flat_map(|g| {
-                std::iter::repeat(matches!(g.workload, Workload::Memtst { .. }))
-                    .take(g.count as usize)
+                std::iter::repeat_n(
+                    matches!(g.workload, Workload::Memtst { .. }),
+                    g.count as usize,
+                )
             })
             .collect();
         let iske = memtst.iter().any(|&m| m).then(|| {

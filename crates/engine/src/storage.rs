@@ -418,7 +418,10 @@ impl RealStorage {
         }
         let seg: u64 = self.seg_res.iter().flatten().map(|&c| c as u64).sum();
         if seg != self.resident {
-            return Err(format!("segment counts {seg} != resident {}", self.resident));
+            return Err(format!(
+                "segment counts {seg} != resident {}",
+                self.resident
+            ));
         }
         Ok(())
     }

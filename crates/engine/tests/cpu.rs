@@ -190,7 +190,7 @@ proptest! {
         let core_busy = s.smt.prorated_core_s * 1e9;
         if core_busy > 0.0 {
             let cap = work as f64 / core_busy;
-            prop_assert!(cap >= 1.0 - 1e-6 && cap <= 2.0, "capacity {cap}");
+            prop_assert!((1.0 - 1e-6..=2.0).contains(&cap), "capacity {cap}");
             prop_assert!(cap <= s.smt.max_capacity_factor + 1e-6);
             let predicted = s.smt.mt1_equivalent_s * 1e9;
             prop_assert!((work as f64 - predicted).abs() <= 1e-6 * predicted + 1e4,

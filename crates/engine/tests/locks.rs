@@ -12,8 +12,10 @@ use zvm::Sim;
 const MS: u64 = 1_000_000;
 
 fn locks(level: &str, line_cycles: f64) -> Locks {
-    let mut p = Params::default();
-    p.lock_line_cycles = line_cycles;
+    let p = Params {
+        lock_line_cycles: line_cycles,
+        ..Params::default()
+    };
     Locks::new(&p, &level::find(level).unwrap().switches, 16)
 }
 

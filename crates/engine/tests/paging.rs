@@ -512,7 +512,10 @@ fn coalesced_page_table_frames_shorten_contiguous_searches() {
     let (off, on) = (run("off"), run("on"));
     let f = |s: &Value, k: &str| s[k].as_f64().unwrap();
     let want = 1.0 / 0.01;
-    assert!((f(&off, "contig_examined_per_search") / want - 1.0).abs() < 0.05, "{off}");
+    assert!(
+        (f(&off, "contig_examined_per_search") / want - 1.0).abs() < 0.05,
+        "{off}"
+    );
     assert!(f(&on, "contig_examined_per_search") < 0.7 * want);
     assert!(f(&on, "contig_search_ms_per_s") < 0.7 * f(&off, "contig_search_ms_per_s"));
     // Page tables: every one freed was requested first (the prefill's segments aside).
