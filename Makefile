@@ -23,10 +23,12 @@ test: $(ENGINE) browser-if-possible lint test-rust test-python
 browser-if-possible:
 	-@$(MAKE) --no-print-directory browser
 
-# The Rust code is formatted and lint-free (clippy's default lints, warnings are errors).
-lint:
+# The Rust code is formatted and lint-free (clippy's default lints, warnings are errors); the
+# Python passes ruff's pyflakes and pycodestyle checks (pyproject.toml [tool.ruff]).
+lint: $(VENV)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
+	.venv/bin/ruff check --quiet python tests
 
 test-rust:
 	cargo test -p zvm-engine --quiet
@@ -50,7 +52,7 @@ browser:
 $(VENV): pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install --quiet --upgrade pip
-	.venv/bin/pip install --quiet "maturin>=1.5,<2" "click>=8.1" "rich>=13" "pytest>=8" "hypothesis>=6" "simpy>=4" numpy matplotlib "duckdb>=1.1" "pandas>=2" "dask[distributed]>=2024.1" "scipy>=1.11"
+	.venv/bin/pip install --quiet "maturin>=1.5,<2" "click>=8.1" "rich>=13" "pytest>=8" "hypothesis>=6" "simpy>=4" "ruff>=0.6" numpy matplotlib "duckdb>=1.1" "pandas>=2" "dask[distributed]>=2024.1" "scipy>=1.11"
 	touch $@
 
 $(ENGINE): $(VENV) $(RUST)

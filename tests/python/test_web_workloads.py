@@ -1,7 +1,7 @@
 """Client and server guests over CP's virtual network (the web workloads of seed 001)."""
 
 import pytest
-from conftest import ROOT, assert_bad_scenario, run_json, zvmlab
+from conftest import ROOT, assert_bad_scenario, run_json
 from zvmlab import scenario
 from zvmlab.errors import InputError
 from zvmlab.lab import replicate

@@ -9,7 +9,7 @@ import click
 from rich.table import Table
 
 from ..errors import InputError
-from ..output import console, dumps, err_console, print_json
+from ..output import console, dumps, err_console
 
 
 def _fmt(v) -> str:
@@ -45,7 +45,7 @@ def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bo
         bad = sorted(want - known)
         if bad:
             raise InputError(f"unknown row id(s) {', '.join(bad)}", field="--only",
-                             fix=f"ids look like A1, B4; sections are A-F; `zvmlab replicate --all-rows` lists them")
+                             fix="ids look like A1, B4; sections are A-F; `zvmlab replicate --all-rows` lists them")
         rows = [r for r in rows if r.id in want or r.id[0] in want]
     with progress("replicate", json_file != "-") as update:
         import os
