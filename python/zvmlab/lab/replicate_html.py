@@ -14,7 +14,7 @@ STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#1b1b1b;max-width:1200px}
 h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:2rem}
 table{border-collapse:collapse;font-size:.85rem} th,td{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:right}
-th{background:#f3f3f3} td.l,th.l{text-align:left}
+th{background:#f3f3f3} td.l,th.l{text-align:left} td.nw{white-space:nowrap}
 .pass{color:#0a7d28;font-weight:600} .miss{color:#b3261e;font-weight:600} .other{color:#8a6d00}
 .note{color:#555;font-size:.85rem} figure{margin:1rem 0} svg{max-width:100%;height:auto}
 """
@@ -71,7 +71,7 @@ def write(results: list[dict], out_dir: str | Path) -> Path:
         pub, sim = r["published"], r["simulated"]
         rows_html.append(
             f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['metric'])}</td>"
-            f"<td class=l>{html.escape(levels_label(r))}</td>"
+            f"<td class='l nw'>{html.escape(levels_label(r))}</td>"
             f"<td>{_fmt(pub.get('base'))}</td><td>{_fmt(pub.get('compare'))}</td>"
             f"<td>{_fmt(sim.get('base'))}</td><td>{_fmt(sim.get('compare'))}</td>"
             f"<td>{r['tolerance']}</td><td class='l {cls}'>{v}</td></tr>")
