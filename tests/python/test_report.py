@@ -135,13 +135,14 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
     assert p.returncode == 0, p.stderr and p.stdout == ""
     h = out.read_text()
     assert h.startswith("<!DOCTYPE html>") and h.rstrip().endswith("</html>")
-    # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, LOCKLOG 1, PRCLOG 2, LOCKACT 1
-    assert h.count("<svg") == 2 + 1 + 3 + 1 + 1 + 2 + 1
-    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX265", "FCX326"):
+    # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, USTAT 1, LOCKLOG 1, PRCLOG 2, LOCKACT 1
+    assert h.count("<svg") == 2 + 1 + 3 + 1 + 1 + 1 + 2 + 1
+    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX114", "FCX265", "FCX326"):
         assert f'id="{fcx}"' in h
     # + FCX108, FCX109, FCX146, FCX113, FCX302, FCX126: empty tables with a note (A1 has no devices,
     # paging or [cpc]); + FCX304 PRCLOG (per processor; no plots without PR/SM or SMT data either)
-    assert h.count("<table>") == 6 + 4 + 3 + 1 + 1 + 1  # + FCX327 HPALIAS, FCX178 MDCSTOR: empty, with a note
+    # + FCX327 HPALIAS, FCX178 MDCSTOR: empty, with a note; + FCX114 USTAT
+    assert h.count("<table>") == 6 + 4 + 3 + 1 + 1 + 1 + 1
     assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
 
 
@@ -210,3 +211,52 @@ def test_hpalias_agrees_with_the_run_summary(run_cli, tmp_path):
     assert mean["use_pg"] == pytest.approx(s["mean_in_use"]["paging"], rel=1e-6)
     assert mean["use_md"] == pytest.approx(s["mean_in_use"]["minidisk"], rel=1e-6)
     assert mean["max_pg"] == s["max_in_use"]["paging"] and mean["max_md"] == s["max_in_use"]["minidisk"]
+
+
+USTAT_STATES = {"run": "running", "cpu": "cpu_wait", "pgw": "page_wait", "iow": "io_wait", "el": "eligible",
+                "lim": "limited", "dm": "dormant"}
+
+
+@pytest.mark.parametrize("name", ["a1", "d6", "d8"])
+def test_ustat_agrees_with_the_run_summary(runs, run_cli, name):
+    """FCX114 USTAT from the monitor data gives each user's wait states as the summary does (the
+    monitor carries them in TOD units, 1/4096 us: agreement to 1e-6 of the run)."""
+    d = runs[name]
+    s = json.loads((d / "summary.json").read_text())
+    rep = report_json(run_cli, d, "--fcx", "USTAT")["FCX114"]
+    got = {r["userid"]: r for r in rows(rep, "users")}
+    assert set(got) == {u["userid"] for u in s["users"]}
+    for u in s["users"]:
+        r = got[u["userid"]]
+        for col, key in USTAT_STATES.items():
+            assert r[col] == pytest.approx(u["wait_states"][key], abs=1e-4), (u["userid"], col)
+        assert r["act"] == pytest.approx(100.0 - u["wait_states"]["dormant"], abs=1e-4)
+
+
+def test_wait_states_say_why_users_wait(tmp_path, run_cli):
+    """Each state shows up where its mechanism acts: CPU-bound users beyond the processors wait
+    for one (%CPU); a LIMITHARD user held at its maximum sits on the limit list; the paging
+    thrasher waits for page-ins; a DASD-I/O user waits for its I/Os."""
+    from conftest import zvmlab
+    sc = tmp_path / "w.toml"
+    sc.write_text('[system]\nlevel = "zvm-6.4"\nprocessors = 2\n[run]\nduration = "20s"\ninterval = "5s"\n'
+                  '[[guest]]\nuserid = "HOG"\ncount = 3\nworkload = { kind = "cpu-bound" }\n'
+                  '[[guest]]\nuserid = "CAP"\nshare = "ABSOLUTE 10% LIMITHARD"\nworkload = { kind = "cpu-bound" }\n')
+    p = zvmlab("run", sc, "--json")
+    assert p.returncode == 0, p.stderr
+    ws = {u["userid"]: u["wait_states"] for u in json.loads(p.stdout)["users"]}
+    for h in ("HOG0", "HOG1", "HOG2"):
+        assert ws[h]["cpu_wait"] > 20 and ws[h]["dormant"] == 0
+    # at its maximum (10 % of 2 processors) it waits partly on the limit list, partly for its turn
+    assert 15 < ws["CAP"]["running"] < 25 and ws["CAP"]["limited"] > 10
+    assert ws["CAP"]["limited"] + ws["CAP"]["cpu_wait"] > 70
+    io = tmp_path / "io.toml"
+    io.write_text('[system]\nlevel = "zvm-6.4"\nprocessors = 2\n[run]\nduration = "5s"\n[[guest]]\nuserid = "IO"\n'
+                  'workload = { kind = "dasd-io", volume = "E100", type = "eckd", cpu = "50us", ios = 1, blocks = 1 }\n')
+    p = zvmlab("run", io, "--json")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout)["users"][0]["wait_states"]["io_wait"] > 50
+    p = zvmlab("run", D6, "--json", "--duration", "5s")
+    assert p.returncode == 0, p.stderr
+    th = json.loads(p.stdout)["users"][0]["wait_states"]
+    assert th["page_wait"] > 20, th

@@ -78,7 +78,7 @@ def _hyperpav_config() -> dict:
 
 
 # The input (and --vs input) of each report that does not read a.mon (b.mon).
-INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113")},
+INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113", "FCX114")},
           "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c"), "FCX178": ("i", "a")}
 
 

@@ -556,7 +556,7 @@ impl Sim {
                 return false;
             }
             // An asynchronous virtual CPU with a full window: wait for a completion.
-            self.release_for_wait(l, v, VState::PageWait);
+            self.release_for_wait(l, v, VState::IoWait);
             self.dispatch_next(l);
             return true;
         }
@@ -575,7 +575,7 @@ impl Sim {
             self.q.schedule(self.first_mdev + vol, t);
         }
         self.alias_kick();
-        self.release_for_wait(l, v, VState::PageWait);
+        self.release_for_wait(l, v, VState::IoWait);
         self.dispatch_next(l);
         true
     }
@@ -608,7 +608,7 @@ impl Sim {
                 return;
             }
             // Its CP-only run may still be on a processor: it then runs on without waiting.
-            if self.vcpus[v as usize].state != VState::PageWait {
+            if self.vcpus[v as usize].state != VState::IoWait {
                 let vc = &mut self.vcpus[v as usize];
                 vc.pagewait = false;
                 vc.remaining = draw(&mut vc.rng, cpu, dist);
@@ -616,9 +616,10 @@ impl Sim {
             }
         }
         d.pending[v as usize] = NONE;
+        let now = self.now;
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = false;
-        vc.state = VState::Dormant;
+        vc.set_state(VState::Dormant, now);
         vc.remaining = draw(&mut vc.rng, cpu, dist);
         self.vcpu_runnable(v);
     }

@@ -61,8 +61,9 @@ impl Sim {
     #[inline(always)]
     fn start_run(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
         let rate = self.lpus[l as usize].rate;
+        let now = self.now;
         let vc = &mut self.vcpus[v as usize];
-        vc.state = VState::Running;
+        vc.set_state(VState::Running, now);
         let cp = cp + std::mem::take(&mut vc.cp_owed);
         // A page fault's run is CP time only; the virtual CPU then waits for its page-in.
         // The minor time slice is CPU (thread) time: the work it allows depends on the rate.
@@ -164,10 +165,11 @@ impl Sim {
             self.sched.bg_running -= 1;
         }
         self.lpus[l as usize].vcpu = NONE;
+        let now = self.now;
         let vc = &mut self.vcpus[v as usize];
-        vc.state = state;
-        if state == VState::PageWait {
-            vc.want_since = self.now;
+        vc.set_state(state, now);
+        if matches!(state, VState::PageWait | VState::IoWait) {
+            vc.want_since = now;
         }
         self.end_run(v);
     }

@@ -131,6 +131,21 @@ impl Sim {
         }
     }
 
+    /// Time user `u`'s virtual CPUs spent in each state (crate::sim::VState) up to `now`.
+    pub fn user_state_time(
+        &self,
+        u: &crate::sim::User,
+        now: Time,
+    ) -> [Time; crate::sim::N_VSTATES] {
+        let mut t = [0; crate::sim::N_VSTATES];
+        for &v in &u.vcpus {
+            for (a, b) in t.iter_mut().zip(self.vcpus[v as usize].state_time(now)) {
+                *a += b;
+            }
+        }
+        t
+    }
+
     /// The run summary (call after the run; deterministic for a given scenario, level and seed).
     pub fn summary(&self) -> Summary {
         let dur = self.now.max(1) as f64;
@@ -163,6 +178,15 @@ impl Sim {
                     - pct(u.acct.smt_shared_ns) * (1.0 - self.cpu.c2 / 2.0),
                 prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
                     - pct(u.acct.smt_shared_ns) / 2.0,
+                wait_states: {
+                    let t = self.user_state_time(u, self.now);
+                    let all = t.iter().sum::<Time>().max(1) as f64;
+                    crate::sim::VState::NAMES
+                        .iter()
+                        .zip(t)
+                        .map(|(n, x)| (*n, 100.0 * x as f64 / all))
+                        .collect()
+                },
             })
             .collect();
         let intervals = self
@@ -432,6 +456,10 @@ pub struct UserSummary {
     /// (equal to cpu_pct without SMT-2; CP charges raw time, cpu_pct).
     pub mt1_cpu_pct: f64,
     pub prorated_cpu_pct: f64,
+    /// Wait-state analysis (Perfkit FCX114 USTAT): percent of the user's virtual-CPU time
+    /// (all its virtual CPUs over the run) in each state, exact rather than sampled; the states
+    /// add up to 100.
+    pub wait_states: BTreeMap<&'static str, f64>,
 }
 
 #[derive(Clone, Debug, Serialize)]

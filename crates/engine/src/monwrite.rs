@@ -176,7 +176,7 @@ pub const USEACT: Layout = Layout {
     record: 3,
     name: "MRUSEACT",
     title: "User Activity Data",
-    len: 88,
+    len: 144,
     fields: &[
         f("USEACT_VMDUSER", 20, 8, Char, "ibm:mon520"),
         f("USEACT_VMDCPUAD", 28, 2, Uint, "ibm:mon520"),
@@ -188,6 +188,15 @@ pub const USEACT: Layout = Layout {
         f("USEACT_PGREADS", 64, 8, Uint, "zvmlab"),
         f("USEACT_PGSTEALS", 72, 8, Uint, "zvmlab"),
         f("USEACT_RESPAGES", 80, 8, Uint, "zvmlab"),
+        // Wait-state analysis (FCX114 USTAT): cumulative time the user's virtual CPUs spent in
+        // each state (crate::sim::VState), exact rather than IBM's high-frequency samples.
+        f("USEACT_STDORM", 88, 8, Tod, "zvmlab"),
+        f("USEACT_STELIG", 96, 8, Tod, "zvmlab"),
+        f("USEACT_STLIMIT", 104, 8, Tod, "zvmlab"),
+        f("USEACT_STCPUWT", 112, 8, Tod, "zvmlab"),
+        f("USEACT_STRUN", 120, 8, Tod, "zvmlab"),
+        f("USEACT_STPGWT", 128, 8, Tod, "zvmlab"),
+        f("USEACT_STIOWT", 136, 8, Tod, "zvmlab"),
     ],
 };
 
@@ -575,6 +584,8 @@ pub struct Snapshot {
     pub storage: Option<StoSnap>,
     /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
     pub users: Vec<(u64, u64, u64)>,
+    /// Per user: time its virtual CPUs spent in each state up to the sample (FCX114 USTAT).
+    pub states: Vec<[u64; crate::sim::N_VSTATES]>,
     /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
     /// busy thread, with two: None without SMT tracking).
     pub lpus: Vec<LpuSnap>,
@@ -698,10 +709,16 @@ impl Sim {
                 c.steals,
             ]
         });
+        let states = self
+            .users
+            .iter()
+            .map(|u| self.user_state_time(u, self.now))
+            .collect();
         Snapshot {
             devices,
             storage,
             users,
+            states,
             lpus,
             prsm: self.prsm_monitor_counters(),
             mdc,
@@ -969,6 +986,13 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
     }
     for (k, u) in sim.users.iter().enumerate() {
         let pgu = snap.users.get(k).copied().unwrap_or((0, 0, 0));
+        let st = snap
+            .states
+            .get(k)
+            .copied()
+            .unwrap_or([0; crate::sim::N_VSTATES]);
+        let tu = |s: crate::sim::VState| Val::U(ns_to_tod_units(st[s as usize]));
+        use crate::sim::VState as S;
         out.push(build(
             &USEACT,
             tod,
@@ -981,6 +1005,13 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                 ("USEACT_PGREADS", Val::U(pgu.0)),
                 ("USEACT_PGSTEALS", Val::U(pgu.1)),
                 ("USEACT_RESPAGES", Val::U(pgu.2)),
+                ("USEACT_STDORM", tu(S::Dormant)),
+                ("USEACT_STELIG", tu(S::Eligible)),
+                ("USEACT_STLIMIT", tu(S::Limited)),
+                ("USEACT_STCPUWT", tu(S::Ready)),
+                ("USEACT_STRUN", tu(S::Running)),
+                ("USEACT_STPGWT", tu(S::PageWait)),
+                ("USEACT_STIOWT", tu(S::IoWait)),
             ],
         ));
     }

@@ -479,10 +479,11 @@ impl Sim {
         let d = self.priority(v, from_limit);
         self.sched.seq += 1;
         let seq = self.sched.seq;
+        let now = self.now;
         let vc = &mut self.vcpus[v as usize];
         vc.deadline = d;
         vc.heap_seq = seq;
-        vc.state = VState::Ready;
+        vc.set_state(VState::Ready, now);
         vc.slice_left = self.sched.slice;
         if self.sched.direct_ok && d < FAR {
             // It is the most urgent ready virtual CPU, and an idle processor takes it now.
@@ -525,7 +526,7 @@ impl Sim {
                 _ => self.vcpus[v as usize].limit_until,
             };
             if until > self.now {
-                self.vcpus[v as usize].state = VState::Limited;
+                self.vcpus[v as usize].set_state(VState::Limited, self.now);
                 self.q.schedule(self.first_vcpu + v, until);
                 self.sched.sys_pending += self.sched.cost_limit;
                 self.sched.stats.limit_list_adds += 1;
@@ -673,7 +674,7 @@ impl Sim {
             let vc = &mut self.vcpus[v as usize];
             vc.tx_slices = 0;
             vc.want_since = self.now;
-            vc.state = VState::Eligible;
+            vc.set_state(VState::Eligible, self.now);
         }
         self.users[u].sch.n_runnable += 1;
         match self.users[u].sch.list {
@@ -725,7 +726,7 @@ impl Sim {
                 self.make_ready(v, true);
             }
         } else {
-            self.vcpus[v as usize].state = VState::Eligible;
+            self.vcpus[v as usize].set_state(VState::Eligible, self.now);
         }
     }
 
@@ -757,7 +758,7 @@ impl Sim {
         self.vcpus[v as usize].want_since = self.now;
         let s = &self.users[u].sch;
         if s.list != UList::Dispatch {
-            self.vcpus[v as usize].state = VState::Eligible;
+            self.vcpus[v as usize].set_state(VState::Eligible, self.now);
             return;
         }
         if self.stay_ended(v) {
@@ -787,14 +788,14 @@ impl Sim {
         {
             return false;
         }
-        self.vcpus[v as usize].state = VState::Eligible;
+        self.vcpus[v as usize].set_state(VState::Eligible, self.now);
         self.dlist_drop(u);
         let s = &mut self.users[u].sch;
         s.class = (s.class + 1).min(3);
         for k in 0..self.users[u].vcpus.len() {
             let w = self.users[u].vcpus[k] as usize;
             if matches!(self.vcpus[w].state, VState::Ready | VState::Limited) {
-                self.vcpus[w].state = VState::Eligible;
+                self.vcpus[w].set_state(VState::Eligible, self.now);
             }
         }
         if over_wss {

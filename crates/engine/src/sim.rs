@@ -55,6 +55,26 @@ pub enum VState {
     Running,
     /// Waiting for a page-in (paging); not runnable.
     PageWait,
+    /// Waiting for a guest DASD I/O (its window full, or a synchronous I/O); not runnable.
+    IoWait,
+}
+
+/// Number of `VState`s (the index of each is its discriminant).
+pub const N_VSTATES: usize = 7;
+
+impl VState {
+    /// Names of the states in index order, as the run summary and the monitor data give them
+    /// (Perfkit FCX114 USTAT's columns: dormant, eligible, limit list, waiting for a processor,
+    /// running, page wait, I/O wait).
+    pub const NAMES: [&'static str; N_VSTATES] = [
+        "dormant",
+        "eligible",
+        "limited",
+        "cpu_wait",
+        "running",
+        "page_wait",
+        "io_wait",
+    ];
 }
 
 /// Which of CP's scheduler lists a user is on.
@@ -102,6 +122,28 @@ pub struct Vcpu {
     pub pagewait: bool,
     /// Paging device of that page-in (NONE: none can be started).
     pub pagein: u32,
+    /// Since when it has been in `state`, and the time it spent in each state before that
+    /// (index: the state's discriminant): the user wait-state analysis (FCX114 USTAT), exact
+    /// rather than sampled.
+    pub state_since: Time,
+    pub state_ns: [Time; N_VSTATES],
+}
+
+impl Vcpu {
+    /// Enter state `s` at `now`, accounting the time spent in the state it leaves.
+    #[inline(always)]
+    pub fn set_state(&mut self, s: VState, now: Time) {
+        self.state_ns[self.state as usize] += now.saturating_sub(self.state_since);
+        self.state_since = now;
+        self.state = s;
+    }
+
+    /// Time spent in each state from the start of the run up to `now`.
+    pub fn state_time(&self, now: Time) -> [Time; N_VSTATES] {
+        let mut t = self.state_ns;
+        t[self.state as usize] += now.saturating_sub(self.state_since);
+        t
+    }
 }
 
 /// Per-user counters, cumulative since the start of the run.
@@ -386,6 +428,8 @@ impl Sim {
                         cp_owed: 0,
                         pagewait: false,
                         pagein: NONE,
+                        state_since: 0,
+                        state_ns: [0; N_VSTATES],
                     });
                 }
                 let sch = UserSched {

@@ -154,6 +154,27 @@ proptest! {
         }
     }
 
+    /// Wait-state analysis (FCX114 USTAT): each virtual CPU is in exactly one state at every
+    /// instant, so a user's state times add up to its virtual CPUs x the run, and it is charged
+    /// CPU only while running.
+    #[test]
+    fn wait_state_time_is_conserved(cfg in config_strategy()) {
+        let mut sim = Sim::new(cfg).unwrap();
+        sim.run();
+        let now = sim.now;
+        let s = sim.summary();
+        for (u, us) in sim.users.iter().zip(&s.users) {
+            let t = sim.user_state_time(u, now);
+            let total: u64 = t.iter().sum();
+            prop_assert_eq!(total, u.vcpus.len() as u64 * now, "user {}", &u.userid);
+            let charged = u.acct.virt_ns + u.acct.cp_ns;
+            prop_assert!(t[VState::Running as usize] >= charged, "user {} charged {} > running {}",
+                &u.userid, charged, t[VState::Running as usize]);
+            let pct: f64 = us.wait_states.values().sum();
+            prop_assert!((pct - 100.0).abs() < 1e-6, "user {} states add to {}", &u.userid, pct);
+        }
+    }
+
     #[test]
     fn same_seed_same_bytes(cfg in config_strategy()) {
         let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();

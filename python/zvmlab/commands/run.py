@@ -100,13 +100,20 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
         console.print(f"  [bold yellow]{line}[/bold yellow]")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
     t = Table(title="Users (100 % = one processor)", title_justify="left")
-    for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions"):
+    # FCX114 USTAT-like: where each user's virtual CPUs spent the run (percent of their time).
+    ws = lambda u, k: (u.get("wait_states") or {}).get(k, 0.0)  # noqa: E731
+    for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions", "%RUN", "%CPU wait",
+                "%PGW", "%IOW", "%EL+LIM"):
         t.add_column(col, justify="left" if col in ("Userid", "Share") else "right")
     for u in s["users"]:
         tv = u["cpu_pct"] / u["virtual_pct"] if u["virtual_pct"] > 0 else 0.0
         t.add_row(u["userid"], shares.get(u["userid"], ""), f"{u['cpu_pct']:.2f}", f"{u['virtual_pct']:.2f}",
-                  f"{u['cp_pct']:.2f}", f"{tv:.3f}", f"{u['transactions']:,}")
+                  f"{u['cp_pct']:.2f}", f"{tv:.3f}", f"{u['transactions']:,}", f"{ws(u, 'running'):.1f}",
+                  f"{ws(u, 'cpu_wait'):.1f}", f"{ws(u, 'page_wait'):.1f}", f"{ws(u, 'io_wait'):.1f}",
+                  f"{ws(u, 'eligible') + ws(u, 'limited'):.1f}")
     console.print(t)
+    console.print("  %RUN ... %EL+LIM: percent of the user's virtual-CPU time running, waiting for a processor, "
+                  "in page wait, in I/O wait, on the eligible or limit list (the rest dormant; FCX114 USTAT)")
     users = [u["userid"] for u in s["users"]]
     shown = users[:max_cols]
     t = Table(title="CPU % by interval", title_justify="left")

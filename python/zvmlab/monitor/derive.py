@@ -42,6 +42,10 @@ CUM_COLS = (("lpdisp", "SYTCUM_LPDISP", "uint"), ("cpcdisp", "SYTCUM_CPCDISP", "
             ("unparked", "SYTCUM_UNPARKTM", "tod"), ("unparked_vl", "SYTCUM_UNPARKVL", "tod"))
 # MRUSEACT paging counters and the resident-page level.
 UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
+# MRUSEACT wait-state times (zvmlab fields, cumulative; FCX114 USTAT): key, field.
+UST_COLS = (("dormant", "USEACT_STDORM"), ("eligible", "USEACT_STELIG"), ("limited", "USEACT_STLIMIT"),
+            ("cpu_wait", "USEACT_STCPUWT"), ("running", "USEACT_STRUN"), ("page_wait", "USEACT_STPGWT"),
+            ("io_wait", "USEACT_STIOWT"))
 # MRSTORSG minidisk-cache counters (cumulative) and levels at each sample (FCX178 MDCSTOR).
 MDC_COLS = (("reads", "STORSG_MDCREADS", "uint"), ("hits", "STORSG_MDCHITS", "uint"),
             ("inserts", "STORSG_MDCINS", "uint"), ("steals", "STORSG_MDCSTEAL", "uint"))
@@ -110,6 +114,9 @@ class Measurements:
     sto_level: dict[str, list] = field(default_factory=dict)
     # per-user paging (MRUSEACT, zvmlab fields): UPG_COLS per interval, resident pages at each end
     upg: dict[str, dict[str, list]] = field(default_factory=dict)
+    # per-user wait states (MRUSEACT, zvmlab fields): ns of virtual-CPU time per UST_COLS state per
+    # interval; empty in data without them
+    ust: dict[str, dict[str, list]] = field(default_factory=dict)
     # PR/SM and SMT per processor (MRSYTPRP zvmlab fields): core, polarization, and per PRP_COLS
     # one value per interval (core1/core2: the processor's core; None: not measured)
     cpu_core: dict[int, int] = field(default_factory=dict)
@@ -222,7 +229,8 @@ def measure(data: MonitorData) -> Measurements:
         return m
 
     # Per sample group, the cumulative values by key (and where each record was).
-    kinds = ("util", "sys", "wait", "prb", "ttime", "vtime", "tx", "where") + tuple(k for k, _, _ in _LOCK_COLS)
+    kinds = (("util", "sys", "wait", "prb", "ttime", "vtime", "tx", "where") + tuple(k for k, _, _ in _LOCK_COLS)
+             + tuple("ust_" + k for k, _ in UST_COLS))
     per_group = {g: {k: {} for k in kinds} for g in sample_groups}
     for r in data.rows("MRSYTPRP"):
         g = r["group"]
@@ -254,6 +262,11 @@ def measure(data: MonitorData) -> Measurements:
             # one record per virtual CPU in real data: the user's figure is their sum
             cur[key][u] = None if v is None else (cur[key].get(u) or 0) + v
         cur["where"][u] = r["offset"]
+        for key, col in UST_COLS:
+            v = r.get(col)
+            if v is not None:
+                d = cur["ust_" + key]
+                d[u] = (d.get(u) or 0) + v
         if r.get("USEACT_VCPUCNT"):
             m.vcpus[u] = r["USEACT_VCPUCNT"]
         if u not in m.users:
@@ -399,6 +412,8 @@ def measure(data: MonitorData) -> Measurements:
         for g in per_group:
             for key, _, _ in MDC_COLS:
                 per_group[g].setdefault("mdc_" + key, {})
+    if any(per_group[g]["ust_running"] for g in per_group):
+        m.ust = {u: {key: [] for key, _ in UST_COLS} for u in m.users}
     if m.has_storage:
         m.sto = {key: [] for key, _, _ in STO_COLS}
         m.sto_level = {key: [] for key, _ in STO_LEVELS}
@@ -454,6 +469,11 @@ def measure(data: MonitorData) -> Measurements:
             mx = cur["hpp_max"].get("all") or (None, None)
             m.hpp["max_pg"].append(mx[0])
             m.hpp["max_md"].append(mx[1])
+        if m.ust:
+            for key, _ in UST_COLS:
+                d = _deltas(prev["ust_" + key], cur["ust_" + key], m, "tod", w)
+                for u in m.users:
+                    m.ust[u][key].append(d.get(u))
         wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
         for key, _, kind in DEV_COLS:
             d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)

@@ -121,6 +121,13 @@ BASE: tuple[Record, ...] = (
         _f("USEACT_PGREADS", 64, 8, "uint", "zvmlab"),
         _f("USEACT_PGSTEALS", 72, 8, "uint", "zvmlab"),
         _f("USEACT_RESPAGES", 80, 8, "uint", "zvmlab"),
+        _f("USEACT_STDORM", 88, 8, "tod", "zvmlab"),
+        _f("USEACT_STELIG", 96, 8, "tod", "zvmlab"),
+        _f("USEACT_STLIMIT", 104, 8, "tod", "zvmlab"),
+        _f("USEACT_STCPUWT", 112, 8, "tod", "zvmlab"),
+        _f("USEACT_STRUN", 120, 8, "tod", "zvmlab"),
+        _f("USEACT_STPGWT", 128, 8, "tod", "zvmlab"),
+        _f("USEACT_STIOWT", 136, 8, "tod", "zvmlab"),
     )),
     Record(10, 2, "MRAPLSDT", "Application Data Sample Record", (
         _f("APLSDT_USERID", 20, 8, "char", "zvmlab"),

@@ -287,6 +287,64 @@ def user(m: Measurements, r: Report) -> None:
                    "and virtual CPU seconds; Ratio = TCPU/VCPU. * = zvmlab addition (APPLDATA).")
 
 
+# -- FCX114 USTAT -------------------------------------------------------------------------------
+
+# (key in Measurements.ust, column id, header): the states of the run summary's `wait_states`.
+_USTAT = (("running", "run", "%RUN"), ("cpu_wait", "cpu", "%CPU"), ("page_wait", "pgw", "%PGW"),
+          ("io_wait", "iow", "%IOW"), ("eligible", "el", "%EL"), ("limited", "lim", "%LIM"),
+          ("dormant", "dm", "%DM"))
+
+
+@report("FCX114", "USTAT", "Wait State Analysis by User",
+        "per user, whole period: share of its virtual CPUs' time running, waiting for a processor, "
+        "in page wait, in I/O wait, on the eligible list, on the limit list, dormant")
+def ustat(m: Measurements, r: Report) -> None:
+    cols = [Column("userid", ("", "Userid"), "text", 8),
+            Column("vcpus", ("Virt", "CPUs"), "int", 4),
+            Column("act", ("", "%ACT"), "pct", 5)]
+    cols += [Column(c, ("", h), "pct", 5) for _, c, h in _USTAT]
+    t = Table("users", cols, key=("userid",))
+    if not m.ust:
+        r.notes.append("No wait-state data (D4 R3 MRUSEACT wait-state fields) in the data.")
+        r.tables.append(t)
+        return
+
+    def row(times: dict) -> dict:
+        all_ = sum(times.values())
+        out = {c: (100.0 * times[k] / all_ if all_ else None) for k, c, _ in _USTAT}
+        out["act"] = None if out["dm"] is None else 100.0 - out["dm"]
+        return out
+
+    totals = {}
+    for u in sorted(m.users):
+        times = {k: ssum(m.ust[u][k]) or 0 for k, _, _ in _USTAT}
+        totals[u] = times
+        t.add(DATA, userid=u, vcpus=m.vcpus.get(u), **row(times))
+    if totals:
+        sys_times = {k: sum(tt[k] for tt in totals.values()) for k, _, _ in _USTAT}
+        t.add(TOTAL, userid=TOTAL, vcpus=sum(m.vcpus.get(u) or 0 for u in totals) or None, **row(sys_times))
+    r.tables.append(t)
+    wait = {u: sum(totals[u][k] for k in ("cpu_wait", "eligible", "limited")) for u in totals}
+    top = sorted(totals, key=lambda u: -wait[u])[:12]
+
+    def iv_pct(u, k):
+        out = []
+        for i in range(len(m.intervals)):
+            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT)
+            v = m.ust[u][k][i]
+            out.append(None if v is None or not all_ else 100.0 * v / all_)
+        return out
+
+    r.plots.append(Plot("Waiting for a processor (%CPU) by user" + (" (12 most)" if len(totals) > 12 else ""),
+                        "% of virtual-CPU time", xs(m), {u: iv_pct(u, "cpu_wait") for u in top}))
+    r.notes.append("Every column is a percent of the user's virtual-CPU time (all its virtual CPUs over the "
+                   "period), measured exactly rather than by CP's high-frequency samples, so the states add up "
+                   "to 100. %ACT = 100 - %DM; %RUN: on a processor (guest or CP time); %CPU: dispatchable, "
+                   "waiting for a processor; %PGW: page wait; %IOW: waiting for a guest DASD I/O; %EL: on the "
+                   "eligible list; %LIM: held by a LIMITHARD maximum share; %DM: dormant or idle (test idle "
+                   "included: IBM's %TI is not separated).")
+
+
 # -- FCX265 LOCKLOG ------------------------------------------------------------------------------
 
 @report("FCX265", "LOCKLOG", "Spin Lock Log",
