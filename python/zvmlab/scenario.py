@@ -68,7 +68,8 @@ _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical proce
                 "weight": "PR/SM weight of the LPAR, 1-999 (with [cpc])",
                 "polarization": "vertical | horizontal (SET SRM POLARIZATION, with [cpc])",
                 "unparking": "large | medium | small (SET SRM UNPARKING, vertical only, with [cpc])",
-                "excessuse": "high | medium | low | none (SET SRM EXCESSUSE, with [cpc])"}
+                "excessuse": "high | medium | low | none (SET SRM EXCESSUSE, with [cpc])",
+                "dspwdmethod": "reshuffle | rebalance (SET SRM DSPWDMETHOD; multithreading needs reshuffle)"}
 _LPAR_ONLY = ("lpar", "weight", "polarization", "unparking", "excessuse")
 _CPC_KEYS = {"shared_ifls": "shared physical IFLs (the pool PR/SM dispatches shared logical cores on)",
              "dedicated_ifls": "dedicated physical IFLs",
@@ -81,6 +82,7 @@ _CPC_LPAR_KEYS = {"name": "LPAR name, 1-8 characters", "weight": "PR/SM weight 1
 POLARIZATIONS = ("vertical", "horizontal")
 UNPARKINGS = ("large", "medium", "small")
 EXCESSUSES = ("high", "medium", "low", "none")
+DSPWDMETHODS = ("reshuffle", "rebalance")
 MAX_IFLS = 256
 _RUN_KEYS = {"duration": "run length", "interval": "monitor sample interval", "seed": "random seed"}
 _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload": "what it runs",
@@ -383,6 +385,7 @@ class Scenario:
     cpc: dict | None = None
     mdc: dict | None = None
     hyperpav: dict | None = None
+    dspwdmethod: str = "reshuffle"
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -407,6 +410,8 @@ class Scenario:
             cfg["mdc"] = dict(self.mdc)
         if self.hyperpav is not None:
             cfg["hyperpav"] = dict(self.hyperpav)
+        if self.dspwdmethod != "reshuffle":
+            cfg["dspwdmethod"] = self.dspwdmethod
         return cfg
 
     def _engine_config(self) -> dict:
@@ -573,6 +578,12 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         raise InputError(f"{processors} cores with smt = {smt!r}: z/VM multithreads at most {MAX_SMT_CORES} cores",
                          file=file, line=ln("system", "processors"), field="system.processors",
                          fix=f"use processors <= {MAX_SMT_CORES} with SMT, or smt = \"off\" (up to {MAX_PROCESSORS} cores)")
+    dspwd = _choice(system.get("dspwdmethod", "reshuffle"), DSPWDMETHODS, file=file,
+                    line=ln("system", "dspwdmethod"), where="system.dspwdmethod")
+    if dspwd == "rebalance" and smt != "off":
+        raise InputError(f"dspwdmethod = \"rebalance\" with smt = {smt!r}: multithreading requires SET SRM "
+                         "DSPWDMETHOD RESHUFFLE", file=file, line=ln("system", "dspwdmethod"),
+                         field="system.dspwdmethod", fix='use dspwdmethod = "reshuffle" (the default) or smt = "off"')
     machine = system.get("machine")
     if machine is not None and machine not in MACHINES:
         raise InputError(f"{machine!r} is not a modelled machine", file=file, line=ln("system", "machine"),
@@ -750,7 +761,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav)
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd)
 
 
 def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:

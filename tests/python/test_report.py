@@ -211,6 +211,12 @@ def test_hpalias_agrees_with_the_run_summary(run_cli, tmp_path):
     assert mean["use_pg"] == pytest.approx(s["mean_in_use"]["paging"], rel=1e-6)
     assert mean["use_md"] == pytest.approx(s["mean_in_use"]["minidisk"], rel=1e-6)
     assert mean["max_pg"] == s["max_in_use"]["paging"] and mean["max_md"] == s["max_in_use"]["minidisk"]
+    # The volumes' own account of alias time agrees with the pool's (an I/O on an alias that
+    # takes over a freed base is the base's from then on), and a base is never over 100 % busy.
+    devs = json.loads((d / "summary.json").read_text())["devices"]
+    assert sum(v["aliases_in_use"] for v in devs) == pytest.approx(
+        s["mean_in_use"]["paging"] + s["mean_in_use"]["minidisk"], rel=1e-3)
+    assert all(0.0 <= v["util_pct"] <= 100.0 + 1e-9 for v in devs)
 
 
 USTAT_STATES = {"run": "running", "cpu": "cpu_wait", "pgw": "page_wait", "iow": "io_wait", "el": "eligible",

@@ -86,6 +86,7 @@ pub fn reference_config(
         cpc: None,
         mdc: None,
         hyperpav: None,
+        dspwdmethod: Default::default(),
     }
 }
 

@@ -46,6 +46,25 @@ pub struct Config {
     /// SET CU ... SHARE; rows D11, D12); None: no aliases.
     #[serde(default)]
     pub hyperpav: Option<HyperPavCfg>,
+    /// SET SRM DSPWDMETHOD: how an idle logical CPU finds work on the other dispatch vectors.
+    #[serde(default)]
+    pub dspwdmethod: Dspwd,
+}
+
+/// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with one
+/// dispatch vector per logical CPU (6.3 levels; 6.4 looks aside at every vector's head, so the
+/// method has no effect there).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Dspwd {
+    /// Balance first: an idle logical CPU takes the most urgent work of the longest vector,
+    /// wherever it is (the older method; required with multithreading).
+    #[default]
+    Reshuffle,
+    /// Topology first: an idle logical CPU takes work from the nearest non-empty vector (its
+    /// sibling thread's, then its chip's, then its drawer's, then another drawer's), the
+    /// longest among equally near ones.
+    Rebalance,
 }
 
 /// A logical control unit's HyperPAV aliases and how they are shared (hyperpav.rs).
@@ -665,6 +684,12 @@ impl Config {
             return Err(format!(
                 "system.processors = {} with system.smt = \"{}\": z/VM multithreads at most {MAX_SMT_CORES} cores; use processors <= {MAX_SMT_CORES} or smt = \"off\" (up to {MAX_CORES} cores)",
                 self.processors, self.smt
+            ));
+        }
+        if mode != SmtMode::Off && self.dspwdmethod == Dspwd::Rebalance {
+            return Err(format!(
+                "system.dspwdmethod = \"rebalance\" with system.smt = \"{}\": multithreading requires SET SRM DSPWDMETHOD RESHUFFLE; use dspwdmethod = \"reshuffle\" or smt = \"off\"",
+                self.smt
             ));
         }
         if mode != SmtMode::Off && self.cpc.is_some() {

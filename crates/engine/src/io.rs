@@ -253,12 +253,20 @@ impl Device {
             .enumerate()
             .min_by_key(|(_, a)| a.0)
             .map(|(i, _)| i)?;
-        let (_, r, _) = self.active.swap_remove(i);
+        let (_, r, on_alias) = self.active.swap_remove(i);
         // HyperPAV binds an alias to one I/O: a completion while aliases are held frees one,
-        // and the pool (not this volume) decides who gets it next.
+        // and the pool (not this volume) decides who gets it next. The model counts exposures,
+        // so when the I/O that ends ran on a base, an I/O still on an alias takes over the base
+        // for the rest of its service (its remaining time is the base's, not the alias's).
         if self.borrowed > 0 {
             self.borrowed -= 1;
             self.released += 1;
+            if !on_alias {
+                if let Some(a) = self.active.iter_mut().filter(|a| a.2).max_by_key(|a| a.0) {
+                    a.2 = false;
+                    self.stats.alias_ns -= a.0.saturating_sub(now).min(self.stats.alias_ns);
+                }
+            }
         }
         if self.active.len() < self.capacity() {
             if let Some(n) = self.waiting.pop_front() {

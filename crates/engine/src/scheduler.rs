@@ -78,6 +78,8 @@ pub struct Scheduler {
     pub sched: Sched,
     pub limithard: LimitHard,
     pub local: bool,
+    /// SET SRM DSPWDMETHOD REBALANCE: steal from the nearest non-empty vector (else the longest).
+    pub rebalance: bool,
     seq: u64,
     /// Fast path: `make_ready` found an idle processor and an empty shared dispatch list, so
     /// the virtual CPU goes straight to that processor instead of through the heap.
@@ -163,6 +165,7 @@ impl Scheduler {
             sched: level.switches.sched,
             limithard: level.switches.limithard,
             local,
+            rebalance: false,
             seq: 0,
             slice: ((p.dspslice * ms).round() as Time).max(1),
             tick: ((p.sched_tick * ms).round() as Time).max(1),
@@ -568,13 +571,23 @@ impl Sim {
         if let Some(v) = self.pop_live(l as usize) {
             return Some(v);
         }
-        // Own vector empty: steal the most urgent entry of the longest other vector.
+        // Own vector empty: steal the most urgent entry of the longest other vector (RESHUFFLE),
+        // or of the nearest non-empty one by topology, the longest among equally near ones
+        // (REBALANCE).
         loop {
             let mut best = None;
-            let mut best_len = 0;
+            let mut best_key = (usize::MAX, 0usize);
             for (i, d) in self.sched.dvs.iter().enumerate() {
-                if d.len() > best_len {
-                    best_len = d.len();
+                if d.is_empty() {
+                    continue;
+                }
+                let dist = if self.sched.rebalance {
+                    self.cpu.topo.distance(l, i as u32)
+                } else {
+                    0
+                };
+                if dist < best_key.0 || (dist == best_key.0 && d.len() > best_key.1) {
+                    best_key = (dist, d.len());
                     best = Some(i);
                 }
             }

@@ -519,6 +519,7 @@ impl Sim {
             params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
         }
         let mut sched = Scheduler::new(&params, &level, p_online);
+        sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
         sched.set_processors(p_online, p);
         if let Some(pg) = &paging {
             // Storage admission's view: pageable frames and paging exposures (volumes).

@@ -32,6 +32,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         cpc: None,
         mdc: None,
         hyperpav: None,
+        dspwdmethod: Default::default(),
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,

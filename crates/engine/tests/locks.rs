@@ -129,6 +129,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         cpc: None,
         mdc: None,
         hyperpav: None,
+        dspwdmethod: Default::default(),
     }
 }
 

@@ -111,6 +111,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             cpc: None,
             mdc: None,
             hyperpav: None,
+            dspwdmethod: Default::default(),
         })
 }
 
@@ -216,6 +217,7 @@ fn different_seeds_differ() {
         cpc: None,
         mdc: None,
         hyperpav: None,
+        dspwdmethod: Default::default(),
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

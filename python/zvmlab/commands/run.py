@@ -96,6 +96,11 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     if (sc.engine_config().get("storage") or {}).get("encrypt") and not (s.get("storage") or {}).get("encryption"):
         lines.append(f"SET ENCRYPT PAGING ignored: level {s['level']} has no encrypted paging (VM65993, "
                      "e.g. zvm-6.4-1q17)")
+    if sc.dspwdmethod != "reshuffle":
+        from .. import engine
+        if engine.switches(s["level"], sc.switches).get("dv") != "local":
+            lines.append(f"SET SRM DSPWDMETHOD {sc.dspwdmethod.upper()} has no effect at level {s['level']}: its "
+                         "dispatcher looks aside at every dispatch vector's head (one ordered list, no steals)")
     for line in lines:
         console.print(f"  [bold yellow]{line}[/bold yellow]")
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}

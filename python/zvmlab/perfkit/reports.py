@@ -317,7 +317,9 @@ def ustat(m: Measurements, r: Report) -> None:
 
     totals = {}
     for u in sorted(m.users):
-        times = {k: ssum(m.ust[u][k]) or 0 for k, _, _ in _USTAT}
+        # an interval the reader left out (a damaged counter) drops from every state alike
+        ok = [i for i in range(len(m.intervals)) if all(m.ust[u][k][i] is not None for k, _, _ in _USTAT)]
+        times = {k: sum(m.ust[u][k][i] for i in ok) for k, _, _ in _USTAT}
         totals[u] = times
         t.add(DATA, userid=u, vcpus=m.vcpus.get(u), **row(times))
     if totals:
