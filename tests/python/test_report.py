@@ -219,8 +219,8 @@ def test_hpalias_agrees_with_the_run_summary(run_cli, tmp_path):
     assert all(0.0 <= v["util_pct"] <= 100.0 + 1e-9 for v in devs)
 
 
-USTAT_STATES = {"run": "running", "cpu": "cpu_wait", "pgw": "page_wait", "iow": "io_wait", "el": "eligible",
-                "lim": "limited", "dm": "dormant"}
+USTAT_STATES = {"run": "running", "cpu": "cpu_wait", "pgw": "page_wait", "iow": "io_wait", "ti": "test_idle",
+                "el": "eligible", "lim": "limited", "dm": "dormant"}
 
 
 @pytest.mark.parametrize("name", ["a1", "d6", "d8"])
@@ -236,7 +236,8 @@ def test_ustat_agrees_with_the_run_summary(runs, run_cli, name):
         r = got[u["userid"]]
         for col, key in USTAT_STATES.items():
             assert r[col] == pytest.approx(u["wait_states"][key], abs=1e-4), (u["userid"], col)
-        assert r["act"] == pytest.approx(100.0 - u["wait_states"]["dormant"], abs=1e-4)
+        assert r["act"] == pytest.approx(100.0 - u["wait_states"]["dormant"] - u["wait_states"]["test_idle"],
+                                         abs=1e-4)
 
 
 def test_wait_states_say_why_users_wait(tmp_path, run_cli):

@@ -179,13 +179,19 @@ impl Sim {
                 prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
                     - pct(u.acct.smt_shared_ns) / 2.0,
                 wait_states: {
-                    let t = self.user_state_time(u, self.now);
+                    let mut t = self.user_state_time(u, self.now);
                     let all = t.iter().sum::<Time>().max(1) as f64;
-                    crate::sim::VState::NAMES
+                    // Dormant while its user is test-idle is its own state (USTAT %TI).
+                    let ti = u.sch.tidle_time(self.now);
+                    let d = crate::sim::VState::Dormant as usize;
+                    t[d] = t[d].saturating_sub(ti);
+                    let mut m: BTreeMap<&'static str, f64> = crate::sim::VState::NAMES
                         .iter()
                         .zip(t)
                         .map(|(n, x)| (*n, 100.0 * x as f64 / all))
-                        .collect()
+                        .collect();
+                    m.insert("test_idle", 100.0 * ti as f64 / all);
+                    m
                 },
             })
             .collect();
@@ -458,7 +464,7 @@ pub struct UserSummary {
     pub prorated_cpu_pct: f64,
     /// Wait-state analysis (Perfkit FCX114 USTAT): percent of the user's virtual-CPU time
     /// (all its virtual CPUs over the run) in each state, exact rather than sampled; the states
-    /// add up to 100.
+    /// add up to 100 (`dormant` excludes `test_idle`: dormant while the user is test-idle).
     pub wait_states: BTreeMap<&'static str, f64>,
 }
 

@@ -176,7 +176,7 @@ pub const USEACT: Layout = Layout {
     record: 3,
     name: "MRUSEACT",
     title: "User Activity Data",
-    len: 144,
+    len: 152,
     fields: &[
         f("USEACT_VMDUSER", 20, 8, Char, "ibm:mon520"),
         f("USEACT_VMDCPUAD", 28, 2, Uint, "ibm:mon520"),
@@ -197,6 +197,8 @@ pub const USEACT: Layout = Layout {
         f("USEACT_STRUN", 120, 8, Tod, "zvmlab"),
         f("USEACT_STPGWT", 128, 8, Tod, "zvmlab"),
         f("USEACT_STIOWT", 136, 8, Tod, "zvmlab"),
+        // Of USEACT_STDORM, the part while the user was test-idle (on the dispatch list).
+        f("USEACT_STTIDL", 144, 8, Tod, "zvmlab"),
     ],
 };
 
@@ -584,8 +586,10 @@ pub struct Snapshot {
     pub storage: Option<StoSnap>,
     /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
     pub users: Vec<(u64, u64, u64)>,
-    /// Per user: time its virtual CPUs spent in each state up to the sample (FCX114 USTAT).
+    /// Per user: time its virtual CPUs spent in each state up to the sample, and dormant while
+    /// test-idle (FCX114 USTAT).
     pub states: Vec<[u64; crate::sim::N_VSTATES]>,
+    pub tidle: Vec<u64>,
     /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
     /// busy thread, with two: None without SMT tracking).
     pub lpus: Vec<LpuSnap>,
@@ -714,11 +718,17 @@ impl Sim {
             .iter()
             .map(|u| self.user_state_time(u, self.now))
             .collect();
+        let tidle = self
+            .users
+            .iter()
+            .map(|u| u.sch.tidle_time(self.now))
+            .collect();
         Snapshot {
             devices,
             storage,
             users,
             states,
+            tidle,
             lpus,
             prsm: self.prsm_monitor_counters(),
             mdc,
@@ -1012,6 +1022,10 @@ fn interval_records(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec<u8
                 ("USEACT_STRUN", tu(S::Running)),
                 ("USEACT_STPGWT", tu(S::PageWait)),
                 ("USEACT_STIOWT", tu(S::IoWait)),
+                (
+                    "USEACT_STTIDL",
+                    Val::U(ns_to_tod_units(snap.tidle.get(k).copied().unwrap_or(0))),
+                ),
             ],
         ));
     }

@@ -710,7 +710,7 @@ impl Sim {
                 if s.tidle {
                     // A new transaction of a test-idle user: back to Q1, no drop and re-add
                     // (a dispatch-list update, under the scheduler lock held exclusive).
-                    s.tidle = false;
+                    s.end_tidle(self.now);
                     self.locks.ready_update();
                     let c = if s.quickdsp { 0 } else { 1 };
                     let (old, ws, ld) = (s.class, s.dl_wss, s.dl_loading);
@@ -756,6 +756,12 @@ impl Sim {
                 s.tidle = true;
                 s.tidle_since = self.now;
                 self.sched.tidle.push_back((self.now, u as u32));
+                let dormant = self.users[u]
+                    .vcpus
+                    .iter()
+                    .filter(|&&w| self.vcpus[w as usize].state == VState::Dormant)
+                    .count() as u32;
+                self.users[u].sch.tidle_vcpus = dormant;
             }
             UList::Eligible => {
                 s.list = UList::Dormant;
@@ -889,7 +895,7 @@ impl Sim {
         s.stay_in = s.pageins + s.firsts;
         s.dl_since = now;
         s.el_delay = now - s.el_since;
-        s.tidle = false;
+        s.end_tidle(now);
         s.dl_wss = s.wss;
         s.dl_loading = s.loading;
         s.stay_pageins = s.pageins;
@@ -948,8 +954,9 @@ impl Sim {
             let s = &self.users[u].sch;
             if s.tidle && s.tidle_since == t && s.list == UList::Dispatch {
                 self.dlist_drop(u);
+                let now = self.now;
                 let s = &mut self.users[u].sch;
-                s.tidle = false;
+                s.end_tidle(now);
                 s.list = UList::Dormant;
                 self.list_sums_remove(u);
             }

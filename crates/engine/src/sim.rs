@@ -191,6 +191,11 @@ pub struct UserSched {
     /// Test-idle: on the dispatch list with no runnable virtual CPU since `tidle_since`.
     pub tidle: bool,
     pub tidle_since: Time,
+    /// Virtual-CPU time spent dormant while test-idle before the current period (FCX114 USTAT
+    /// %TI), and the user's dormant virtual CPUs in the current period (constant within it: any
+    /// of them becoming runnable ends the period).
+    pub tidle_ns: Time,
+    pub tidle_vcpus: u32,
     /// Share counted in the list normalization sums (relative, absolute fraction).
     pub in_sums: (f64, f64),
     /// Sequence number of its live eligible-list entry.
@@ -227,6 +232,28 @@ pub struct UserSched {
     pub dl_loading: bool,
 }
 
+impl UserSched {
+    /// The user stops being test-idle at `now` (a new transaction, or the drop after the grace
+    /// period): the period counts towards its test-idle time.
+    #[inline]
+    pub fn end_tidle(&mut self, now: Time) {
+        if self.tidle {
+            self.tidle_ns += now.saturating_sub(self.tidle_since) * self.tidle_vcpus as Time;
+            self.tidle = false;
+        }
+    }
+
+    /// Virtual-CPU time spent dormant while test-idle, up to `now`.
+    pub fn tidle_time(&self, now: Time) -> Time {
+        self.tidle_ns
+            + if self.tidle {
+                now.saturating_sub(self.tidle_since) * self.tidle_vcpus as Time
+            } else {
+                0
+            }
+    }
+}
+
 impl Default for UserSched {
     fn default() -> Self {
         UserSched {
@@ -239,6 +266,8 @@ impl Default for UserSched {
             n_runnable: 0,
             tidle: false,
             tidle_since: 0,
+            tidle_ns: 0,
+            tidle_vcpus: 0,
             in_sums: (0.0, 0.0),
             el_seq: 0,
             used_mark: 0,

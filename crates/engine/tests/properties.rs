@@ -171,6 +171,8 @@ proptest! {
             let charged = u.acct.virt_ns + u.acct.cp_ns;
             prop_assert!(t[VState::Running as usize] >= charged, "user {} charged {} > running {}",
                 &u.userid, charged, t[VState::Running as usize]);
+            // Test idle is dormant time while the user stays on the dispatch list.
+            prop_assert!(u.sch.tidle_time(now) <= t[VState::Dormant as usize], "user {}", &u.userid);
             let pct: f64 = us.wait_states.values().sum();
             prop_assert!((pct - 100.0).abs() < 1e-6, "user {} states add to {}", &u.userid, pct);
         }

@@ -45,7 +45,7 @@ UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS
 # MRUSEACT wait-state times (zvmlab fields, cumulative; FCX114 USTAT): key, field.
 UST_COLS = (("dormant", "USEACT_STDORM"), ("eligible", "USEACT_STELIG"), ("limited", "USEACT_STLIMIT"),
             ("cpu_wait", "USEACT_STCPUWT"), ("running", "USEACT_STRUN"), ("page_wait", "USEACT_STPGWT"),
-            ("io_wait", "USEACT_STIOWT"))
+            ("io_wait", "USEACT_STIOWT"), ("test_idle", "USEACT_STTIDL"))
 # MRSTORSG minidisk-cache counters (cumulative) and levels at each sample (FCX178 MDCSTOR).
 MDC_COLS = (("reads", "STORSG_MDCREADS", "uint"), ("hits", "STORSG_MDCHITS", "uint"),
             ("inserts", "STORSG_MDCINS", "uint"), ("steals", "STORSG_MDCSTEAL", "uint"))

@@ -128,6 +128,7 @@ BASE: tuple[Record, ...] = (
         _f("USEACT_STRUN", 120, 8, "tod", "zvmlab"),
         _f("USEACT_STPGWT", 128, 8, "tod", "zvmlab"),
         _f("USEACT_STIOWT", 136, 8, "tod", "zvmlab"),
+        _f("USEACT_STTIDL", 144, 8, "tod", "zvmlab"),
     )),
     Record(10, 2, "MRAPLSDT", "Application Data Sample Record", (
         _f("APLSDT_USERID", 20, 8, "char", "zvmlab"),

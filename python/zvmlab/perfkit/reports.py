@@ -291,8 +291,8 @@ def user(m: Measurements, r: Report) -> None:
 
 # (key in Measurements.ust, column id, header): the states of the run summary's `wait_states`.
 _USTAT = (("running", "run", "%RUN"), ("cpu_wait", "cpu", "%CPU"), ("page_wait", "pgw", "%PGW"),
-          ("io_wait", "iow", "%IOW"), ("eligible", "el", "%EL"), ("limited", "lim", "%LIM"),
-          ("dormant", "dm", "%DM"))
+          ("io_wait", "iow", "%IOW"), ("test_idle", "ti", "%TI"), ("eligible", "el", "%EL"),
+          ("limited", "lim", "%LIM"), ("dormant", "dm", "%DM"))
 
 
 @report("FCX114", "USTAT", "Wait State Analysis by User",
@@ -310,16 +310,19 @@ def ustat(m: Measurements, r: Report) -> None:
         return
 
     def row(times: dict) -> dict:
+        # the monitor's dormant time includes test idle; USTAT shows them apart
+        times = {**times, "dormant": max(0, times["dormant"] - times["test_idle"])}
         all_ = sum(times.values())
         out = {c: (100.0 * times[k] / all_ if all_ else None) for k, c, _ in _USTAT}
-        out["act"] = None if out["dm"] is None else 100.0 - out["dm"]
+        out["act"] = None if out["dm"] is None else 100.0 - out["dm"] - out["ti"]
         return out
 
     totals = {}
     for u in sorted(m.users):
         # an interval the reader left out (a damaged counter) drops from every state alike
-        ok = [i for i in range(len(m.intervals)) if all(m.ust[u][k][i] is not None for k, _, _ in _USTAT)]
-        times = {k: sum(m.ust[u][k][i] for i in ok) for k, _, _ in _USTAT}
+        ok = [i for i in range(len(m.intervals))
+              if all(m.ust[u][k][i] is not None for k, _, _ in _USTAT if k != "test_idle")]
+        times = {k: sum(m.ust[u][k][i] or 0 for i in ok) for k, _, _ in _USTAT}
         totals[u] = times
         t.add(DATA, userid=u, vcpus=m.vcpus.get(u), **row(times))
     if totals:
@@ -332,7 +335,7 @@ def ustat(m: Measurements, r: Report) -> None:
     def iv_pct(u, k):
         out = []
         for i in range(len(m.intervals)):
-            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT)
+            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT if kk != "test_idle")
             v = m.ust[u][k][i]
             out.append(None if v is None or not all_ else 100.0 * v / all_)
         return out
@@ -341,10 +344,10 @@ def ustat(m: Measurements, r: Report) -> None:
                         "% of virtual-CPU time", xs(m), {u: iv_pct(u, "cpu_wait") for u in top}))
     r.notes.append("Every column is a percent of the user's virtual-CPU time (all its virtual CPUs over the "
                    "period), measured exactly rather than by CP's high-frequency samples, so the states add up "
-                   "to 100. %ACT = 100 - %DM; %RUN: on a processor (guest or CP time); %CPU: dispatchable, "
-                   "waiting for a processor; %PGW: page wait; %IOW: waiting for a guest DASD I/O; %EL: on the "
-                   "eligible list; %LIM: held by a LIMITHARD maximum share; %DM: dormant or idle (test idle "
-                   "included: IBM's %TI is not separated).")
+                   "to 100. %RUN: on a processor (guest or CP time); %CPU: dispatchable, "
+                   "waiting for a processor; %PGW: page wait; %IOW: waiting for a guest DASD I/O; %TI: idle "
+                   "while its user stays on the dispatch list (test idle); %EL: on the eligible list; %LIM: "
+                   "held by a LIMITHARD maximum share; %DM: dormant. %ACT = 100 - %TI - %DM.")
 
 
 # -- FCX265 LOCKLOG ------------------------------------------------------------------------------
