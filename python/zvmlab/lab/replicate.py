@@ -259,6 +259,9 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
     done = 0
     for r in rows:
         base_info = {"id": r.id, "seed_report": r.seed, "section": r.section, "what": r.what, "kind": r.kind}
+        if r.status == "modelled":
+            # how the row is modelled and what the runs found (the catalogue's `reason`)
+            base_info["model"] = r.reason or ""
         if r.status != "modelled":
             out.append(base_info | {"metric": None, "published": r.published, "simulated": None,
                                     "tolerance": None, "reason": r.reason,

@@ -78,9 +78,13 @@ def write(results: list[dict], out_dir: str | Path) -> Path:
     charts = []
     for rid in dict.fromkeys(r["id"] for r in results if r["metric"]):
         svg = _bar_svg(rid, [r for r in results if r["id"] == rid])
-        what = next(r["what"] for r in results if r["id"] == rid)
-        if svg:
-            charts.append(f"<h2>{rid}: {html.escape(what)}</h2><figure>{svg}</figure>")
+        first = next(r for r in results if r["id"] == rid)
+        # the catalogue's account of how the row is modelled and why it lands or misses
+        model = first.get("model") or ""
+        note = f"<p class=note>{html.escape(model)}</p>" if model else ""
+        if svg or note:
+            fig = f"<figure>{svg}</figure>" if svg else ""
+            charts.append(f"<h2>{rid}: {html.escape(first['what'])}</h2>{fig}{note}")
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>zvmlab replicate</title><style>{STYLE}</style>"
             f"</head><body><h1>zvmlab replicate: IBM's published figures beside the simulator's</h1>"
             f"<p class=note>Kind C rows may calibrate a parameter; kind P rows must emerge from mechanisms "
