@@ -93,11 +93,15 @@ impl Sim {
     #[inline]
     pub(crate) fn dispatch_next(&mut self, l: u32) {
         self.charge(l, self.now);
-        let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed)
-            + std::mem::take(&mut self.sched.sys_pending)
-            + self.prsm_wake(l);
-        // A processor z/VM parked takes no work (and does not look at the dispatch list).
+        // A processor z/VM parked takes no work (and does not look at the dispatch list), nor
+        // the system work waiting for the next processor that dispatches.
         let parked = self.lpus[l as usize].parked;
+        let pending = if parked {
+            0
+        } else {
+            std::mem::take(&mut self.sched.sys_pending)
+        };
+        let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed) + pending + self.prsm_wake(l);
         let next = if parked { None } else { self.pick(l) };
         let sys = if parked {
             sys

@@ -433,6 +433,15 @@ impl Sim {
     /// Park processors `n..` and unpark `0..n` (logical cores are ordered Vh, Vm, Vl).
     pub(crate) fn apply_parking(&mut self, n: u32) {
         let p = self.lpus.len() as u32;
+        // Virtual CPUs and queued work of parked processors go to the unparked processor with
+        // the fewest virtual CPUs homed on it (not all onto one).
+        let mut homes = vec![0u32; p as usize];
+        for v in &self.vcpus {
+            if (v.home as usize) < homes.len() {
+                homes[v.home as usize] += 1;
+            }
+        }
+        let mut moved = false;
         for l in 0..p {
             let park = l >= n;
             if self.lpus[l as usize].parked == park {
@@ -451,14 +460,30 @@ impl Sim {
                 if let Some(i) = self.idle.iter().position(|&x| x == l) {
                     self.idle.remove(i);
                 }
-                // Its virtual CPUs find a home among the unparked processors.
+                // Its virtual CPUs find a home among the unparked processors, and the work
+                // queued on its dispatch vector moves there (no processor would take it: the
+                // others steal only when their own vectors are empty).
+                let m = n.max(1);
+                // Queued work first (its virtual CPUs still count as homed here), then the rest.
+                self.move_parked_dv(l as usize, m, &mut homes);
                 for v in self.vcpus.iter_mut() {
                     if v.home == l {
-                        v.home %= n.max(1);
+                        let to = crate::scheduler::least_loaded(&homes, m);
+                        homes[l as usize] = homes[l as usize].saturating_sub(1);
+                        homes[to as usize] += 1;
+                        v.home = to;
                     }
                 }
+                moved = true;
             } else if self.lpus[l as usize].vcpu == NONE && self.lpus[l as usize].sys_left == 0 {
                 self.lpus[l as usize].waiting = true;
+                self.dispatch_next(l);
+            }
+        }
+        // Idle unparked processors take the work that moved.
+        if moved {
+            while self.sched.has_ready() {
+                let Some(l) = self.idle.pop() else { break };
                 self.dispatch_next(l);
             }
         }

@@ -599,6 +599,31 @@ impl Sim {
         }
     }
 
+    /// Processor `from` was parked: the live entries of its dispatch vector move, with their
+    /// deadlines and sequence numbers, to the vectors of unparked processors `0..n`, each to the
+    /// processor with the fewest virtual CPUs homed on it (`homes`, kept up to date); each moved
+    /// virtual CPU takes its new vector as home.
+    pub(crate) fn move_parked_dv(&mut self, from: usize, n: u32, homes: &mut [u32]) {
+        if !self.sched.local || from >= self.sched.dvs.len() || n == 0 {
+            return;
+        }
+        let entries = std::mem::take(&mut self.sched.dvs[from]).into_sorted_vec();
+        for Reverse((d, seq, v)) in entries.into_iter().rev() {
+            let vc = &self.vcpus[v as usize];
+            if vc.heap_seq != seq || vc.state != VState::Ready {
+                continue; // stale
+            }
+            let to = least_loaded(homes, n);
+            let old = vc.home as usize;
+            if old < homes.len() && homes[old] > 0 {
+                homes[old] -= 1;
+            }
+            homes[to as usize] += 1;
+            self.vcpus[v as usize].home = to;
+            self.sched.dvs[to as usize].push(Reverse((d, seq, v)));
+        }
+    }
+
     #[inline(always)]
     fn pop_live(&mut self, i: usize) -> Option<u32> {
         while let Some(Reverse((_, seq, v))) = self.sched.dvs[i].pop() {
@@ -1075,4 +1100,12 @@ impl Sim {
             u.sch.alloc = a;
         }
     }
+}
+
+/// The processor among `0..n` with the fewest virtual CPUs homed on it (the lowest number among
+/// equals).
+pub(crate) fn least_loaded(homes: &[u32], n: u32) -> u32 {
+    (0..n.min(homes.len() as u32))
+        .min_by_key(|&l| (homes[l as usize], l))
+        .unwrap_or(0)
 }
