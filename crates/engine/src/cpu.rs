@@ -593,9 +593,16 @@ impl Sim {
             for l in cores..2 * cores {
                 let v = self.lpus[l as usize].vcpu;
                 let sys = self.lpus[l as usize].sys_left + self.lpus[l as usize].sys_owed;
-                if v != NONE && self.vcpus[v as usize].pagewait {
-                    // A page fault's (or I/O's) CP work not done yet goes with its virtual CPU.
-                    self.vcpus[v as usize].cp_owed += self.lpus[l as usize].cp_left;
+                if v != NONE {
+                    // CP work of the run not done yet goes with its virtual CPU: all of a page
+                    // fault's (or I/O's) run; of another run, what is beyond the dispatch cost
+                    // (the next dispatch pays that again).
+                    let left = self.lpus[l as usize].cp_left;
+                    self.vcpus[v as usize].cp_owed += if self.vcpus[v as usize].pagewait {
+                        left
+                    } else {
+                        left.saturating_sub(self.cost_dispatch)
+                    };
                 }
                 {
                     let lp = &mut self.lpus[l as usize];

@@ -85,8 +85,11 @@ impl Sim {
         self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
     }
 
+    /// `v` goes on running on `l` (a CP path of its run continues into guest work): system time
+    /// the path left on the processor (spin on a lock it took) runs first, the guest waits for it.
     pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
-        self.start_run(l, v, sys, cp)
+        let owed = std::mem::take(&mut self.lpus[l as usize].sys_owed);
+        self.start_run(l, v, sys + owed, cp)
     }
 
     /// Processor `l` is free: run the most urgent ready virtual CPU, or go idle.

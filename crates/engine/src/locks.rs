@@ -458,7 +458,16 @@ impl Locks {
     /// No processor is known here; the extra time is run by the next processor that dispatches
     /// (like the scheduler's other pending work).
     pub fn atod_update(&mut self, t: Time) -> Time {
-        let h = self.hold_atod;
+        self.atod_updates(t, 1)
+    }
+
+    /// `k` adjusted-TOD updates by one path at `t` (a page-in that readies `k` waiters): one
+    /// hold of `k` updates, not `k` requests that would queue behind each other.
+    pub fn atod_updates(&mut self, t: Time, k: u64) -> Time {
+        if k == 0 {
+            return 0;
+        }
+        let h = self.hold_atod * k;
         self.acquire(LockId::Srmatdlk, Mode::Excl, t, NONE, h)
             .extra()
     }
@@ -466,7 +475,16 @@ impl Locks {
     /// One use of the CP-owned volume list at `t` under HCPPGDAL: a contiguous run of slots
     /// for a block page-out, or the slot of a page read back, given back.
     pub fn slots(&mut self, t: Time) -> Time {
-        let h = self.hold_slot;
+        self.slots_n(t, 1)
+    }
+
+    /// `k` uses of the volume list by one path at `t` (a flush writing `k` blocks): one hold
+    /// of `k` uses.
+    pub fn slots_n(&mut self, t: Time, k: u64) -> Time {
+        if k == 0 {
+            return 0;
+        }
+        let h = self.hold_slot * k;
         self.acquire(LockId::Hcppgdal, Mode::Excl, t, NONE, h)
             .extra()
     }

@@ -537,6 +537,8 @@ impl Sim {
             pg.out_of_space = Some(now);
         }
         let mut sys = 0;
+        // One path: its uses of the volume list and its below-2GB searches are one hold each.
+        let (mut blocks, mut search) = (0u64, 0 as Time);
         while pg.st.pending_writes.len() >= pg.block || (all && !pg.st.pending_writes.is_empty()) {
             let n = pg.block.min(pg.st.pending_writes.len());
             // CP's below-2GB frames for the write I/O (searched for when none is free).
@@ -545,10 +547,7 @@ impl Sim {
                 examined += pg.st.cp_take_below(&mut pg.below_rng);
             }
             if examined > 0 {
-                let hold = (examined as f64 * pg.search_ns) as Time;
-                let wall = self.locks.below2g_search(NONE, now, hold, crate::cpu::ONE);
-                pg.search_wall_ns += wall;
-                sys += wall;
+                search += (examined as f64 * pg.search_ns) as Time;
             }
             let d = pg.next_vol;
             pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
@@ -556,7 +555,7 @@ impl Sim {
             pg.st.pages_written += n as u64;
             sys += (pg.cost_steal + pg.cost_io[d] + pg.cost_encrypt) * n as Time + pg.cost_ssch[d];
             pg.encrypted += if pg.cost_encrypt > 0 { n as u64 } else { 0 };
-            sys += self.locks.slots(now);
+            blocks += 1;
             let r = IoReq {
                 pages: n as u32,
                 read: false,
@@ -568,6 +567,14 @@ impl Sim {
                 self.q.schedule(self.first_dev + d as u32, t);
             }
         }
+        if search > 0 {
+            let wall = self
+                .locks
+                .below2g_search(NONE, now, search, crate::cpu::ONE);
+            self.paging.as_mut().unwrap().search_wall_ns += wall;
+            sys += wall;
+        }
+        sys += self.locks.slots_n(now, blocks);
         self.alias_kick();
         self.sched.sys_pending += sys;
         self.mdc_surrender();
@@ -633,8 +640,8 @@ impl Sim {
                 // The page's slot is given back under HCPPGDAL (assumed: with the 6.3 aging
                 // list a changed page is written again anyway, so a page read back keeps no slot).
                 self.sched.sys_pending += self.locks.slots(now);
+                self.sched.sys_pending += self.locks.atod_updates(now, 1 + others.len() as u64);
                 for v in std::iter::once(r.waiter).chain(others) {
-                    self.sched.sys_pending += self.locks.atod_update(now);
                     self.vcpus[v as usize].pagewait = false;
                     self.page_wait_done(v);
                 }

@@ -54,7 +54,8 @@ def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progr
     for r in rows:
         n = r["cores"]
         r["caf"] = caf(n)
-        r["itr_caf_expected"] = itr0 * n * caf(n) / (n0 * caf(n0))
+        # the smallest run is its own expectation, exactly (no rounding in n caf(n) / n0 caf(n0))
+        r["itr_caf_expected"] = itr0 if n == n0 else itr0 * n * caf(n) / (n0 * caf(n0))
         r["itr_linear"] = itr0 * n / n0
         r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else math.nan
     return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows}
