@@ -293,3 +293,6 @@ def test_parking_moves_queued_work_and_spreads_homes():
     for iv in s["intervals"][-2:]:
         cpu = list(iv["users"].values())
         assert min(cpu) > 0.9 * max(cpu) > 0, cpu
+    # parked processors take no work (not even the rest of a minor slice once parked)
+    busy = [p["busy_pct"] for p in s["intervals"][-1]["processors"]]
+    assert sum(b > 50 for b in busy) == 2 and all(b < 0.5 for b in busy if b <= 50), busy
