@@ -433,7 +433,7 @@ impl Sim {
                     let vc = &mut self.vcpus[v as usize];
                     vc.cp_owed += cost;
                     vc.remaining = draw(&mut vc.rng, cpu, dist);
-                    self.start_run_pub(l, v, 0, 0);
+                    self.continue_run(l, v);
                     return true;
                 } else {
                     insert = p.insert_cost;
@@ -462,7 +462,7 @@ impl Sim {
                 let vc = &mut self.vcpus[v as usize];
                 vc.cp_owed += cost;
                 vc.remaining = draw(&mut vc.rng, cpu, dist);
-                self.start_run_pub(l, v, 0, 0);
+                self.continue_run(l, v);
                 return true;
             }
             if p.window > 1 {
@@ -493,14 +493,14 @@ impl Sim {
                 } else {
                     vc.remaining = draw(&mut vc.rng, cpu, dist);
                 }
-                self.start_run_pub(l, v, 0, 0);
+                self.continue_run(l, v);
                 return true;
             }
             d.pending[v as usize] = p.vol;
             let vc = &mut self.vcpus[v as usize];
             vc.cp_owed += p.cost;
             vc.pagewait = true; // a CP-only run, then the wait for the device
-            self.start_run_pub(l, v, 0, 0);
+            self.continue_run(l, v);
             return true;
         }
         // The transaction is complete.
@@ -523,7 +523,7 @@ impl Sim {
             let vc = &mut self.vcpus[v as usize];
             vc.remaining = draw(&mut vc.rng, cpu, dist);
             if vc.slice_left > 0 {
-                self.start_run_pub(l, v, 0, 0);
+                self.continue_run(l, v);
             } else {
                 self.slice_end(l, v);
             }

@@ -89,13 +89,13 @@ impl Sim {
     /// the path left on the processor (spin on a lock it took) runs first, the guest waits for it.
     /// On a processor z/VM has just parked the virtual CPU does not go on: its run ends like a
     /// slice end and it is dispatched on an unparked processor.
-    pub(crate) fn start_run_pub(&mut self, l: u32, v: u32, sys: Time, cp: Time) {
-        if self.lpus[l as usize].parked && sys == 0 && cp == 0 {
+    pub(crate) fn continue_run(&mut self, l: u32, v: u32) {
+        if self.lpus[l as usize].parked {
             self.slice_end(l, v);
             return;
         }
         let owed = std::mem::take(&mut self.lpus[l as usize].sys_owed);
-        self.start_run(l, v, sys + owed, cp)
+        self.start_run(l, v, owed, 0)
     }
 
     /// Processor `l` is free: run the most urgent ready virtual CPU, or go idle.
@@ -234,12 +234,10 @@ impl Sim {
                         return;
                     }
                     let vc = &mut self.vcpus[v as usize];
-                    if vc.slice_left > 0 && !self.lpus[l as usize].parked {
-                        // Still within its minor time slice: keeps the processor, no new dispatch.
-                        // System time the burst's end left on the processor (spin on a lock the
-                        // next burst's CP path needed) runs first: the guest waits for it.
-                        let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed);
-                        self.start_run(l, v, sys, 0);
+                    if vc.slice_left > 0 {
+                        // Still within its minor time slice: keeps the processor, no new dispatch
+                        // (system time the burst's end left runs first; not on a parked one).
+                        self.continue_run(l, v);
                         return;
                     }
                 }

@@ -146,6 +146,21 @@ impl Sim {
         t
     }
 
+    /// User `u`'s wait states up to `now` as USTAT shows them: time per state, dormant without
+    /// the part while the user was test-idle, and that part (the summary's `wait_states` and the
+    /// monitor's MRUSEACT both take them from here).
+    pub fn user_wait_states(
+        &self,
+        u: &crate::sim::User,
+        now: Time,
+    ) -> ([Time; crate::sim::N_VSTATES], Time) {
+        let mut t = self.user_state_time(u, now);
+        let ti = u.sch.tidle_time(now);
+        let d = crate::sim::VState::Dormant as usize;
+        t[d] = t[d].saturating_sub(ti);
+        (t, ti)
+    }
+
     /// The run summary (call after the run; deterministic for a given scenario, level and seed).
     pub fn summary(&self) -> Summary {
         let dur = self.now.max(1) as f64;
@@ -179,12 +194,8 @@ impl Sim {
                 prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
                     - pct(u.acct.smt_shared_ns) / 2.0,
                 wait_states: {
-                    let mut t = self.user_state_time(u, self.now);
-                    let all = t.iter().sum::<Time>().max(1) as f64;
-                    // Dormant while its user is test-idle is its own state (USTAT %TI).
-                    let ti = u.sch.tidle_time(self.now);
-                    let d = crate::sim::VState::Dormant as usize;
-                    t[d] = t[d].saturating_sub(ti);
+                    let (t, ti) = self.user_wait_states(u, self.now);
+                    let all = (t.iter().sum::<Time>() + ti).max(1) as f64;
                     let mut m: BTreeMap<&'static str, f64> = crate::sim::VState::NAMES
                         .iter()
                         .zip(t)

@@ -197,7 +197,7 @@ pub const USEACT: Layout = Layout {
         f("USEACT_STRUN", 120, 8, Tod, "zvmlab"),
         f("USEACT_STPGWT", 128, 8, Tod, "zvmlab"),
         f("USEACT_STIOWT", 136, 8, Tod, "zvmlab"),
-        // Of USEACT_STDORM, the part while the user was test-idle (on the dispatch list).
+        // Test idle: dormant while the user stays on the dispatch list (not in USEACT_STDORM).
         f("USEACT_STTIDL", 144, 8, Tod, "zvmlab"),
     ],
 };
@@ -586,8 +586,8 @@ pub struct Snapshot {
     pub storage: Option<StoSnap>,
     /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
     pub users: Vec<(u64, u64, u64)>,
-    /// Per user: time its virtual CPUs spent in each state up to the sample, and dormant while
-    /// test-idle (FCX114 USTAT).
+    /// Per user: time its virtual CPUs spent in each state up to the sample (dormant without
+    /// test idle), and test idle (FCX114 USTAT; `Sim::user_wait_states`).
     pub states: Vec<[u64; crate::sim::N_VSTATES]>,
     pub tidle: Vec<u64>,
     /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
@@ -713,16 +713,11 @@ impl Sim {
                 c.steals,
             ]
         });
-        let states = self
+        let (states, tidle) = self
             .users
             .iter()
-            .map(|u| self.user_state_time(u, self.now))
-            .collect();
-        let tidle = self
-            .users
-            .iter()
-            .map(|u| u.sch.tidle_time(self.now))
-            .collect();
+            .map(|u| self.user_wait_states(u, self.now))
+            .unzip();
         Snapshot {
             devices,
             storage,

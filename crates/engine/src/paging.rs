@@ -519,7 +519,7 @@ impl Sim {
 
     fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
         self.vcpus[v as usize].cp_owed += cp;
-        self.start_run_pub(l, v, 0, 0);
+        self.continue_run(l, v);
     }
 
     /// Issue block page-outs for stolen pages (all of them when `all`).

@@ -216,7 +216,7 @@ impl Sim {
                 }
                 let vc = &mut self.vcpus[v as usize];
                 if vc.slice_left > 0 {
-                    self.start_run_pub(l, v, 0, 0);
+                    self.continue_run(l, v);
                 } else {
                     self.slice_end(l, v);
                 }

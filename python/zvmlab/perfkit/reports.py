@@ -310,8 +310,6 @@ def ustat(m: Measurements, r: Report) -> None:
         return
 
     def row(times: dict) -> dict:
-        # the monitor's dormant time includes test idle; USTAT shows them apart
-        times = {**times, "dormant": max(0, times["dormant"] - times["test_idle"])}
         all_ = sum(times.values())
         out = {c: (100.0 * times[k] / all_ if all_ else None) for k, c, _ in _USTAT}
         out["act"] = None if out["dm"] is None else 100.0 - out["dm"] - out["ti"]
@@ -335,7 +333,7 @@ def ustat(m: Measurements, r: Report) -> None:
     def iv_pct(u, k):
         out = []
         for i in range(len(m.intervals)):
-            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT if kk != "test_idle")
+            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT)
             v = m.ust[u][k][i]
             out.append(None if v is None or not all_ else 100.0 * v / all_)
         return out
