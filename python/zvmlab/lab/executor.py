@@ -96,7 +96,7 @@ def run_one(spec: RunSpec) -> dict:
     if o:
         from .replicate_runs import apply
 
-        s = apply(s, o.get("at") or None, o.get("params") or {})
+        s = apply(s, o.get("at") or None, o.get("params") or {}, o.get("scale") or None)
     s = s.with_overrides(level=spec.level, seed=spec.seed)
     summary = engine.simulate(s.engine_config())
     wall = summary.get("wall_s")

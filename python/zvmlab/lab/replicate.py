@@ -206,13 +206,13 @@ def seeds_for(r: Row, seed: int | None, n: int) -> list[int]:
     return [seed + k for k in range(max(1, n))]
 
 
-def metric_values(r: Row, m: Metric, seed: int, runs: Runs, params: tuple = ()) -> dict[str, float]:
+def metric_values(r: Row, m: Metric, seed: int, runs: Runs, scale: tuple = ()) -> dict[str, float]:
     """One metric's simulated values at one seed: ``base``/``compare`` and, for a published
     ratio, ``ratio`` = compare / base."""
     check = any("check." in x.value for x in r.metrics)
 
     def run(name: str, at: dict | None, level: str) -> dict:
-        return runs.get(RunReq.make(name, at, level, seed, params, check))
+        return runs.get(RunReq.make(name, at, level, seed, (), check, scale))
 
     sim: dict[str, float] = {}
     for side, lv in (("base", r.base), ("compare", r.compare)):
@@ -244,8 +244,10 @@ def _result(base_info: dict, r: Row, m: Metric, verdict: str, means: dict, sprea
         "base_level": base_level if base_level is not None else r.base,
         "compare_level": compare_level if compare_level is not None else r.compare,
         "published": published, "simulated": sim, "tolerance": str(m.tolerance), "verdict": verdict,
-        "reason": "", "basis": m.basis, "seeds": seeds, "spread": spread,
+        "reason": "", "basis": m.basis, "seeds": seeds, "spread": spread, "value": m.value,
     }
+    if m.at:
+        out["at"] = m.at
     if m.calibrates:
         out["calibrates"] = m.calibrates
     if m.why:
@@ -253,17 +255,18 @@ def _result(base_info: dict, r: Row, m: Metric, verdict: str, means: dict, sprea
     return out
 
 
-def evaluate_row(r: Row, seeds: list[int], runs: Runs, params: tuple = ()) -> list[dict]:
-    """Every metric of a scenario row over ``seeds`` (runs come from ``runs``)."""
+def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = ()) -> list[dict]:
+    """Every metric of a scenario row over ``seeds`` (runs come from ``runs``), with parameters
+    scaled by ``scale`` ((name, factor), ...: the robustness check)."""
     base_info = _base_info(r)
     out = []
     for m in r.metrics:
         if m.sweep:
             from .replicate_runs import sweep_metric
 
-            out.append(base_info | sweep_metric(r, m, seeds, runs, params))
+            out.append(base_info | sweep_metric(r, m, seeds, runs, scale))
             continue
-        per_seed = [metric_values(r, m, s, runs, params) for s in seeds]
+        per_seed = [metric_values(r, m, s, runs, scale) for s in seeds]
         verdict, means, spread = J.over_seeds(m, per_seed)
         out.append(_result(base_info, r, m, verdict, means, spread, seeds))
     return out

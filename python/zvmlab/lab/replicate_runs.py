@@ -37,18 +37,25 @@ def configure(sc: scenario.Scenario, at: dict | None) -> scenario.Scenario:
                    guests=guests)
 
 
-def apply(sc: scenario.Scenario, at: dict | None, params: dict[str, float]) -> scenario.Scenario:
-    """A configuration and parameter overrides on top of a scenario (what a RunReq runs)."""
+def apply(sc: scenario.Scenario, at: dict | None, params: dict[str, float],
+          scale: dict[str, float] | None = None) -> scenario.Scenario:
+    """A configuration, parameter overrides and parameter scalings (each parameter times a
+    factor: the scenario's own value where it sets one, else the table's) on top of a scenario:
+    what a RunReq runs."""
     s = configure(sc, at)
     if params:
         s = replace(s, params=dict(s.params) | dict(params))
+    if scale:
+        table = {p["name"]: float(p["default"]) for p in engine.params()}
+        s = replace(s, params=dict(s.params) | {k: s.params.get(k, table[k]) * f for k, f in scale.items()})
     return s
 
 
 @dataclass(frozen=True)
 class RunReq:
     """One run of a replicate scenario: file, configuration (canonical JSON), level, seed,
-    parameter overrides ((name, value), ... sorted), and whether to compare it with the Solver."""
+    parameter overrides and scalings ((name, value), ... sorted), and whether to compare it with
+    the Solver."""
 
     scenario: str
     at: str
@@ -56,17 +63,18 @@ class RunReq:
     seed: int
     params: tuple = ()
     check: bool = False
+    scale: tuple = ()
 
     @classmethod
     def make(cls, name: str, at: dict | None, level: str, seed: int, params: tuple | dict = (),
-             check: bool = False) -> "RunReq":
+             check: bool = False, scale: tuple | dict = ()) -> "RunReq":
         p = tuple(sorted(dict(params).items()))
-        return cls(name, json.dumps(at or {}, sort_keys=True), level, seed, p, check)
+        return cls(name, json.dumps(at or {}, sort_keys=True), level, seed, p, check, tuple(sorted(dict(scale).items())))
 
     def loaded(self) -> scenario.Scenario:
         sc = scenario.load(SCENARIOS / self.scenario)
-        return apply(sc, json.loads(self.at) or None, dict(self.params)).with_overrides(level=self.level,
-                                                                                        seed=self.seed)
+        return apply(sc, json.loads(self.at) or None, dict(self.params), dict(self.scale)).with_overrides(
+            level=self.level, seed=self.seed)
 
     def execute(self) -> dict:
         s = self.loaded()
@@ -143,7 +151,7 @@ def _suite_reqs(r, seeds: list[int]) -> list:
     return [SuiteReq(str(r.suite), b, c, s) for b, c in pairs for s in seeds]
 
 
-def plan(rows: list, seed_of: dict[str, list[int]], params: tuple = ()) -> list:
+def plan(rows: list, seed_of: dict[str, list[int]], scale: tuple = ()) -> list:
     """Every request the rows' evaluation will make, in order, without running anything."""
     from .replicate import evaluate_row
 
@@ -153,7 +161,7 @@ def plan(rows: list, seed_of: dict[str, list[int]], params: tuple = ()) -> list:
             for q in _suite_reqs(r, seed_of[r.id]):
                 rec.wanted.setdefault(q, None)
         else:
-            evaluate_row(r, seed_of[r.id], rec, params)
+            evaluate_row(r, seed_of[r.id], rec, scale)
     return list(rec.wanted)
 
 
@@ -188,7 +196,7 @@ def spec_of(q: RunReq):
 
     path = SCENARIOS / q.scenario
     text = path.read_text()
-    over = {"at": json.loads(q.at), "params": dict(q.params), "check": q.check}
+    over = {"at": json.loads(q.at), "params": dict(q.params), "check": q.check, "scale": dict(q.scale)}
     return make_spec(text, str(path), q.level, q.seed, labels=(("replicate", q.scenario, {}),), overrides=over)
 
 
@@ -208,7 +216,7 @@ def stored_runs(reqs: list[RunReq], executor, store, progress: Callable | None =
     return {q: store.summary(s.key) for q, s in zip(reqs, specs)}
 
 
-def sweep_metric(r, m, seeds: list[int], runs: Runs, params: tuple = ()) -> dict:
+def sweep_metric(r, m, seeds: list[int], runs: Runs, scale: tuple = ()) -> dict:
     """A shape metric: the scenario run at each value of a parameter, at each side's level and
     seed; the shape judged on the mean series and on each seed's (all must agree)."""
     from . import replicate_judge as J
@@ -220,8 +228,8 @@ def sweep_metric(r, m, seeds: list[int], runs: Runs, params: tuple = ()) -> dict
     for side, lv, published in (("base", r.base, m.published_base), ("compare", r.compare, m.published_compare)):
         if not lv or published is None:
             continue
-        per_seed = [[_lookup(runs.get(RunReq.make(str(m.scenario or r.scenario), m.at, lv, s,
-                                                  dict(params) | {param: v})), m.value) for v in values]
+        per_seed = [[_lookup(runs.get(RunReq.make(str(m.scenario or r.scenario), m.at, lv, s, {param: v},
+                                                  scale=scale)), m.value) for v in values]
                     for s in seeds]
         ys = [sum(col) / len(col) for col in zip(*per_seed)]
         series[side] = ys
