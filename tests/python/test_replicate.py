@@ -116,6 +116,9 @@ def test_a_flat_result_fails_a_ratio_row(monkeypatch):
     _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 9.99}[lv])  # reversed, within 20 %
     (out,) = rep.replicate([_ratio_row(1.03, "20%")])
     assert out["verdict"] == rep.MISS
+    _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 10.1}[lv])  # +1 %: under half of +3 %
+    (out,) = rep.replicate([_ratio_row(1.03, "20%")])
+    assert out["verdict"] == rep.MISS
     _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 10.3}[lv])
     (out,) = rep.replicate([_ratio_row(1.03, "20%")])
     assert out["verdict"] == rep.PASS
@@ -129,7 +132,8 @@ def test_a_change_published_at_both_levels_needs_its_direction():
     from zvmlab.lab import replicate_judge as J
 
     m = rep.Metric("T/V", "tv_ratio", rep.Tolerance.parse("20%", "x"), published_base=1.0, published_compare=1.15)
-    assert J.point_verdict(m, {"base": 1.1, "compare": 1.12}) == rep.PASS  # up 1.8 %: the right way, beyond FLAT
+    assert J.point_verdict(m, {"base": 1.1, "compare": 1.12}) == rep.MISS  # up 1.8 %: under half of 15 %
+    assert J.point_verdict(m, {"base": 1.0, "compare": 1.08}) == rep.PASS  # up 8 %: over half, within 20 %
     assert J.point_verdict(m, {"base": 1.1, "compare": 1.05}) == rep.MISS  # both within 20 %, reversed
     assert J.point_verdict(m, {"base": 1.0, "compare": 1.0}) == rep.MISS  # flat
     assert J.point_verdict(m, {"base": 1.0, "compare": 1.15}) == rep.PASS

@@ -259,8 +259,11 @@ def _result(base_info: dict, r: Row, m: Metric, verdict: str, means: dict, sprea
 
 
 @functools.lru_cache(maxsize=None)
-def _processors(name: str) -> int:
-    return scenario.load(ROOT / "scenarios" / "replicate" / name).processors
+def _processors(name: str) -> int | None:
+    try:
+        return scenario.load(ROOT / "scenarios" / "replicate" / name).processors
+    except InputError:
+        return None
 
 
 def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = ()) -> list[dict]:
