@@ -220,13 +220,13 @@ params! {
     smt_c2: "smt.c2" = 1.25, "x a non-SMT core", // calibrated from row B1
         "seed 000 (row B1, kind C, calibrated): z14 SMT-2 vs non-SMT per-core capacity +10 % to +40 %, average +25 %: capacity of a core with both threads busy (each thread runs at c2 / 2)";
     z13_cores_per_chip: "cpu.z13.cores_per_chip" = 8.0, "cores",
-        "assumed: z13 PU chip with 8 cores (IBM z13 Technical Guide, not re-read [K]); a dedicated LPAR assumed to fill whole chips";
+        "public: z13 PU chip with 8 physical cores, 6-8 enabled (IBM z13 Technical Guide SG24-8251, via docs/research/machines-and-caches.md §1.1); a dedicated LPAR is taken to fill whole chips (assumed)";
     z13_chips_per_drawer: "cpu.z13.chips_per_drawer" = 6.0, "chips",
-        "assumed: z13 CPC drawer of 2 nodes x 3 PU chips (IBM z13 Technical Guide, not re-read [K]); with 8 cores per chip a 32-core LPAR fits one drawer and 64 cores span two, as in seed 001 Table 9";
+        "public: z13 CPC drawer of 2 nodes x (3 PU chips + 1 SC) (IBM z13 Technical Guide SG24-8251, via docs/research/machines-and-caches.md §1.1); with 8 cores per chip a 32-core LPAR fits one drawer and 64 cores span two, as in seed 001 Table 9";
     z14_cores_per_chip: "cpu.z14.cores_per_chip" = 10.0, "cores",
-        "assumed: z14 PU chip with 10 cores (IBM z14 Technical Guide, not re-read [K])";
+        "public: z14 PU chip with 10 physical cores, 7-10 enabled (IBM z14 Technical Guide SG24-8451, via docs/research/machines-and-caches.md §1.1)";
     z14_chips_per_drawer: "cpu.z14.chips_per_drawer" = 6.0, "chips",
-        "assumed: z14 CPC drawer of 2 clusters x 3 PU chips (IBM z14 Technical Guide, not re-read [K])";
+        "public: z14 CPC drawer of 2 clusters x 3 PU chips + 1 SC (IBM z14 Technical Guide SG24-8451 §2.1, via docs/research/machines-and-caches.md §1.1)";
     cpi_inf: "cpi.infinite" = 1.15, "cycles/instruction", // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated): infinite-cache CPI of the Apache workload; used for guest and CP work alike (one workload CPI)";
     l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", // calibrated from row B10, 16-core column
