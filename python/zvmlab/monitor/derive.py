@@ -101,6 +101,8 @@ class Measurements:
     vcpus: dict[str, int] = field(default_factory=dict)
     has_appl: bool = False
     tx: dict[str, list] = field(default_factory=dict)
+    # completed requests per reported transaction ([run] tx_unit; a run directory's summary.json)
+    tx_unit: float = 1.0
     # formal spin locks (MRSYTLCK): lock name -> counter -> one value per interval
     locks: dict[str, dict[str, list]] = field(default_factory=dict)
     # devices (MRIODDEV), by device number in the order of the data: facts and, per counter of
@@ -157,6 +159,10 @@ class Measurements:
         tx = sum(self.cpu_total(self.tx, u) for u in self.tx)
         busy_frac = busy / (dur * p)
         etr = tx / (dur / 1e9) if self.has_appl else None
+        itr = (etr / busy_frac if busy_frac > 0 else 0.0) if etr is not None else None
+        if self.tx_unit != 1.0 and etr is not None:
+            # The run summary's order of operations (engine.apply_tx_unit), so both agree exactly.
+            tx, etr, itr = round(tx / self.tx_unit), etr / self.tx_unit, itr / self.tx_unit
         return {
             "duration_s": dur / 1e9,
             "processors": len(self.cpus),
@@ -165,7 +171,7 @@ class Measurements:
             "tv_ratio": busy / virt if virt > 0 else 0.0,
             "transactions": tx if self.has_appl else None,
             "etr": etr,
-            "itr": (etr / busy_frac if busy_frac > 0 else 0.0) if etr is not None else None,
+            "itr": itr,
         }
 
     def user_totals(self, u: str) -> dict:

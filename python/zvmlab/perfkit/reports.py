@@ -220,7 +220,7 @@ def syssumlg(m: Measurements, r: Report) -> None:
         virt = interval_virt(m, k)
         tx = interval_tx(m, k)
         frac = None if busy is None else busy / (ln * p)
-        etr = None if tx is None else tx / (ln / 1e9)
+        etr = None if tx is None else tx / (ln / 1e9) / m.tx_unit
         t.add(DATA, time=end_time(m, k), busy=None if frac is None else 100.0 * frac,
               tv=busy / virt if busy is not None and virt else None, logged=len(m.users),
               active=sum(1 for u in m.users if m.total_ns[u][k]),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from ..monitor import MonitorData, measure, read
 from ..monitor.derive import Measurements
 
 MONITOR_FILE = "monitor.mon"
+SUMMARY_FILE = "summary.json"
 
 
 @dataclass
@@ -18,6 +20,15 @@ class Source:
     label: str
     data: MonitorData
     m: Measurements
+
+
+def _tx_unit(run_dir: Path) -> float:
+    """The run's transaction unit ([run] tx_unit, kept in its summary.json); 1 when absent."""
+    try:
+        unit = json.loads((run_dir / SUMMARY_FILE).read_text()).get("tx_unit", 1.0)
+    except (OSError, ValueError, AttributeError):
+        return 1.0
+    return float(unit) if isinstance(unit, (int, float)) and unit > 0 else 1.0
 
 
 def load(path: str) -> Source:
@@ -40,6 +51,7 @@ def load(path: str) -> Source:
         raise InputError(f"cannot read: {e.strerror}", file=str(f)) from None
     data = read(raw, str(f))
     m = measure(data)
+    m.tx_unit = _tx_unit(p) if p.is_dir() else 1.0
     if not m.intervals:
         first = f"; first problem at {data.problems[0]}" if data.problems else ""
         what = ("no MONWRITE control record: this is not monitor data in MONWRITE format"
