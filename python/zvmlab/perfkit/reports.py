@@ -146,7 +146,7 @@ def proclog(m: Measurements, r: Report) -> None:
                          for c in m.cpus}))
     if any(v is None for c in m.cpus for v in m.emul_ns[c]):
         r.notes.append("Emul per processor: '...' = not in the data (the simulator does not account guest time "
-                       "per processor); the '.' row's Emul is the users' virtual time (MRUSEACT).")
+                       "per processor); the '.' row's Emul is the users' virtual time (D15 R4 ZVMUSE).")
 
 
 # -- FCX100 CPU ----------------------------------------------------------------------------------
@@ -305,7 +305,7 @@ def ustat(m: Measurements, r: Report) -> None:
     cols += [Column(c, ("", h), "pct", 5) for _, c, h in _USTAT]
     t = Table("users", cols, key=("userid",))
     if not m.ust:
-        r.notes.append("No wait-state data (D4 R3 MRUSEACT wait-state fields) in the data.")
+        r.notes.append("No wait-state data (D15 R4 ZVMUSE wait-state fields) in the data.")
         r.tables.append(t)
         return
 
