@@ -53,6 +53,18 @@ def _warn(src) -> None:
                    f"(see --format json, monitor_data.skipped)", err=True)
 
 
+def _check(src, strict: bool) -> None:
+    if src.checks and strict:
+        more = f" (and {len(src.checks) - 1} more)" if len(src.checks) > 1 else ""
+        raise InputError(f"figures outside physical bounds: {src.checks[0]}{more}", file=src.path,
+                         fix="drop --strict to report the data with these problems in the notes")
+
+
+def _noted(r, src):
+    r.notes.extend(f"Data check: {c}." for c in src.checks)
+    return r
+
+
 @click.command("report")
 @click.argument("path", type=click.Path())
 @click.option("--fcx", "fcx", metavar="ID[,ID...]",
@@ -63,7 +75,11 @@ def _warn(src) -> None:
 @click.option("--vs", "other", type=click.Path(), metavar="OTHER",
               help="A second run directory or monitor file: each cell for PATH (A), OTHER (B) and B-A.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Write to this file instead of standard output.")
-def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | None) -> None:
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 2) when the data has figures outside physical bounds (a processor above 100 % "
+                   "busy, a user above its virtual CPUs, time running backwards, two systems or levels in one "
+                   "file) instead of reporting them in the notes.")
+def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | None, strict: bool = False) -> None:
     """Perfkit-style reports (processors, users, locks, devices, paging: see --fcx) from PATH:
     a run directory written by `zvmlab run --out` or a monitor file in MONWRITE format."""
     specs = _specs(fcx)
@@ -72,12 +88,14 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
                          fix="choose one with --fcx, e.g. --fcx FCX144 (or use --format json for all)")
     a = load(path)
     _warn(a)
-    reports = [s.build(a.m) for s in specs]
+    _check(a, strict)
+    reports = [_noted(s.build(a.m), a) for s in specs]
     dashed = None
     title = f"zvmlab performance reports: {a.label}"
     if other is not None:
         b = load(other)
         _warn(b)
+        _check(b, strict)
         la, lb = a.label, b.label
         if la == lb:
             la, lb = f"A:{la}", f"B:{lb}"

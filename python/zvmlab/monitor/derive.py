@@ -95,6 +95,7 @@ class Measurements:
     user_ns: dict[int, list] = field(default_factory=dict)
     wait_ns: dict[int, list] = field(default_factory=dict)
     emul_ns: dict[int, list] = field(default_factory=dict)  # None: not measured
+    emul_apportioned: bool = False  # SYTPRP_PFXPRBTM split from user time (ZVMPRP flag)
     users: list[str] = field(default_factory=list)
     total_ns: dict[str, list] = field(default_factory=dict)
     virt_ns: dict[str, list] = field(default_factory=dict)
@@ -469,6 +470,7 @@ def _processors(data: MonitorData, m: Measurements, per_group: dict) -> None:
         if g not in per_group or c is None:
             continue
         flags = r.get("ZVMPRP_FLAGS") or 0
+        m.emul_apportioned |= bool(flags & L.PRPFLAG_PRB_APPORTIONED)
         for key, col in PRP_COLS:
             v = r.get(col)
             if key.startswith("core") and not flags & L.PRPFLAG_CORETM:

@@ -160,8 +160,8 @@ def cpowned(m: Measurements, r: Report) -> None:
     n = c["ssch"] or 0
     nexp = sum(m.dev_info[d].get("exposures") or 1 for d in paging)
     slots = [m.dev_info[d].get("slots") for d in paging]
-    used = m.sto_level.get("slots_used", [None])[-1] if m.has_storage else None
-    total = m.sto_level.get("slots", [None])[-1] if m.has_storage else None
+    used = (m.sto_level.get("slots_used") or [None])[-1] if m.has_storage else None
+    total = (m.sto_level.get("slots") or [None])[-1] if m.has_storage else None
     t.add(TOTAL, addr=TOTAL, volser="", area="PAGE", slots=None if None in slots else sum(slots),
           used=None if used is None or not total else 100.0 * used / total,
           pgread=_div(ssum(m.sto["pgreads"]), secs) if m.has_storage else None,

@@ -145,8 +145,12 @@ def proclog(m: Measurements, r: Report) -> None:
                         {f"CPU {c:X}": [pct(v, iv.len_ns) for v, iv in zip(m.sys_ns[c], m.intervals)]
                          for c in m.cpus}))
     if any(v is None for c in m.cpus for v in m.emul_ns[c]):
-        r.notes.append("Emul per processor: '...' = not in the data (the simulator does not account guest time "
-                       "per processor); the '.' row's Emul is the users' virtual time (D15 R4 ZVMUSE).")
+        r.notes.append("Emul per processor: '...' = not in the data; the '.' row's Emul is then the users' "
+                       "virtual time (D15 R4 ZVMUSE).")
+    elif m.emul_apportioned:
+        r.notes.append("Emul per processor (SYTPRP_PFXPRBTM): the simulator does not account guest time per "
+                       "processor; each processor's user time is split in the interval's proportion of guest "
+                       "to user-charged time (flagged in D15 R3 ZVMPRP).")
 
 
 # -- FCX100 CPU ----------------------------------------------------------------------------------

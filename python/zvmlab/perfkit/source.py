@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import InputError
 from ..monitor import MonitorData, measure, read
+from ..monitor.checks import check
 from ..monitor.derive import Measurements
 
 MONITOR_FILE = "monitor.mon"
@@ -18,6 +19,8 @@ class Source:
     label: str
     data: MonitorData
     m: Measurements
+    # physical-bounds problems (monitor.checks): report notes, an error with --strict
+    checks: list[str] = field(default_factory=list)
 
 
 def load(path: str) -> Source:
@@ -47,4 +50,4 @@ def load(path: str) -> Source:
                 "no complete monitor interval (processor or user samples ended by an interval-end record)")
         raise InputError(f"{what}{first}", file=str(f),
                          fix="give a file written by `zvmlab run --out` or by CMS MONWRITE (RECFM F LRECL 4096)")
-    return Source(str(f), label, data, m)
+    return Source(str(f), label, data, m, check(data, m))
