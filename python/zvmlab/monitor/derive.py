@@ -135,6 +135,8 @@ class Measurements:
     mdc: dict[str, list] = field(default_factory=dict)
     hpp: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # records the data holds without a layout here: (domain, record) -> count
+    skipped: dict = field(default_factory=dict)
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
 
@@ -154,6 +156,7 @@ class Measurements:
         p = float(len(self.cpus)) or 1.0
         busy = sum(self.cpu_total(self.busy_ns, c) for c in self.cpus)
         sys_ = sum(self.cpu_total(self.sys_ns, c) for c in self.cpus)
+        has_virt = any(v is not None for u in self.users for v in self.virt_ns.get(u, []))
         virt = sum(self.cpu_total(self.virt_ns, u) for u in self.users)
         tx = sum(self.cpu_total(self.tx, u) for u in self.tx)
         busy_frac = busy / (dur * p)
@@ -163,23 +166,28 @@ class Measurements:
             "processors": len(self.cpus),
             "avg_processor_busy_pct": 100.0 * busy_frac,
             "system_pct": 100.0 * sys_ / dur,
-            "tv_ratio": busy / virt if virt > 0 else 0.0,
+            "tv_ratio": (busy / virt if virt > 0 else 0.0) if has_virt else None,
             "transactions": tx if self.has_appl else None,
             "etr": etr,
             "itr": (etr / busy_frac if busy_frac > 0 else 0.0) if etr is not None else None,
         }
 
     def user_totals(self, u: str) -> dict:
+        """A user's whole-period figures; None for a figure the data lacks in every interval
+        (a real system's data has no CPU time per user in IBM's public fields)."""
         dur = float(max(1, self.duration_ns))
-        t, v = self.cpu_total(self.total_ns, u), self.cpu_total(self.virt_ns, u)
+        has = lambda s: any(v is not None for v in s.get(u, []))  # noqa: E731
+        t = self.cpu_total(self.total_ns, u) if has(self.total_ns) else None
+        v = self.cpu_total(self.virt_ns, u) if has(self.virt_ns) else None
+        both = t is not None and v is not None
         return {
             "userid": u,
-            "cpu_pct": 100.0 * t / dur,
-            "virtual_pct": 100.0 * v / dur,
-            "cp_pct": 100.0 * (t - v) / dur,
-            "total_s": t / 1e9,
-            "virtual_s": v / 1e9,
-            "tv_ratio": t / v if v > 0 else None,
+            "cpu_pct": None if t is None else 100.0 * t / dur,
+            "virtual_pct": None if v is None else 100.0 * v / dur,
+            "cp_pct": 100.0 * (t - v) / dur if both else None,
+            "total_s": None if t is None else t / 1e9,
+            "virtual_s": None if v is None else v / 1e9,
+            "tv_ratio": t / v if both and v > 0 else None,
             "transactions": self.cpu_total(self.tx, u) if u in self.tx else None,
         }
 
@@ -217,7 +225,7 @@ def _deltas(prev: dict, cur: dict, m: Measurements, kind: str, where: dict) -> d
 
 def measure(data: MonitorData) -> Measurements:
     """Per-interval processor, user and application figures from decoded monitor data."""
-    m = Measurements(source=data.source, origin=data.origin, level=data.release)
+    m = Measurements(source=data.source, origin=data.origin, level=data.release, skipped=dict(data.skipped))
     sysrows = data.rows("MRMTRSYS")
     zsys = data.rows("ZVMSYS")
     if sysrows:

@@ -174,7 +174,9 @@ def cpu(m: Measurements, r: Report) -> None:
               wt=pct(ssum(m.wait_ns[c]), dur), sys=pct(ssum(m.sys_ns[c]), dur))
     p = len(m.cpus) or 1
     busy = ssum(ssum(m.busy_ns[c]) for c in m.cpus)
-    virt = ssum(ssum(m.virt_ns[u]) for u in m.users) if m.users else None
+    virt = ssum(ssum(m.emul_ns[c]) for c in m.cpus) if m.cpus else None
+    if virt is None:  # no emulation time per processor: the users' virtual time
+        virt = ssum(ssum(m.virt_ns[u]) for u in m.users) if m.users else None
     t.add(TOTAL, proc="Avg", type="", cpu=pct(busy, dur * p),
           cp=pct(None if busy is None or virt is None else busy - virt, dur * p), emu=pct(virt, dur * p),
           wt=pct(ssum(ssum(m.wait_ns[c]) for c in m.cpus), dur * p),
@@ -227,12 +229,14 @@ def syssumlg(m: Measurements, r: Report) -> None:
         etr = None if tx is None else tx / (ln / 1e9)
         t.add(DATA, time=end_time(m, k), busy=None if frac is None else 100.0 * frac,
               tv=busy / virt if busy is not None and virt else None, logged=len(m.users),
-              active=sum(1 for u in m.users if m.total_ns[u][k]),
+              active=(None if any(m.total_ns[u][k] is None for u in m.users)
+                      else sum(1 for u in m.users if m.total_ns[u][k])),
               etr=etr, itr=etr / frac if etr is not None and frac else None)
     tot = m.totals()
     n = len(m.intervals) or 1
     t.add(MEAN, time=MEAN, busy=tot["avg_processor_busy_pct"], tv=tot["tv_ratio"], logged=len(m.users),
-          active=sum(row["active"] for row in t.rows) / n, etr=tot["etr"], itr=tot["itr"])
+          active=ssum(row["active"] for row in t.rows if row["_kind"] == DATA) / n
+          if all(row["active"] is not None for row in t.rows) else None, etr=tot["etr"], itr=tot["itr"])
     r.tables.append(t)
     x = xs(m)
     rows = [row for row in t.rows if row["_kind"] == DATA]
@@ -269,20 +273,22 @@ def user(m: Measurements, r: Report) -> None:
     data = [row for row in t.rows]
     if data:
         n = len(data)
-        tsum = sum(row["tcpu"] for row in data)
-        vsum = sum(row["vcpu"] for row in data)
+        tsum = ssum(row["tcpu"] for row in data)
+        vsum = ssum(row["vcpu"] for row in data)
 
         def agg(key, f):
             vals = [row[key] for row in data if row[key] is not None]
             return f(vals) if vals else None
 
         mean = lambda vals: sum(vals) / n  # noqa: E731
-        t.add(MEAN, userid=MEAN, vcpus=agg("vcpus", mean), cpu=agg("cpu", mean), tcpu=tsum / n, vcpu=vsum / n,
-              ratio=tsum / vsum if vsum else None, cp=agg("cp", mean), tx=agg("tx", mean))
+        ratio = tsum / vsum if tsum is not None and vsum else None
+        t.add(MEAN, userid=MEAN, vcpus=agg("vcpus", mean), cpu=agg("cpu", mean),
+              tcpu=None if tsum is None else tsum / n, vcpu=None if vsum is None else vsum / n,
+              ratio=ratio, cp=agg("cp", mean), tx=agg("tx", mean))
         t.add(TOTAL, userid=TOTAL, vcpus=agg("vcpus", sum), cpu=agg("cpu", sum), tcpu=tsum, vcpu=vsum,
-              ratio=tsum / vsum if vsum else None, cp=agg("cp", sum), tx=agg("tx", sum))
+              ratio=ratio, cp=agg("cp", sum), tx=agg("tx", sum))
     r.tables.append(t)
-    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"]))[:12]
+    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"] or 0.0))[:12]
     r.plots.append(Plot("CPU by user and interval" + (" (12 busiest)" if len(m.users) > 12 else ""),
                         "% of one processor", xs(m),
                         {u: [pct(v, iv.len_ns) for v, iv in zip(m.total_ns[u], m.intervals)] for u in top},
