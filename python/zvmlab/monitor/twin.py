@@ -1,0 +1,165 @@
+"""A scenario built from monitor data (``zvmlab twin``): the system as the data shows it, each
+guest as a workload that wants what the guest used, with a comment per value naming the
+records it came from. What-if is an edit of the twin (``apply``).
+
+What the twin takes from the data:
+- the level (D15R1 ZVMSYS), processors (D0R2 MRSYTPRP, one per processor), SMT (ZVMSYS), the
+  sample interval (ZVMSYS, else the first interval) and the period (the interval-end records);
+- per guest: virtual CPUs (D4R3 MRUSEACT, one per virtual CPU), CPU per second (D15R4 ZVMUSE
+  total CPU time over the period) and, with transactions (ZVMUSE), CPU per transaction.
+
+What it does not (yet) take, and says so in the file: shares (not in the data), the LPAR's
+PR/SM weights, devices and paging (their per-guest use is not in the data).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from .derive import Measurements
+from .reader import MonitorData
+
+# A guest using this fraction of its virtual CPUs or more is modelled as wanting all it can get.
+SATURATED = 0.97
+
+
+@dataclass
+class TwinGuest:
+    userid: str
+    vcpus: int
+    demand: float | None  # per virtual CPU, fraction of one processor; None: all it can get
+    tx_cpu_ns: int | None
+    share: str = "RELATIVE 100"
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Twin:
+    source: str
+    level: str
+    processors: int
+    smt: str
+    duration_s: float
+    interval_s: float
+    guests: list[TwinGuest]
+    notes: list[str] = field(default_factory=list)
+    edits: list[str] = field(default_factory=list)
+
+    def toml(self) -> str:
+        q = _quote
+        out = [f"# zvmlab twin of {self.source}", "# Each value: where in the monitor data it came from."]
+        out += [f"# {n}" for n in self.notes]
+        if self.edits:
+            out.append("# What-if edits: " + "; ".join(self.edits))
+        out += [f"title = {q('Twin of ' + self.source)}", "", "[system]",
+                f"level = {q(self.level)}              # D15R1 ZVMSYS_LEVEL",
+                f"processors = {self.processors}              # D0R2 MRSYTPRP: one record per processor",
+                f"smt = {q(self.smt)}                 # D15R1 ZVMSYS_SMT", "", "[run]",
+                f"duration = {q(_dur(self.duration_s))}          # the period: first to last interval end (D1R11)",
+                f"interval = {q(_dur(self.interval_s))}          # D15R1 ZVMSYS_INTERVAL",
+                "seed = 1                    # not in the data"]
+        for g in self.guests:
+            out += ["", "[[guest]]"] + [f"# {n}" for n in g.notes]
+            out += [f"userid = {q(g.userid)}", f"vcpus = {g.vcpus}",
+                    f"share = {q(g.share)}" + ("" if g.share != "RELATIVE 100" else "     # not in the data")]
+            w = ['kind = "cpu-bound"']
+            if g.demand is not None:
+                w.append(f"demand = {g.demand:.6g}")
+            if g.tx_cpu_ns is not None:
+                w.append(f"tx_cpu = {q(str(g.tx_cpu_ns) + 'ns')}")
+            out.append("workload = { " + ", ".join(w) + " }")
+        return "\n".join(out) + "\n"
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _dur(seconds: float) -> str:
+    ms = round(seconds * 1000)
+    return f"{ms // 1000}s" if ms % 1000 == 0 else f"{ms}ms"
+
+
+def build(data: MonitorData, m: Measurements, source: str) -> Twin:
+    """The twin of the monitor data; InputError when the data lacks what a twin needs."""
+    if not m.intervals or not m.cpus:
+        raise InputError("no complete interval with processor records (D0R2 MRSYTPRP): nothing to model",
+                         file=source)
+    level = (m.system.get("level") or "").lower()
+    if not level:
+        raise InputError("the data does not say which z/VM level it comes from (zvmlab's D15R1 ZVMSYS record)",
+                         file=source, fix="write the twin by hand from `zvmlab report` for a real system's data")
+    missing = [u for u in m.users if all(v is None for v in m.total_ns.get(u, []))]
+    if missing:
+        raise InputError(f"no CPU time per user in the data for {', '.join(missing[:5])}"
+                         f"{' ...' if len(missing) > 5 else ''} (zvmlab's D15R4 ZVMUSE; IBM's MRUSEACT fields "
+                         f"for it are not in the public layouts)", file=source,
+                         fix="a twin needs data written by zvmlab, or layouts transcribed for the release")
+    dur_ns = m.duration_ns
+    rows = [r for r in data.rows("ZVMSYS") if r.get("ZVMSYS_SMT") is not None]
+    smt = {0: "off", 1: "smt1", 2: "smt2"}.get(rows[0]["ZVMSYS_SMT"] if rows else 0, "off")
+    interval = m.system.get("interval_s") or m.intervals[0].len_ns / 1e9
+    guests = [_guest(m, u, dur_ns) for u in m.users]
+    notes = ["Shares, PR/SM weights, devices and paging are not modelled from the data yet: add them by hand."]
+    if m.lpars:
+        notes.append(f"The data has {len(m.lpars)} LPAR records (D15R7 ZVMCUP); the twin runs without a [cpc].")
+    return Twin(source, level, len(m.cpus), smt, dur_ns / 1e9, interval, guests, notes)
+
+
+def _guest(m: Measurements, u: str, dur_ns: int) -> TwinGuest:
+    n = m.vcpus.get(u) or 1
+    total = sum(v for v in m.total_ns[u] if v is not None)
+    frac = total / dur_ns / n
+    notes = [f"vcpus: {n} MRUSEACT records (D4R3) per sample",
+             f"CPU: {100.0 * total / dur_ns:.2f} % of one processor (D15R4 ZVMUSE_TTIME over {dur_ns / 1e9:g} s)"]
+    demand: float | None = round(frac, 6)
+    if frac >= SATURATED:
+        demand = None
+        notes.append(f"used {100 * frac:.1f} % of its virtual CPUs: modelled as wanting all it can get")
+    tx = sum(v for v in m.tx.get(u, []) if v is not None) if m.has_appl else 0
+    tx_cpu = None
+    if tx > 0:
+        tx_cpu = max(1, round(total / tx))
+        notes.append(f"transactions: {tx} (D15R4 ZVMUSE_TXDONE): {tx_cpu} ns of CPU each")
+    return TwinGuest(u, n, demand, tx_cpu, notes=notes)
+
+
+_EDIT = re.compile(r"^\s*([A-Za-z_]+)(?:\.([A-Za-z0-9$#@_]+))?\s*=\s*(.+?)\s*$")
+
+
+def apply(twin: Twin, edits: list[str]) -> Twin:
+    """The twin with what-if edits: processors=N, smt=off|smt1|smt2, level=NAME,
+    share.USERID=SHARE (z/VM SET SHARE syntax), vcpus.USERID=N."""
+    import copy
+    t = copy.deepcopy(twin)
+    for e in edits:
+        mt = _EDIT.match(e)
+        if not mt:
+            raise InputError(f"cannot read what-if '{e}'", field="--what-if",
+                             fix='write KEY=VALUE, e.g. "processors=12", "smt=smt2", "share.USER1=RELATIVE 200"')
+        key, who, val = mt.group(1).lower(), mt.group(2), mt.group(3).strip('"')
+        if key == "processors" and who is None and val.isdigit() and int(val) > 0:
+            t.processors = int(val)
+        elif key == "smt" and who is None and val in ("off", "smt1", "smt2"):
+            t.smt = val
+        elif key == "level" and who is None:
+            t.level = val
+        elif key in ("share", "vcpus") and who is not None:
+            g = next((g for g in t.guests if g.userid == who.upper()), None)
+            if g is None:
+                raise InputError(f"no guest {who} in the twin", field="--what-if",
+                                 fix="users: " + ", ".join(g.userid for g in t.guests))
+            if key == "share":
+                g.share = val
+            elif val.isdigit() and int(val) > 0:
+                g.vcpus = int(val)
+            else:
+                raise InputError(f"vcpus must be a positive number, not '{val}'", field="--what-if")
+        else:
+            raise InputError(f"cannot apply what-if '{e}'", field="--what-if",
+                             fix="known: processors=N, smt=off|smt1|smt2, level=NAME, share.USERID=SHARE, "
+                                 "vcpus.USERID=N")
+        t.edits.append(e.strip())
+    return t

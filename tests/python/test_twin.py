@@ -1,0 +1,84 @@
+"""zvmlab twin: scenario -> run -> monitor file -> twin -> run; the twin's FCX112 (CPU per guest)
+and FCX144 (busy per processor) over the whole period agree with the original's within 5 %."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from zvmlab import engine, scenario
+from zvmlab.errors import InputError
+from zvmlab.monitor import measure, read
+from zvmlab.monitor import twin as T
+
+
+def _run(sc: scenario.Scenario):
+    summary, mon = engine.simulate(sc.engine_config(), monitor=True)
+    d = read(mon)
+    return measure(d), d
+
+
+def _whole(m):
+    dur = m.duration_ns
+    users = {u: 100.0 * m.user_totals(u)["cpu_pct"] / 100.0 for u in m.users}
+    procs = {c: 100.0 * sum(m.busy_ns[c]) / dur for c in m.cpus}
+    return users, procs, 100.0 * sum(sum(m.busy_ns[c]) for c in m.cpus) / (dur * len(m.cpus))
+
+
+def _round_trip(path, duration):
+    sc = scenario.load(ROOT / "scenarios" / path).with_overrides(duration=duration)
+    m, d = _run(sc)
+    tw = T.build(d, m, path)
+    m2, _ = _run(scenario.loads(tw.toml(), "twin.toml"))
+    return _whole(m), _whole(m2), tw
+
+
+@pytest.mark.parametrize("path, duration", [("showcase.toml", "120s"), ("apache-cpu.toml", "60s")])
+def test_twin_reproduces_fcx112_and_fcx144(path, duration):
+    (u1, p1, avg1), (u2, p2, avg2), tw = _round_trip(path, duration)
+    assert set(u2) == set(u1)
+    for u in u1:
+        if u1[u] > 1.0:  # a guest using at least 1 % of a processor: within 5 %
+            assert u2[u] == pytest.approx(u1[u], rel=0.05), u
+    assert avg2 == pytest.approx(avg1, rel=0.05)
+    for c in p1:
+        assert p2[c] == pytest.approx(p1[c], rel=0.05, abs=1.0), c
+    text = tw.toml()
+    assert "D15R4 ZVMUSE_TTIME" in text and "D4R3" in text and "D0R2 MRSYTPRP" in text
+
+
+def test_what_if_edits_and_bad_edits():
+    sc = scenario.load(ROOT / "scenarios" / "showcase.toml").with_overrides(duration="10s")
+    m, d = _run(sc)
+    tw = T.build(d, m, "showcase")
+    w = T.apply(tw, ["processors=12", "smt=smt2", "share.USER1=RELATIVE 200", "vcpus.user0=2"])
+    assert (w.processors, w.smt) == (12, "smt2") and (tw.processors, tw.smt) == (2, "off")
+    assert [g.share for g in w.guests] == ["RELATIVE 100", "RELATIVE 200"] and w.guests[0].vcpus == 2
+    scenario.loads(w.toml(), "w.toml")  # a valid scenario
+    for bad in ["processors=many", "colour=red", "share.NOBODY=RELATIVE 1", "nonsense"]:
+        with pytest.raises(InputError):
+            T.apply(tw, [bad])
+
+
+def test_twin_of_data_without_zvmlab_records_says_what_is_missing():
+    import monitor_corpus as C
+    from test_monitor_real import _site_file
+    d = read(_site_file())
+    with pytest.raises(InputError) as e:
+        T.build(d, measure(d), "site.mon")
+    assert "level" in str(e.value) or "CPU time per user" in str(e.value)
+    assert C.FRAME == 4096
+
+
+def test_cli_twin_writes_and_runs(run_cli, tmp_path):
+    from conftest import SHOWCASE, zvmlab
+    p = zvmlab("run", SHOWCASE, "--out", tmp_path / "r", "--duration", "10s")
+    assert p.returncode == 0, p.stderr
+    p = run_cli("twin", tmp_path / "r", "--out", tmp_path / "twin.toml")
+    assert p.returncode == 0, p.stderr
+    assert scenario.load(tmp_path / "twin.toml").processors == 2
+    p = run_cli("twin", tmp_path / "r", "--what-if", "processors=1", "--json")
+    assert p.returncode == 0, p.stderr
+    assert '"what_if"' in p.stdout
+    p = run_cli("twin", tmp_path / "r", "--what-if", "processors=zero")
+    assert p.returncode == 2 and "Traceback" not in p.stderr
