@@ -114,3 +114,22 @@ def test_corpus_user_above_its_virtual_cpus_and_busy_above_100_are_noted():
     d = read(bytes(mon))
     notes = check(d, measure(d))
     assert any("processor 1" in n and "above 100 %" in n for n in notes), notes
+
+
+def test_report_from_to_selects_intervals_by_clock_time_or_seconds(run_cli, tmp_path):
+    import json
+    f = tmp_path / "site.mon"
+    f.write_bytes(_site_file(5))  # intervals end at 00:01, 00:02, ... 00:05 (00:00 is the baseline)
+    for frm, to, ends in (("00:02", "00:04", ["00:03:00", "00:04:00"]), ("120s", "240s", ["00:03:00", "00:04:00"]),
+                          (None, "00:03:00", ["00:01:00", "00:02:00", "00:03:00"])):
+        args = ["report", f, "--fcx", "144", "--format", "json"] + (["--from", frm] if frm else []) + ["--to", to]
+        p = run_cli(*args)
+        assert p.returncode == 0, p.stderr
+        rep = json.loads(p.stdout)["reports"]["FCX144"]
+        rows = [r for r in rep["tables"]["processors"]["rows"] if r["row"] == "data"]
+        assert sorted({r["time"] for r in rows if r["time"]}) == ends
+        assert rep["meta"]["seconds"] == 60.0 * len(ends) and rep["meta"]["to"].endswith(ends[-1])
+        assert rep["meta"]["to_s"] - rep["meta"]["from_s"] == 60.0 * len(ends)
+    for bad in (["--from", "25:00"], ["--to", "soon"], ["--from", "600s"]):
+        p = run_cli("report", f, *bad)
+        assert p.returncode == 2 and "Traceback" not in p.stderr and "--" in p.stderr + p.stdout

@@ -138,6 +138,30 @@ class Measurements:
     # records the data holds without a layout here: (domain, record) -> count
     skipped: dict = field(default_factory=dict)
 
+    # -- a window of intervals (zvmlab report --from/--to) ---------------------------------------
+
+    # the fields holding one value per interval, at any depth of dicts
+    _SERIES = ("busy_ns", "sys_ns", "user_ns", "wait_ns", "emul_ns", "total_ns", "virt_ns", "tx", "locks", "dev",
+               "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp")
+
+    def window(self, keep: list[int]) -> "Measurements":
+        """A copy holding only the intervals ``keep`` (indexes, in order)."""
+        import copy
+
+        def cut(v):
+            if isinstance(v, dict):
+                return {k: cut(x) for k, x in v.items()}
+            if isinstance(v, list) and len(v) == len(self.intervals):
+                return [v[k] for k in keep]
+            return v
+        out = copy.copy(self)
+        for name in self._SERIES:
+            setattr(out, name, cut(getattr(self, name)))
+        out.intervals = [self.intervals[k] for k in keep]
+        if out.intervals:
+            out.start_tod = out.intervals[0].start_tod
+        return out
+
     # -- whole-period figures, computed the way the engine's run summary computes them --------
 
     @property

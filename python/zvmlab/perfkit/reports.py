@@ -7,7 +7,7 @@ A report is registered with its Perfkit id and name; it builds a ``Report`` from
 
 Figures follow the run summary's definitions, so a report agrees with summary.json:
 percentages of one processor (100 = one processor busy for the interval), T/V = total CPU time /
-virtual CPU time, ETR = transactions per second (from the workload's APPLDATA records).
+virtual CPU time, ETR = transactions per second (from zvmlab's D15R4 ZVMUSE records).
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ def meta(m: Measurements) -> dict:
         "from": start.strftime("%Y/%m/%d %H:%M:%S"),
         "to": end.strftime("%Y/%m/%d %H:%M:%S"),
         "seconds": secs,
+        # the window as seconds since the start of the data, beside the clock times above
+        "from_s": m.intervals[0].start_ns / 1e9 if m.intervals else 0.0,
+        "to_s": m.intervals[-1].end_ns / 1e9 if m.intervals else 0.0,
         "system": m.system.get("systemid") or "",
         "level": m.level or m.system.get("level") or "",
         "origin": m.origin or "unknown",
@@ -201,7 +204,7 @@ def cpu(m: Measurements, r: Report) -> None:
                         {"%CPU": [row["cpu"] for row in procs], "%SYS": [row["sys"] for row in procs],
                          "%WT": [row["wt"] for row in procs]},
                         kind="bar", categories=[row["proc"] for row in procs], xlabel="processor"))
-    r.notes.append("* = zvmlab addition: transactions come from the workload's APPLDATA (D10R2) records.")
+    r.notes.append("* = zvmlab addition: transactions come from the workload, in zvmlab's D15R4 ZVMUSE records.")
 
 
 # -- FCX225 SYSSUMLG -----------------------------------------------------------------------------
@@ -245,7 +248,7 @@ def syssumlg(m: Measurements, r: Report) -> None:
         r.plots.append(Plot("Transaction rate (APPLDATA)", "transactions/s", x, {"ETR": [row["etr"] for row in rows]}))
     r.plots.append(Plot("T/V ratio", "total / virtual", x, {"T/V": [row["tv"] for row in rows]}))
     r.notes.append("Pct Busy: average of the processors. * = zvmlab addition: ETR/ITR from the workload's "
-                   "APPLDATA (D10R2) records; ITR = ETR / busy fraction.")
+                   "transactions in zvmlab's D15R4 ZVMUSE records; ITR = ETR / busy fraction.")
 
 
 # -- FCX112 USER ---------------------------------------------------------------------------------
