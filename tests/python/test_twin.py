@@ -1,5 +1,7 @@
-"""zvmlab twin: scenario -> run -> monitor file -> twin -> run; the twin's FCX112 (CPU per guest)
-and FCX144 (busy per processor) over the whole period agree with the original's within 5 %."""
+"""zvmlab twin: scenario -> run -> monitor file -> twin -> run; the twin's FCX112 (CPU per guest),
+FCX144 (busy per processor) and FCX108 (I/O rate, %busy and response time per device) over the
+whole period agree with the original's within 5 %: the showcase, Apache CPU, a paging
+(thrasher) and a DASD I/O scenario."""
 
 from __future__ import annotations
 
@@ -25,17 +27,41 @@ def _whole(m):
     return users, procs, 100.0 * sum(sum(m.busy_ns[c]) for c in m.cpus) / (dur * len(m.cpus))
 
 
-def _round_trip(path, duration):
-    sc = scenario.load(ROOT / "scenarios" / path).with_overrides(duration=duration)
+def _devices(m):
+    """FCX108's whole-period figures per device: I/O rate, %busy per exposure, response (ms)."""
+    out = {}
+    for d in m.devs:
+        t = {k: sum(v for v in m.dev[d][k] if v is not None) for k in ("ssch", "busy", "queue")}
+        if t["ssch"]:
+            n = m.dev_info[d]["exposures"] or 1
+            out[m.dev_info[d]["name"]] = (t["ssch"] / (m.duration_ns / 1e9), 100.0 * t["busy"] / (n * m.duration_ns),
+                                          (t["busy"] + t["queue"]) / t["ssch"] / 1e6)
+    return out
+
+
+def _round_trip(sc):
     m, d = _run(sc)
-    tw = T.build(d, m, path)
+    tw = T.build(d, m, "original")
     m2, _ = _run(scenario.loads(tw.toml(), "twin.toml"))
-    return _whole(m), _whole(m2), tw
+    return _whole(m), _whole(m2), tw, _devices(m), _devices(m2)
 
 
-@pytest.mark.parametrize("path, duration", [("showcase.toml", "120s"), ("apache-cpu.toml", "60s")])
-def test_twin_reproduces_fcx112_and_fcx144(path, duration):
-    (u1, p1, avg1), (u2, p2, avg2), tw = _round_trip(path, duration)
+def _scenario(name):
+    from io_scenarios import io_toml
+    if name == "paging":
+        return scenario.loads(io_toml(duration_s=60, interval_s=10, mdisk=False), "paging.toml")
+    if name == "dasd":
+        return scenario.loads(io_toml(duration_s=60, interval_s=10, thrashers=0), "dasd.toml")
+    path, duration = name.split("@")
+    return scenario.load(ROOT / "scenarios" / path).with_overrides(duration=duration)
+
+
+@pytest.mark.parametrize("name", ["showcase.toml@120s", "apache-cpu.toml@60s", "paging", "dasd"])
+def test_twin_reproduces_fcx112_fcx144_and_fcx108(name):
+    (u1, p1, avg1), (u2, p2, avg2), tw, d1, d2 = _round_trip(_scenario(name))
+    assert set(d2) == set(d1)
+    for dev, figs in d1.items():
+        assert d2[dev] == pytest.approx(figs, rel=0.05), dev
     assert set(u2) == set(u1)
     for u in u1:
         if u1[u] > 1.0:  # a guest using at least 1 % of a processor: within 5 %

@@ -118,6 +118,11 @@ class Measurements:
     # per-user wait states (MRUSEACT, zvmlab fields): ns of virtual-CPU time per UST_COLS state per
     # interval; empty in data without them
     ust: dict[str, dict[str, list]] = field(default_factory=dict)
+    # per user, as of the last sample (zvmlab's ZVMUSE): virtual storage and working set (pages),
+    # the minidisk its program uses (device number, 0: none) and ZVMUSE_IOFLAGS; and per user
+    # the whole period's minidisk I/Os and blocks
+    user_info: dict[str, dict] = field(default_factory=dict)
+    user_io: dict[str, dict] = field(default_factory=dict)
     # PR/SM and SMT per processor (MRSYTPRP zvmlab fields): core, polarization, and per PRP_COLS
     # one value per interval (core1/core2: the processor's core; None: not measured)
     cpu_core: dict[int, int] = field(default_factory=dict)
@@ -372,6 +377,12 @@ def measure(data: MonitorData) -> Measurements:
         prev, prev_tod, todo = {k: {} for k in per_group[g0]}, groups[g0 - 1]["tod"], sample_groups
     else:
         prev, prev_tod, todo = per_group[g0], groups[g0]["tod"], sample_groups[1:]
+    from_ipl = todo is sample_groups
+    for io in m.user_io.values():
+        for k, _ in _UIO:
+            base = 0 if from_ipl else io.get("first_" + k)
+            io[k] = None if io[k] is None or base is None or io[k] < base else io[k] - base
+            io.pop("first_" + k, None)
     m.start_tod = prev_tod
     t0 = tod_ns(prev_tod)
     for c in m.cpus:
@@ -528,10 +539,18 @@ def _users(data: MonitorData, m: Measurements, per_group: dict) -> None:
             m.users.append(u)
     for (_, u), n in vcpus.items():
         m.vcpus[u] = max(n, m.vcpus.get(u, 0))
+    first: dict[str, dict] = {}
     for r in data.rows("ZVMUSE"):
         g, u = r["group"], r.get("ZVMUSE_USERID")
         if g not in per_group or not u:
             continue
+        m.user_info[u] = {"vsize": r.get("ZVMUSE_VSIZE"), "wss": r.get("ZVMUSE_WSS"),
+                          "iodev": r.get("ZVMUSE_IODEV"), "ioflags": r.get("ZVMUSE_IOFLAGS")}
+        first.setdefault(u, r)
+        # cumulative at the last sample, and at the first (the baseline when monitoring did not
+        # start at IPL: measure() subtracts it then)
+        m.user_io[u] = {k: r.get(col) for k, col in _UIO}
+        m.user_io[u].update({"first_" + k: first[u].get(col) for k, col in _UIO})
         cur = per_group[g]
         cur["ttime"][u] = r.get("ZVMUSE_TTIME")
         cur["vtime"][u] = r.get("ZVMUSE_VTIME")
@@ -546,6 +565,9 @@ def _users(data: MonitorData, m: Measurements, per_group: dict) -> None:
             m.vcpus[u] = r["ZVMUSE_VCPUS"]
         if u not in m.users:
             m.users.append(u)
+
+
+_UIO = (("ios", "ZVMUSE_IOS"), ("blocks", "ZVMUSE_IOBLKS"))
 
 
 def _locks(data: MonitorData, per_group: dict) -> list[str]:

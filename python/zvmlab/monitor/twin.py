@@ -33,6 +33,9 @@ class TwinGuest:
     tx_cpu_ns: int | None
     share: str = "RELATIVE 100"
     notes: list[str] = field(default_factory=list)
+    storage_kb: int | None = None  # virtual storage
+    wss_kb: int | None = None  # working set (uniform references over it)
+    dasd: dict | None = None  # a dasd-io workload's fields (TOML values, already quoted)
 
 
 @dataclass
@@ -46,6 +49,7 @@ class Twin:
     guests: list[TwinGuest]
     notes: list[str] = field(default_factory=list)
     edits: list[str] = field(default_factory=list)
+    storage: list[str] = field(default_factory=list)  # the [storage] table's lines
 
     def toml(self) -> str:
         q = _quote
@@ -60,15 +64,24 @@ class Twin:
                 f"duration = {q(_dur(self.duration_s))}          # the period: first to last interval end (D1R11)",
                 f"interval = {q(_dur(self.interval_s))}          # D15R1 ZVMSYS_INTERVAL",
                 "seed = 1                    # not in the data"]
+        if self.storage:
+            out += ["", "[storage]"] + self.storage
         for g in self.guests:
             out += ["", "[[guest]]"] + [f"# {n}" for n in g.notes]
             out += [f"userid = {q(g.userid)}", f"vcpus = {g.vcpus}",
                     f"share = {q(g.share)}" + ("" if g.share != "RELATIVE 100" else "     # not in the data")]
-            w = ['kind = "cpu-bound"']
-            if g.demand is not None:
-                w.append(f"demand = {g.demand:.6g}")
-            if g.tx_cpu_ns is not None:
-                w.append(f"tx_cpu = {q(str(g.tx_cpu_ns) + 'ns')}")
+            if g.storage_kb:
+                out.append(f"storage = {q(str(g.storage_kb) + 'K')}")
+            if g.wss_kb:
+                out.append(f"refs = {{ pattern = \"uniform\", range = {q(str(g.wss_kb) + 'K')} }}")
+            if g.dasd is not None:
+                w = ['kind = "dasd-io"'] + [f"{k} = {v}" for k, v in g.dasd.items()]
+            else:
+                w = ['kind = "cpu-bound"']
+                if g.demand is not None:
+                    w.append(f"demand = {g.demand:.6g}")
+                if g.tx_cpu_ns is not None:
+                    w.append(f"tx_cpu = {q(str(g.tx_cpu_ns) + 'ns')}")
             out.append("workload = { " + ", ".join(w) + " }")
         return "\n".join(out) + "\n"
 
@@ -102,28 +115,91 @@ def build(data: MonitorData, m: Measurements, source: str) -> Twin:
     smt = {0: "off", 1: "smt1", 2: "smt2"}.get(rows[0]["ZVMSYS_SMT"] if rows else 0, "off")
     interval = m.system.get("interval_s") or m.intervals[0].len_ns / 1e9
     guests = [_guest(m, u, dur_ns) for u in m.users]
-    notes = ["Shares, PR/SM weights, devices and paging are not modelled from the data yet: add them by hand."]
+    notes = ["Shares and PR/SM weights are not in the data: add them by hand."]
     if m.lpars:
         notes.append(f"The data has {len(m.lpars)} LPAR records (D15R7 ZVMCUP); the twin runs without a [cpc].")
-    return Twin(source, level, len(m.cpus), smt, dur_ns / 1e9, interval, guests, notes)
+    return Twin(source, level, len(m.cpus), smt, dur_ns / 1e9, interval, guests, notes, storage=_storage(m))
+
+
+_DASD_TYPES = {"3390": "eckd", "EDEV": "edev", "SCSI": "scsi"}
+
+
+def _storage(m: Measurements) -> list[str]:
+    """[storage] from ZVMSTO (frames) and the paging volumes (ZVMDVC, slots)."""
+    frames = (m.sto_level.get("frames") or [None])[-1] if m.has_storage else None
+    if not frames:
+        return []
+    vols: dict[tuple[str, int], int] = {}
+    for d in m.devs:
+        i = m.dev_info[d]
+        if i["paging"] and i.get("slots"):
+            key = (_DASD_TYPES.get(i["type"], "eckd"), i["slots"])
+            vols[key] = vols.get(key, 0) + 1
+    pv = ", ".join(f'{{ type = "{t}", size = "{slots * 4}K", count = {n} }}' for (t, slots), n in vols.items())
+    return [f'real = "{frames * 4}K"           # D15R6 ZVMSTO_FRAMES',
+            "prefill = true              # the data starts in a paging steady state (assumed)",
+            f"paging_volumes = [{pv}]    # D15R2 ZVMDVC (paging volumes, slots)"]
 
 
 def _guest(m: Measurements, u: str, dur_ns: int) -> TwinGuest:
     n = m.vcpus.get(u) or 1
     total = sum(v for v in m.total_ns[u] if v is not None)
+    virt = sum(v for v in m.virt_ns[u] if v is not None)
+    info = m.user_info.get(u, {})
+    if info.get("wss"):
+        total = virt  # a paging guest: CP's paging work comes from the model
     frac = total / dur_ns / n
     notes = [f"vcpus: {n} MRUSEACT records (D4R3) per sample",
              f"CPU: {100.0 * total / dur_ns:.2f} % of one processor (D15R4 ZVMUSE_TTIME over {dur_ns / 1e9:g} s)"]
     demand: float | None = round(frac, 6)
+    ust = m.ust.get(u, {})
+    idle = sum(sum(v for v in ust.get(k, []) if v is not None) for k in ("dormant", "test_idle")) if ust else None
     if frac >= SATURATED:
         demand = None
         notes.append(f"used {100 * frac:.1f} % of its virtual CPUs: modelled as wanting all it can get")
+    elif idle is not None and idle < (1.0 - SATURATED) * dur_ns * n:
+        demand = None
+        notes.append(f"idle (dormant or test idle, D15R4 ZVMUSE_STDORM/STTIDL) {100 * idle / (dur_ns * n):.1f} % "
+                     f"of the time: it waits, but never for work: modelled as wanting all it can get")
     tx = sum(v for v in m.tx.get(u, []) if v is not None) if m.has_appl else 0
     tx_cpu = None
     if tx > 0:
-        tx_cpu = max(1, round(total / tx))
-        notes.append(f"transactions: {tx} (D15R4 ZVMUSE_TXDONE): {tx_cpu} ns of CPU each")
-    return TwinGuest(u, n, demand, tx_cpu, notes=notes)
+        tx_cpu = max(1, round(virt / tx))
+        notes.append(f"transactions: {tx} (D15R4 ZVMUSE_TXDONE): {tx_cpu} ns of virtual CPU each (ZVMUSE_VTIME)")
+    g = TwinGuest(u, n, demand, tx_cpu, notes=notes)
+    if info.get("vsize"):
+        g.storage_kb, g.wss_kb = info["vsize"] * 4, (info.get("wss") or 0) * 4
+        g.notes.append(f"storage {info['vsize']} pages, working set {info.get('wss') or 0} pages "
+                       f"(D15R4 ZVMUSE_VSIZE, ZVMUSE_WSS; references taken as uniform)")
+    g.dasd = _dasd(m, u, tx, virt, n, g.notes)
+    return g
+
+
+def _dasd(m: Measurements, u: str, tx: int, virt: int, n: int, notes: list[str]) -> dict | None:
+    """A dasd-io program from ZVMUSE's minidisk fields: per transaction its virtual CPU, I/Os and
+    think time (dormant and test-idle time per transaction: ZVMUSE_STDORM, ZVMUSE_STTIDL)."""
+    info, io = m.user_info.get(u, {}), m.user_io.get(u, {})
+    dev = info.get("iodev")
+    if not dev or dev not in m.dev_info or not io.get("ios") or tx <= 0:
+        return None
+    d = m.dev_info[dev]
+    flags = info.get("ioflags") or 0
+    ios, blocks = io["ios"], io.get("blocks") or io["ios"]
+    out = {"volume": _quote(d["name"]), "type": _quote(_DASD_TYPES.get(d["type"], "eckd")),
+           "cpu": _quote(f"{max(1, round(virt / tx))}ns"), "ios": max(1, round(ios / tx)),
+           "blocks": max(1, round(blocks / ios))}
+    idle = sum(sum(v for v in m.ust.get(u, {}).get(k, []) if v is not None) for k in ("dormant", "test_idle"))
+    if flags & 0x20:  # paced: the I/O rate
+        out["rate"] = f"{ios / (m.duration_ns / 1e9) / n:.6g}"
+    elif idle > 0:
+        out["think"] = _quote(f"{round(idle / n / (tx / n))}ns")
+    if flags & 0x80:
+        out["write"] = "true"
+    if flags & 0x40:
+        out["mdc"] = "true"
+    notes.append(f"minidisk I/O on {d['name']} (device {dev:04X}, D15R2 ZVMDVC): {ios} I/Os, {blocks} blocks, "
+                 f"{tx} transactions (D15R4 ZVMUSE_IOS, ZVMUSE_IOBLKS, ZVMUSE_TXDONE)")
+    return out
 
 
 _EDIT = re.compile(r"^\s*([A-Za-z_]+)(?:\.([A-Za-z0-9$#@_]+))?\s*=\s*(.+?)\s*$")

@@ -82,7 +82,13 @@ const fn z(name: &'static str, offset: u16, len: u8, kind: Kind) -> Field {
     f(name, offset, len, kind, "zvmlab")
 }
 
-const fn zrec(record: u16, name: &'static str, title: &'static str, len: u16, fields: &'static [Field]) -> Layout {
+const fn zrec(
+    record: u16,
+    name: &'static str,
+    title: &'static str,
+    len: u16,
+    fields: &'static [Field],
+) -> Layout {
     Layout {
         domain: ZVM_DOMAIN,
         record,
@@ -272,7 +278,7 @@ pub const ZVMUSE: Layout = zrec(
     4,
     "ZVMUSE",
     "zvmlab: user activity",
-    144,
+    184,
     &[
         z("ZVMUSE_USERID", 20, 8, Char),
         z("ZVMUSE_VCPUS", 28, 2, Uint),
@@ -290,6 +296,16 @@ pub const ZVMUSE: Layout = zrec(
         z("ZVMUSE_STPGWT", 120, 8, Tod),
         z("ZVMUSE_STIOWT", 128, 8, Tod),
         z("ZVMUSE_STTIDL", 136, 8, Tod),
+        // Storage: virtual storage size and working set (the pages its program references,
+        // known exactly to the simulator; IBM's VMDWSSPR is CP's estimate), in pages.
+        z("ZVMUSE_VSIZE", 144, 8, Uint),
+        z("ZVMUSE_WSS", 152, 8, Uint),
+        // Minidisk I/O: the device its program uses (0: none), cumulative I/Os and blocks,
+        // flags (USEFLAG_*).
+        z("ZVMUSE_IODEV", 160, 2, Uint),
+        z("ZVMUSE_IOFLAGS", 162, 1, Uint),
+        z("ZVMUSE_IOS", 168, 8, Uint),
+        z("ZVMUSE_IOBLKS", 176, 8, Uint),
     ],
 );
 

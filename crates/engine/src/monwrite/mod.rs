@@ -73,6 +73,10 @@ pub const POLAR_DED: u64 = 5;
 pub const PRPFLAG_PARKED: u64 = 0x80;
 pub const PRPFLAG_PRB_APPORTIONED: u64 = 0x40;
 pub const PRPFLAG_CORETM: u64 = 0x20;
+/// ZVMUSE_IOFLAGS bits: the program writes; its device has SET MDC ON; it is paced.
+pub const USEFLAG_WRITE: u64 = 0x80;
+pub const USEFLAG_MDC: u64 = 0x40;
+pub const USEFLAG_PACED: u64 = 0x20;
 /// ZVMCUP_FLAGS bits: the LPAR z/VM runs in, dedicated.
 pub const CUPFLAG_SELF: u64 = 0x80;
 pub const CUPFLAG_DEDICATED: u64 = 0x40;
@@ -162,7 +166,12 @@ pub fn build(l: &Layout, tod: u64, vals: &[(&str, Val)]) -> Vec<u8> {
 
 /// Build a record with an array of entries after its fixed part (the header fields that count
 /// and locate the entries are set here).
-pub fn build_array(l: &Layout, tod: u64, vals: &[(&str, Val)], entries: &[Vec<(&str, Val)>]) -> Vec<u8> {
+pub fn build_array(
+    l: &Layout,
+    tod: u64,
+    vals: &[(&str, Val)],
+    entries: &[Vec<(&str, Val)>],
+) -> Vec<u8> {
     let elen = l.array.map_or(0, |a| a.entry_len as usize);
     let len = l.len as usize + elen * entries.len();
     let mut r = vec![0u8; len];
@@ -245,7 +254,6 @@ fn mwtbk(entries: &[[u8; 12]]) -> Vec<u8> {
     }
     b
 }
-
 
 /// The run's monitor data as a MONWRITE file: the configuration set, one sample set per
 /// monitor interval, and the end-of-data block. Deterministic: the same run gives the same bytes.
@@ -431,4 +439,3 @@ mod tests {
         assert_eq!(n, 200);
     }
 }
-

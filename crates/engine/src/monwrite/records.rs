@@ -91,7 +91,10 @@ fn zvmsys(sim: &Sim) -> Vec<u8> {
         &[
             ("ZVMSYS_ORIGIN", Val::S(ORIGIN)),
             ("ZVMSYS_LEVEL", Val::S(&sim.level.name.to_uppercase())),
-            ("ZVMSYS_INTERVAL", Val::U(ns_to_tod_units(sim.cfg.interval_ns))),
+            (
+                "ZVMSYS_INTERVAL",
+                Val::U(ns_to_tod_units(sim.cfg.interval_ns)),
+            ),
             ("ZVMSYS_CPUS", Val::U(sim.lpus.len() as u64)),
             ("ZVMSYS_SMT", Val::U(smt)),
         ],
@@ -295,7 +298,11 @@ fn zvmprp(sim: &Sim, snap: &Snapshot, i: usize, tod: u64) -> Vec<u8> {
     let lp = snap.lpus.get(i).copied().unwrap_or_default();
     let flags = PRPFLAG_PRB_APPORTIONED
         | if lp.parked { PRPFLAG_PARKED } else { 0 }
-        | if lp.core_t.is_some() { PRPFLAG_CORETM } else { 0 };
+        | if lp.core_t.is_some() {
+            PRPFLAG_CORETM
+        } else {
+            0
+        };
     let (c1, c2) = lp.core_t.unwrap_or((0, 0));
     build(
         &ZVMPRP,
@@ -344,7 +351,8 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
 }
 
 fn zvmcup(i: usize, l: &crate::prsm::LparPol, tod: u64) -> Vec<u8> {
-    let flags = if i == 0 { CUPFLAG_SELF } else { 0 } | if l.dedicated { CUPFLAG_DEDICATED } else { 0 };
+    let flags =
+        if i == 0 { CUPFLAG_SELF } else { 0 } | if l.dedicated { CUPFLAG_DEDICATED } else { 0 };
     build(
         &ZVMCUP,
         tod,
@@ -412,6 +420,16 @@ fn useact(userid: &str, vcpu: usize, tod: u64) -> Vec<u8> {
 
 fn zvmuse(c: &Cum, snap: &Snapshot, k: usize, userid: &str, vcpus: usize, tod: u64) -> Vec<u8> {
     let pgu = snap.users.get(k).copied().unwrap_or((0, 0, 0));
+    let (vsize, wss) = snap.mem.get(k).copied().unwrap_or((0, 0));
+    let io = snap.io.get(k).copied().flatten();
+    let (iodev, ios, blks) = io.map_or((0, 0, 0), |x| {
+        (DEVNO_MINIDISK + x.vol as u64, x.ios, x.blocks)
+    });
+    let ioflags = io.map_or(0, |x| {
+        (if x.write { USEFLAG_WRITE } else { 0 })
+            | (if x.mdc { USEFLAG_MDC } else { 0 })
+            | (if x.paced { USEFLAG_PACED } else { 0 })
+    });
     let st = snap
         .states
         .get(k)
@@ -441,6 +459,12 @@ fn zvmuse(c: &Cum, snap: &Snapshot, k: usize, userid: &str, vcpus: usize, tod: u
                 "ZVMUSE_STTIDL",
                 Val::U(ns_to_tod_units(snap.tidle.get(k).copied().unwrap_or(0))),
             ),
+            ("ZVMUSE_VSIZE", Val::U(vsize)),
+            ("ZVMUSE_WSS", Val::U(wss)),
+            ("ZVMUSE_IODEV", Val::U(iodev)),
+            ("ZVMUSE_IOFLAGS", Val::U(ioflags)),
+            ("ZVMUSE_IOS", Val::U(ios)),
+            ("ZVMUSE_IOBLKS", Val::U(blks)),
         ],
     )
 }
@@ -461,7 +485,10 @@ fn sytlck(c: &Cum, tod: u64) -> Vec<u8> {
                 ("SYTLCK_CALLCKID", Val::S(n)),
                 ("SYTLCK_CALXSCNT", Val::U(l.colls_excl.min(u32::MAX as u64))),
                 ("SYTLCK_CALXTIME", Val::U(ns_to_tod_units(l.spin_excl_ns))),
-                ("SYTLCK_CALSSCNT", Val::U(l.colls_shared.min(u32::MAX as u64))),
+                (
+                    "SYTLCK_CALSSCNT",
+                    Val::U(l.colls_shared.min(u32::MAX as u64)),
+                ),
                 ("SYTLCK_CALSTIME", Val::U(ns_to_tod_units(l.spin_shared_ns))),
             ]
         })

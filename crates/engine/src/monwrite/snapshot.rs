@@ -25,6 +25,21 @@ pub struct Snapshot {
     /// The HyperPAV pool (hyperpav.rs) at the sample, alias time integrated to it; None
     /// without a [cu].
     pub hpp: Option<(crate::hyperpav::AliasPool, [u64; 2])>,
+    /// Per user: virtual storage and working set in pages (0: no storage model).
+    pub mem: Vec<(u64, u64)>,
+    /// Per user with a minidisk program: its volume (index into the minidisk volumes), I/Os and
+    /// blocks done, writes, MDC, paced.
+    pub io: Vec<Option<UserIo>>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UserIo {
+    pub vol: u32,
+    pub ios: u64,
+    pub blocks: u64,
+    pub write: bool,
+    pub mdc: bool,
+    pub paced: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -138,6 +153,36 @@ impl Sim {
                 c.steals,
             ]
         });
+        let mem = self.paging.as_ref().map_or(Vec::new(), |pg| {
+            (0..pg.st.tables.len())
+                .map(|u| {
+                    let wss = pg
+                        .refs
+                        .get(u)
+                        .and_then(|r| r.as_ref())
+                        .map_or(0, |r| r.range());
+                    (pg.st.tables[u].pages, wss)
+                })
+                .collect()
+        });
+        let io = self.dasd.as_ref().map_or(Vec::new(), |d| {
+            d.prog
+                .iter()
+                .enumerate()
+                .map(|(u, p)| {
+                    p.as_ref()
+                        .filter(|p| !p.vdisk && !p.format)
+                        .map(|p| UserIo {
+                            vol: p.vol,
+                            ios: d.ios[u],
+                            blocks: d.blocks[u],
+                            write: p.write,
+                            mdc: p.mdc,
+                            paced: p.pace > 0.0,
+                        })
+                })
+                .collect()
+        });
         let (states, tidle) = self
             .users
             .iter()
@@ -153,7 +198,8 @@ impl Sim {
             prsm: self.prsm_monitor_counters(),
             mdc,
             hpp,
+            mem,
+            io,
         }
     }
 }
-
