@@ -25,7 +25,7 @@ def _div(a, b):
 
 def _base_busy(c: dict):
     """The bases' own busy time of counters ``c``: service minus the I/Os run on HyperPAV aliases
-    (IODDEV_ALIASTIM; absent in older data, then nothing ran on aliases)."""
+    (ZVMDEV_ALIASTM)."""
     return None if c["busy"] is None else c["busy"] - (c.get("alias") or 0)
 
 
