@@ -52,11 +52,16 @@ def _scenario(name):
         return scenario.loads(io_toml(duration_s=60, interval_s=10, mdisk=False), "paging.toml")
     if name == "dasd":
         return scenario.loads(io_toml(duration_s=60, interval_s=10, thrashers=0), "dasd.toml")
+    if name.startswith("lpar"):
+        from io_scenarios import lpar_toml
+        return scenario.loads(lpar_toml(duration_s=int(name.split("@")[1]), interval_s=10,
+                                        polarization="horizontal" if "horizontal" in name else "vertical"), "lpar.toml")
     path, duration = name.split("@")
     return scenario.load(ROOT / "scenarios" / path).with_overrides(duration=duration)
 
 
-@pytest.mark.parametrize("name", ["showcase.toml@120s", "apache-cpu.toml@60s", "paging", "dasd"])
+@pytest.mark.parametrize("name", ["showcase.toml@600s", "apache-cpu.toml@60s", "paging", "dasd", "lpar@300",
+                                  "lpar-horizontal@300"])
 def test_twin_reproduces_fcx112_fcx144_and_fcx108(name):
     (u1, p1, avg1), (u2, p2, avg2), tw, d1, d2 = _round_trip(_scenario(name))
     assert set(d2) == set(d1)
@@ -71,6 +76,8 @@ def test_twin_reproduces_fcx112_fcx144_and_fcx108(name):
         assert p2[c] == pytest.approx(p1[c], rel=0.05, abs=1.0), c
     text = tw.toml()
     assert "D15R4 ZVMUSE_TTIME" in text and "D4R3" in text and "D0R2 MRSYTPRP" in text
+    assert ("[cpc]" in text and "[[cpc.lpar]]" in text) == name.startswith("lpar")
+    assert ("[storage]" in text) == (name in ("paging", "dasd"))
 
 
 def test_what_if_edits_and_bad_edits():

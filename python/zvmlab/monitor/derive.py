@@ -306,7 +306,9 @@ def measure(data: MonitorData) -> Measurements:
               "self": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_SELF),
               "dedicated": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_DEDICATED),
               "vh": r.get("ZVMCUP_VH"), "vm": r.get("ZVMCUP_VM"), "vl": r.get("ZVMCUP_VL"),
-              "hz": r.get("ZVMCUP_HZ"), "ded": r.get("ZVMCUP_DED")}
+              "hz": r.get("ZVMCUP_HZ"), "ded": r.get("ZVMCUP_DED"),
+              "busy": None if r.get("ZVMCUP_BUSYMIL") is None else r["ZVMCUP_BUSYMIL"] / 1000.0,
+              "horizontal": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_HORIZONTAL)}
         m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
     m.lpars.sort(key=lambda x: x["number"])
     for r in data.rows("ZVMCUM"):

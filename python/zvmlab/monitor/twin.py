@@ -31,6 +31,7 @@ class TwinGuest:
     vcpus: int
     demand: float | None  # per virtual CPU, fraction of one processor; None: all it can get
     tx_cpu_ns: int | None
+    think_ns: int | None = None  # a closed loop: think, then tx_cpu_ns of CPU (transactional)
     share: str = "RELATIVE 100"
     notes: list[str] = field(default_factory=list)
     storage_kb: int | None = None  # virtual storage
@@ -50,6 +51,8 @@ class Twin:
     notes: list[str] = field(default_factory=list)
     edits: list[str] = field(default_factory=list)
     storage: list[str] = field(default_factory=list)  # the [storage] table's lines
+    lpar: list[str] = field(default_factory=list)  # [system] lines for the LPAR, then [cpc] tables
+    cpc: list[str] = field(default_factory=list)
 
     def toml(self) -> str:
         q = _quote
@@ -60,12 +63,13 @@ class Twin:
         out += [f"title = {q('Twin of ' + self.source)}", "", "[system]",
                 f"level = {q(self.level)}              # D15R1 ZVMSYS_LEVEL",
                 f"processors = {self.processors}              # D0R2 MRSYTPRP: one record per processor",
-                f"smt = {q(self.smt)}                 # D15R1 ZVMSYS_SMT", "", "[run]",
+                f"smt = {q(self.smt)}                 # D15R1 ZVMSYS_SMT"] + self.lpar + ["", "[run]",
                 f"duration = {q(_dur(self.duration_s))}          # the period: first to last interval end (D1R11)",
                 f"interval = {q(_dur(self.interval_s))}          # D15R1 ZVMSYS_INTERVAL",
                 "seed = 1                    # not in the data"]
         if self.storage:
             out += ["", "[storage]"] + self.storage
+        out += self.cpc
         for g in self.guests:
             out += ["", "[[guest]]"] + [f"# {n}" for n in g.notes]
             out += [f"userid = {q(g.userid)}", f"vcpus = {g.vcpus}",
@@ -76,6 +80,9 @@ class Twin:
                 out.append(f"refs = {{ pattern = \"uniform\", range = {q(str(g.wss_kb) + 'K')} }}")
             if g.dasd is not None:
                 w = ['kind = "dasd-io"'] + [f"{k} = {v}" for k, v in g.dasd.items()]
+            elif g.think_ns is not None:
+                w = ['kind = "transactional"', f"think = {q(str(g.think_ns) + 'ns')}",
+                     f"cpu = {q(str(g.tx_cpu_ns) + 'ns')}"]
             else:
                 w = ['kind = "cpu-bound"']
                 if g.demand is not None:
@@ -115,10 +122,32 @@ def build(data: MonitorData, m: Measurements, source: str) -> Twin:
     smt = {0: "off", 1: "smt1", 2: "smt2"}.get(rows[0]["ZVMSYS_SMT"] if rows else 0, "off")
     interval = m.system.get("interval_s") or m.intervals[0].len_ns / 1e9
     guests = [_guest(m, u, dur_ns) for u in m.users]
-    notes = ["Shares and PR/SM weights are not in the data: add them by hand."]
-    if m.lpars:
-        notes.append(f"The data has {len(m.lpars)} LPAR records (D15R7 ZVMCUP); the twin runs without a [cpc].")
-    return Twin(source, level, len(m.cpus), smt, dur_ns / 1e9, interval, guests, notes, storage=_storage(m))
+    notes = ["Shares are not in the data: add them by hand."]
+    lpar, cpc = _cpc(m, smt, notes)
+    return Twin(source, level, len(m.cpus), smt, dur_ns / 1e9, interval, guests, notes, storage=_storage(m),
+                lpar=lpar, cpc=cpc)
+
+
+def _cpc(m: Measurements, smt: str, notes: list[str]) -> tuple[list[str], list[str]]:
+    """The LPAR and its CPC from ZVMCUP (per LPAR) and ZVMCUM (physical cores)."""
+    own = next((lp for lp in m.lpars if lp["self"]), None)
+    if own is None or not m.phys_info.get("shared") or smt != "off":
+        return [], []
+    pol = lambda lp: "horizontal" if lp.get("horizontal") else "vertical"  # noqa: E731
+    lpar = [f"lpar = {_quote(own['name'])}             # D15R7 ZVMCUP (this LPAR)",
+            f"weight = {own['weight']}", f"polarization = {_quote(pol(own))}"]
+    cpc = ["", "[cpc]", f"shared_ifls = {m.phys_info['shared']}          # D15R8 ZVMCUM_SHARED"]
+    if m.phys_info.get("dedicated"):
+        cpc.append(f"dedicated_ifls = {m.phys_info['dedicated']}")
+    for lp in m.lpars:
+        if lp["self"]:
+            continue
+        cpc += ["", "[[cpc.lpar]]", f"# D15R7 ZVMCUP: LPAR {lp['number']}; busy = its demand (ZVMCUP_BUSYMIL)",
+                f"name = {_quote(lp['name'])}", f"logical = {lp['logical']}"]
+        cpc.append("dedicated = true" if lp["dedicated"] else f"weight = {lp['weight']}")
+        cpc += [f"busy = {lp['busy'] or 0.0:g}", f"polarization = {_quote(pol(lp))}"]
+    notes.append("A partner's busy is one figure over the period (a varying demand is not in the data).")
+    return lpar, cpc
 
 
 _DASD_TYPES = {"3390": "eckd", "EDEV": "edev", "SCSI": "scsi"}
@@ -167,6 +196,11 @@ def _guest(m: Measurements, u: str, dur_ns: int) -> TwinGuest:
         tx_cpu = max(1, round(virt / tx))
         notes.append(f"transactions: {tx} (D15R4 ZVMUSE_TXDONE): {tx_cpu} ns of virtual CPU each (ZVMUSE_VTIME)")
     g = TwinGuest(u, n, demand, tx_cpu, notes=notes)
+    if demand is not None and tx_cpu is not None and idle and not info.get("wss"):
+        # it waits for work between transactions: a closed loop, think = its idle time per transaction
+        g.think_ns = max(1, round(idle / tx))
+        g.notes.append(f"think {g.think_ns} ns per transaction: dormant and test-idle time (D15R4 ZVMUSE_STDORM, "
+                       f"ZVMUSE_STTIDL) over its transactions")
     if info.get("vsize"):
         g.storage_kb, g.wss_kb = info["vsize"] * 4, (info.get("wss") or 0) * 4
         g.notes.append(f"storage {info['vsize']} pages, working set {info.get('wss') or 0} pages "

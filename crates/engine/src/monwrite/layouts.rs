@@ -376,6 +376,9 @@ pub const ZVMCUP: Layout = zrec(
         z("ZVMCUP_VL", 43, 1, Uint),
         z("ZVMCUP_HZ", 44, 1, Uint),
         z("ZVMCUP_DED", 45, 1, Uint),
+        // A partner's demand (fraction of its logical cores kept busy, in 1/1000; the engine
+        // models it, it does not measure it; 0 for z/VM's own LPAR) and polarization mode.
+        z("ZVMCUP_BUSYMIL", 46, 2, Uint),
     ],
 );
 

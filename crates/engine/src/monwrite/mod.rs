@@ -77,9 +77,10 @@ pub const PRPFLAG_CORETM: u64 = 0x20;
 pub const USEFLAG_WRITE: u64 = 0x80;
 pub const USEFLAG_MDC: u64 = 0x40;
 pub const USEFLAG_PACED: u64 = 0x20;
-/// ZVMCUP_FLAGS bits: the LPAR z/VM runs in, dedicated.
+/// ZVMCUP_FLAGS bits: the LPAR z/VM runs in, dedicated, horizontal polarization.
 pub const CUPFLAG_SELF: u64 = 0x80;
 pub const CUPFLAG_DEDICATED: u64 = 0x40;
+pub const CUPFLAG_HORIZONTAL: u64 = 0x20;
 /// ZVMHPP_FLAGS bit: SET PAGING ALIAS ON in effect. Entitlements and shares are in 1/100.
 pub const HPPFLAG_PAGING: u64 = 0x80;
 

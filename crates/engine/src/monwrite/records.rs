@@ -330,7 +330,10 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
         .lpars
         .iter()
         .enumerate()
-        .map(|(i, l)| zvmcup(i, l, tod))
+        .map(|(i, l)| {
+            let busy = st.spec.lpars.get(i).map_or(0.0, |x| x.busy);
+            zvmcup(i, l, busy, tod)
+        })
         .collect();
     let t = |x: f64| Val::U(ns_to_tod_units(x.round().max(0.0) as u64));
     out.push(build(
@@ -350,9 +353,11 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
     out
 }
 
-fn zvmcup(i: usize, l: &crate::prsm::LparPol, tod: u64) -> Vec<u8> {
-    let flags =
-        if i == 0 { CUPFLAG_SELF } else { 0 } | if l.dedicated { CUPFLAG_DEDICATED } else { 0 };
+fn zvmcup(i: usize, l: &crate::prsm::LparPol, busy: f64, tod: u64) -> Vec<u8> {
+    let horizontal = matches!(l.polarization, crate::prsm::Polarization::Horizontal);
+    let flags = if i == 0 { CUPFLAG_SELF } else { 0 }
+        | if l.dedicated { CUPFLAG_DEDICATED } else { 0 }
+        | if horizontal { CUPFLAG_HORIZONTAL } else { 0 };
     build(
         &ZVMCUP,
         tod,
@@ -371,6 +376,10 @@ fn zvmcup(i: usize, l: &crate::prsm::LparPol, tod: u64) -> Vec<u8> {
             ("ZVMCUP_VL", Val::U(l.vl.min(255) as u64)),
             ("ZVMCUP_HZ", Val::U(l.hz.min(255) as u64)),
             ("ZVMCUP_DED", Val::U(l.ded.min(255) as u64)),
+            (
+                "ZVMCUP_BUSYMIL",
+                Val::U((busy * 1000.0).round().clamp(0.0, 1000.0) as u64),
+            ),
         ],
     )
 }
