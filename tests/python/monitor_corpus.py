@@ -21,6 +21,7 @@ LAYOUTS = {
     "MRSYTPRP": (0, 2, 108, {"PFXCPUAD": (20, 2, "u"), "PFXPRBTM": (24, 8, "d"), "PFXUTIME": (32, 8, "u"),
                              "PFXTMSYS": (40, 8, "u"), "PFXTOTWT": (68, 8, "u"), "PFXCPUTY": (104, 1, "u")}),
     "MRUSEACT": (4, 3, 440, {"VMDUSER": (20, 8, "c"), "VMDCPUAD": (28, 2, "u")}),
+    "MRMTRDEV": (1, 6, 320, {"RDEVDEV": (26, 2, "u")}),
     "MRSTOASP": (3, 4, 172, {"CALVSER": (20, 6, "c"), "RDEVDEV": (26, 2, "u"), "CALPAGE": (36, 4, "u")}),
 }
 # MRSYTLCK: a 32-byte header (number of locks, entry size, displacement of the first), then

@@ -77,6 +77,8 @@ def check(data: bytes) -> None:
             for v, iv in zip(s[c], m.intervals) if v is not None]
     over += [v > iv.len_ns * (m.vcpus.get(u) or 10**9) * 1.000001 for u in m.users
              for v, iv in zip(m.total_ns[u], m.intervals) if v is not None]
+    over += [v > iv.len_ns * (m.dev_info[d].get("exposures") or 1) * 1.000001 for d in m.devs
+             for v, iv in zip(m.dev[d]["busy"], m.intervals) if v is not None]
     if any(over):
         assert notes
     m.totals()

@@ -51,7 +51,8 @@ def _site_file(minutes: int = 3) -> bytes:
     minute CPU 0 is 40 s user + 5 s system (30 s emulation), CPU 1 12 s + 3 s; SRMSLOCK has 600
     exclusive collisions spinning 3 ms in all."""
     config = [C.record("MRMTRSYS", C.tod(0), HCPCPEID="SITECP", SYSTODST=C.tod(-3600), SYSTMID="SITEA",
-                       CPUCOUNT=2, LPARNAME="LPAR1")]
+                       CPUCOUNT=2, LPARNAME="LPAR1"),
+              C.record("MRMTRDEV", C.tod(0), RDEVDEV=0x0A00), C.record("MRMTRDEV", C.tod(0), RDEVDEV=0x0B01)]
     groups = [(C.tod(0), config)]
     for k in range(minutes + 1):  # the first sample is the baseline (monitoring started after IPL)
         at = C.tod(60 * k)
@@ -64,7 +65,8 @@ def _site_file(minutes: int = 3) -> bytes:
                 C.record("MRUSEACT", at, VMDUSER="CMS1", VMDCPUAD=0),
                 C.record("MRSTOASP", at, CALVSER="PAG001", RDEVDEV=0x0A00, CALPAGE=540000),
                 C.locks(at, [{"CALLCKID": "SRMSLOCK", "CALXSCNT": 600 * k, "CALXTIME": k * 3000 * C.US,
-                              "CALSSCNT": 0, "CALSTIME": 0}])]
+                              "CALSSCNT": 0, "CALSTIME": 0}]),
+                C.header(6, 3, 200, at) + bytes(180), C.header(6, 3, 200, at) + bytes(180)]  # MRIODDEV
         groups.append((at, recs))
     return C.monwrite(groups)
 
@@ -76,7 +78,7 @@ def _rows(tables, fcx, table):
 def test_corpus_reports_show_the_chosen_values():
     mon = _site_file()
     d = read(mon)
-    assert d.problems == [] and not d.skipped and d.origin == ""
+    assert d.problems == [] and dict(d.skipped) == {(6, 3): 8} and d.origin == ""
     m = measure(d)
     assert len(m.intervals) == 3 and [iv.len_ns for iv in m.intervals] == [60 * 10**9] * 3
     assert check(d, m) == []
@@ -95,6 +97,11 @@ def test_corpus_reports_show_the_chosen_values():
     locks = _rows(t, "FCX265", "locks")
     assert [r["lock"] for r in locks] == ["SRMSLOCK"] * 3
     assert [(r["colls"], r["avg"]) for r in locks] == [pytest.approx((10.0, 5.0))] * 3
+    # FCX108: the devices of the configuration (D1R6), their activity not decodable: '...'
+    devs = _rows(t, "FCX108", "devices")
+    assert [r["addr"] for r in devs] == ["0A00", "0B01"]
+    assert all(r["rate"] is None and r["busy"] is None for r in devs)
+    assert any("8 device activity records" in n for n in t["FCX108"][1])
 
 
 def test_corpus_text_prints_dots_not_zero_for_what_the_data_lacks():

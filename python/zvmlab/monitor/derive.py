@@ -340,6 +340,14 @@ def measure(data: MonitorData) -> Measurements:
                              "type": L.DEVTYPES.get(dc.get("ZVMDVC_TYPE"), "?"),
                              "paging": bool(flag & L.DEVFLAG_PAGING), "minidisk": bool(flag & L.DEVFLAG_MINIDISK),
                              "exposures": dc.get("ZVMDVC_EXPOSURES")}
+    # devices a real system's configuration names (D1R6) without zvmlab's activity records:
+    # listed, their figures missing
+    for r in data.rows("MRMTRDEV"):
+        d = r.get("MTRDEV_RDEVDEV")
+        if d is not None and d not in m.devs and not data.rows("ZVMDVC"):
+            m.devs.append(d)
+            m.dev_info[d] = {"name": f"{d:04X}", "type": "?", "paging": d in slots, "minidisk": False,
+                             "exposures": None}
     for d in m.devs:
         m.dev_info[d]["slots"] = slots.get(d)
     mdc_levels: dict[int, dict] = {g: {} for g in per_group}

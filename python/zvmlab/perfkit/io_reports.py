@@ -63,11 +63,13 @@ def _use(info: dict) -> str:
 
 
 def _no_devices(m: Measurements, r: Report) -> bool:
-    if not m.devs:
-        n = m.skipped.get((6, 3), 0)
+    n = m.skipped.get((6, 3), 0)
+    if n:
         r.notes.append(f"{n} device activity records (D6 R3 MRIODDEV) in the data, but their fields are not in "
-                       f"IBM's public layout excerpts (docs/research/monitor-layouts.md): no device figures."
-                       if n else "No device activity records (D15 R5 ZVMDEV) in the data.")
+                       f"IBM's public layout excerpts (docs/research/monitor-layouts.md): device figures '...'.")
+    if not m.devs:
+        if not n:
+            r.notes.append("No device activity records (D15 R5 ZVMDEV) in the data.")
         return True
     return False
 

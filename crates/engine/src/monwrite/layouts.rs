@@ -122,6 +122,20 @@ pub const MTRSYS: Layout = Layout {
     source: "ibm:mon730",
 };
 
+/// D1R6 MRMTRDEV (configuration, per real device): the device number only. IBM's page (mon730)
+/// gives the record (320 bytes) and its first field names; the offset is zpmd's (its D1R6 is
+/// marked untested); the record ends after it.
+pub const MTRDEV: Layout = Layout {
+    domain: 1,
+    record: 6,
+    name: "MRMTRDEV",
+    title: "Device Configuration Data",
+    len: 28,
+    fields: &[f("MTRDEV_RDEVDEV", 26, 2, Uint, "zpmd:alpha")],
+    array: None,
+    source: "ibm:mon730",
+};
+
 pub const SYTPRP: Layout = Layout {
     domain: 0,
     record: 2,
@@ -444,8 +458,8 @@ pub const ZVMLCK: Layout = zrec(
 
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
-    MTRSYS, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE, ZVMDEV,
-    ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK,
+    MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
+    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

@@ -62,6 +62,12 @@ impl Cum {
 /// The configuration set: IBM's MRMTRSYS, zvmlab's system and device configuration.
 pub(super) fn config(sim: &Sim) -> Vec<Vec<u8>> {
     let mut out = vec![mtrsys(sim), zvmsys(sim)];
+    let devs = sim.monitor_snapshot().devices;
+    out.extend(
+        devnos(&devs)
+            .into_iter()
+            .map(|n| build(&MTRDEV, tod_at(0), &[("MTRDEV_RDEVDEV", Val::U(n))])),
+    );
     out.extend(zvmdvc(sim));
     out
 }
