@@ -140,3 +140,11 @@ def test_report_from_to_selects_intervals_by_clock_time_or_seconds(run_cli, tmp_
     for bad in (["--from", "25:00"], ["--to", "soon"], ["--from", "600s"]):
         p = run_cli("report", f, *bad)
         assert p.returncode == 2 and "Traceback" not in p.stderr and "--" in p.stderr + p.stdout
+
+
+def test_corpus_user_reports_list_the_users_with_dots():
+    t = _tables(_site_file(1))
+    for fcx in ("FCX114", "FCX113"):
+        rows = _rows(t, fcx, "users")
+        assert [r["userid"] for r in rows] == ["CMS1", "LINUX01"], fcx
+        assert all(v is None for r in rows for k, v in r.items() if k not in ("row", "userid", "vcpus"))

@@ -253,7 +253,10 @@ def upage(m: Measurements, r: Report) -> None:
             Column("resend", ("End", "Resid"), "int", 9, "Number of Pages", extension=True)]
     t = Table("users", cols, key=("userid",))
     if not m.has_storage or not m.upg:
-        r.notes.append("No per-user paging data (D15 R4 ZVMUSE paging fields, with D15 R6 ZVMSTO) in the data.")
+        for u in sorted(m.users) if not m.has_storage and not m.user_info else ():
+            t.add(DATA, userid=u)  # a real system's users (MRUSEACT): their paging is not in the data
+        r.notes.append("No per-user paging data (D15 R4 ZVMUSE paging fields, with D15 R6 ZVMSTO) in the data"
+                       + (": the users' figures are '...'." if t.rows else "."))
         r.tables.append(t)
         return
     secs = _secs(m)

@@ -318,7 +318,11 @@ def ustat(m: Measurements, r: Report) -> None:
     cols += [Column(c, ("", h), "pct", 5) for _, c, h in _USTAT]
     t = Table("users", cols, key=("userid",))
     if not m.ust:
-        r.notes.append("No wait-state data (D15 R4 ZVMUSE wait-state fields) in the data.")
+        # users known (MRUSEACT) but their states not in the data: listed with '...'
+        for u in sorted(m.users):
+            t.add(DATA, userid=u, vcpus=m.vcpus.get(u))
+        r.notes.append("No wait-state data (D15 R4 ZVMUSE wait-state fields) in the data"
+                       + (": the users' states are '...'." if m.users else "."))
         r.tables.append(t)
         return
 
