@@ -115,3 +115,13 @@ def test_cli_twin_writes_and_runs(run_cli, tmp_path):
     assert '"what_if"' in p.stdout
     p = run_cli("twin", tmp_path / "r", "--what-if", "processors=zero")
     assert p.returncode == 2 and "Traceback" not in p.stderr
+
+
+def test_twin_quotes_odd_names_and_refuses_two_systems(run_cli, tmp_path):
+    assert T._quote('A"B\\C\x85') == '"A\\"B\\\\C\\u0085"'
+    from pathlib import Path
+    golden = Path(__file__).parent / "golden"
+    f = tmp_path / "two.mon"
+    f.write_bytes((golden / "a.mon").read_bytes() + (golden / "b.mon").read_bytes())
+    p = run_cli("twin", f)
+    assert p.returncode == 2 and "one system" in p.stderr and "Traceback" not in p.stderr

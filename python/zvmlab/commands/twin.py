@@ -15,8 +15,12 @@ from ..output import console, print_json
 from ..perfkit import load
 
 
-def _run(tw: T.Twin) -> dict:
-    sc = scenario.loads(tw.toml(), f"<twin of {tw.source}>")
+def _run(tw: T.Twin, path: str) -> dict:
+    try:
+        sc = scenario.loads(tw.toml(), f"<twin of {tw.source}>")
+    except InputError as e:
+        raise InputError(f"the twin built from this data is not a valid scenario: {e}", file=path,
+                         fix="write it with --out, correct it and run it with `zvmlab run`") from None
     return engine.simulate(sc.engine_config())
 
 
@@ -57,6 +61,10 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
     SMT and each guest's virtual CPUs and CPU demand, with a comment naming the records each value
     came from. Without --what-if and --out, prints the scenario."""
     src = load(monfile)
+    mixed = [c for c in src.checks if c.startswith("two or more")]
+    if mixed:
+        raise InputError(f"cannot model this data as one system: {mixed[0]}", file=src.path,
+                         fix="split the file into one per system and level")
     tw = T.build(src.data, src.m, Path(src.path).name)
     what = T.apply(tw, list(edits)) if edits else None
     if out:
@@ -68,8 +76,8 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
         if not out:
             sys.stdout.write(tw.toml())
         return
-    base = _figures(_run(tw))
-    alt = _figures(_run(what))
+    base = _figures(_run(tw, src.path))
+    alt = _figures(_run(what, src.path))
     if as_json:
         print_json({"baseline": base, "what_if": alt, "edits": list(edits)})
     else:
