@@ -148,3 +148,18 @@ def test_corpus_user_reports_list_the_users_with_dots():
         rows = _rows(t, fcx, "users")
         assert [r["userid"] for r in rows] == ["CMS1", "LINUX01"], fcx
         assert all(v is None for r in rows for k, v in r.items() if k not in ("row", "userid", "vcpus"))
+
+
+def test_report_notes_data_checks_and_strict_makes_them_an_error(run_cli, tmp_path):
+    import json
+    f = tmp_path / "two.mon"
+    f.write_bytes((GOLDEN / "a.mon").read_bytes() + (GOLDEN / "b.mon").read_bytes())
+    p = run_cli("report", f, "--fcx", "144", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    notes = json.loads(p.stdout)["reports"]["FCX144"]["notes"]
+    assert any(n.startswith("Data check: two or more levels") for n in notes)
+    assert any("time runs backwards" in n for n in notes)
+    p = run_cli("report", f, "--strict")
+    assert p.returncode == 2 and "physical bounds" in p.stderr and "Traceback" not in p.stderr
+    p = run_cli("report", GOLDEN / "a.mon", "--strict", "--fcx", "144")
+    assert p.returncode == 0 and "Data check" not in p.stdout
