@@ -36,9 +36,21 @@ fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
     out
 }
 
+/// `x.round() as Time` (half away from zero, negative and NaN to 0, saturating) without libm's
+/// `round`: `x - trunc(x)` is exact for every finite `x`, so this is the same function.
+#[inline(always)]
+pub fn round_ns(x: f64) -> Time {
+    let t = x as Time;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
 pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
-    ((instructions * p.cpi_cp() + cycles) / p.clock_ghz()).round() as Time
+    round_ns((instructions * p.cpi_cp() + cycles) / p.clock_ghz())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -787,6 +799,47 @@ impl Sim {
     pub(crate) fn charge_all(&mut self) {
         for l in 0..self.lpus.len() as u32 {
             self.charge(l, self.now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_ns;
+
+    #[test]
+    fn round_ns_is_libm_round() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            0.49999999999999994,
+            1.5,
+            2.5,
+            -0.5,
+            -0.7,
+            -3.2,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4503599627370495.5,
+            9007199254740993.0,
+            1.8446744073709552e19,
+            1e30,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        let mut r = crate::rng::Rng::new(7);
+        let random = (0..1_000_000).map(|k| {
+            let x = r.unit() * 10f64.powi((k % 24) - 4);
+            if k % 3 == 0 {
+                x.floor() + 0.5
+            } else {
+                x
+            }
+        });
+        for x in edges.into_iter().chain(random) {
+            assert_eq!(round_ns(x), x.round() as u64, "{x}");
         }
     }
 }
