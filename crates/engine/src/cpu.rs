@@ -95,6 +95,8 @@ pub struct Topology {
     pub sourcing: Vec<f64>,
     pub cpi: Vec<f64>,
     pub factor: Vec<f64>,
+    /// Distance class per pair of cores (`cores x cores`, row-major), for `distance`.
+    dist: Vec<u8>,
 }
 
 /// The CPI model's constants (from the parameter table).
@@ -127,9 +129,18 @@ impl CpiModel {
 impl Topology {
     /// Distance class of two logical processors' cores: 0 same core, 1 same chip, 2 same
     /// drawer, 3 another drawer.
+    #[inline]
     pub fn distance(&self, a: u32, b: u32) -> usize {
         let n = self.cores.max(1);
         let (a, b) = (core_index(a, n) as usize, core_index(b, n) as usize);
+        match self.dist.get(a * n as usize + b) {
+            Some(&d) => d as usize,
+            None => self.core_distance(a, b),
+        }
+    }
+
+    /// Distance class of two cores (what `dist` holds).
+    fn core_distance(&self, a: usize, b: usize) -> usize {
         if a == b {
             0
         } else if self.chip[a] == self.chip[b] {
@@ -172,7 +183,7 @@ impl Topology {
             .iter()
             .map(|&c| if c > 0.0 { (cpi_ref / c).min(1.0) } else { 1.0 })
             .collect();
-        Topology {
+        let mut t = Topology {
             cores,
             drawers,
             cores_per_chip,
@@ -181,7 +192,13 @@ impl Topology {
             sourcing,
             cpi,
             factor,
-        }
+            dist: Vec::new(),
+        };
+        let n = cores as usize;
+        t.dist = (0..n * n)
+            .map(|k| t.core_distance(k / n, k % n) as u8)
+            .collect();
+        t
     }
 }
 

@@ -1107,7 +1107,13 @@ impl Sim {
             .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
         b.first.fill(n, &b.w, &b.cap1);
         let left = n - b.first.alloc.iter().sum::<f64>();
-        if left > 1e-9 {
+        if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {
+            // No LIMITSOFT user: the second fill's bounds are all zero and so is what it
+            // gives (adding +0.0 as it did keeps every bit, -0.0 included).
+            for a in b.first.alloc.iter_mut() {
+                *a += 0.0;
+            }
+        } else if left > 1e-9 {
             b.cap2.clear();
             b.cap2.extend((0..b.cap.len()).map(|i| {
                 if b.soft[i].is_finite() {
