@@ -41,6 +41,7 @@ dev: $(ENGINE)
 bench: $(ENGINE)
 	.venv/bin/zvmlab bench
 	cargo bench -p zvm-engine --bench event_queue
+	cargo bench -p zvm-engine --bench same_run
 
 # Chromium from Debian packages, for the test that opens the HTML report in a headless browser
 # (tests/python/test_report_browser.py; skipped where no Chromium is installed).

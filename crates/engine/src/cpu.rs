@@ -34,6 +34,19 @@
 use crate::queue::Time;
 use crate::sim::{Sim, ENT_FIRST_LPU, NONE};
 
+/// The core of logical processor `l` (thread-major numbering): `l % cores`, without a division
+/// for the one or two threads a core has.
+#[inline(always)]
+pub fn core_index(l: u32, cores: u32) -> u32 {
+    if l < cores {
+        l
+    } else if l - cores < cores {
+        l - cores
+    } else {
+        l % cores
+    }
+}
+
 /// Fixed-point 1.0 of a rate (work-ns per wall-ns).
 pub const ONE: u64 = 1 << 32;
 const FRAC_MASK: u128 = (1u128 << 32) - 1;
@@ -82,6 +95,8 @@ pub struct Topology {
     pub sourcing: Vec<f64>,
     pub cpi: Vec<f64>,
     pub factor: Vec<f64>,
+    /// Distance class per pair of cores (`cores x cores`, row-major), for `distance`.
+    dist: Vec<u8>,
 }
 
 /// The CPI model's constants (from the parameter table).
@@ -114,9 +129,18 @@ impl CpiModel {
 impl Topology {
     /// Distance class of two logical processors' cores: 0 same core, 1 same chip, 2 same
     /// drawer, 3 another drawer.
+    #[inline]
     pub fn distance(&self, a: u32, b: u32) -> usize {
         let n = self.cores.max(1);
-        let (a, b) = ((a % n) as usize, (b % n) as usize);
+        let (a, b) = (core_index(a, n) as usize, core_index(b, n) as usize);
+        match self.dist.get(a * n as usize + b) {
+            Some(&d) => d as usize,
+            None => self.core_distance(a, b),
+        }
+    }
+
+    /// Distance class of two cores (what `dist` holds).
+    fn core_distance(&self, a: usize, b: usize) -> usize {
         if a == b {
             0
         } else if self.chip[a] == self.chip[b] {
@@ -159,7 +183,7 @@ impl Topology {
             .iter()
             .map(|&c| if c > 0.0 { (cpi_ref / c).min(1.0) } else { 1.0 })
             .collect();
-        Topology {
+        let mut t = Topology {
             cores,
             drawers,
             cores_per_chip,
@@ -168,7 +192,13 @@ impl Topology {
             sourcing,
             cpi,
             factor,
-        }
+            dist: Vec::new(),
+        };
+        let n = cores as usize;
+        t.dist = (0..n * n)
+            .map(|k| t.core_distance(k / n, k % n) as u8)
+            .collect();
+        t
     }
 }
 
@@ -299,7 +329,7 @@ impl Cpu {
 
     #[inline(always)]
     pub fn core_of(&self, l: u32) -> u32 {
-        l % self.cores
+        core_index(l, self.cores)
     }
 
     #[inline(always)]
@@ -373,11 +403,26 @@ pub fn wall_for(work: u64, rate: u64, frac: u64) -> Time {
     wall_for_scaled(work, rate, frac)
 }
 
-#[cold]
-#[inline(never)]
+/// `wall_for` at a rate other than 1.0. Exact in 64 bits while `work << 32` fits (work below
+/// about 4.3 s, every run in practice); the 128-bit division only beyond.
+#[inline]
 fn wall_for_scaled(work: u64, rate: u64, frac: u64) -> Time {
+    if work < 1 << 32 {
+        let need = (work << 32).saturating_sub(frac);
+        return need.div_ceil(rate);
+    }
     let need = ((work as u128) << 32).saturating_sub(frac as u128);
     need.div_ceil(rate as u128) as Time
+}
+
+/// `a * b / c` rounded down, for `b <= c` (so the result fits): 64-bit division when the
+/// product fits, 128-bit only beyond (same result either way).
+#[inline(always)]
+pub(crate) fn mul_div(a: u64, b: u64, c: u64) -> u64 {
+    match a.checked_mul(b) {
+        Some(x) => x / c,
+        None => (a as u128 * b as u128 / c as u128) as u64,
+    }
 }
 
 impl Sim {
@@ -394,7 +439,6 @@ impl Sim {
 
     /// `charge` for a processor that does not run at 1.0: the wall time `dt` does work at the
     /// processor's rate; each segment gets the wall time of the work done in it.
-    #[cold]
     #[inline(never)]
     pub(crate) fn charge_scaled(&mut self, l: u32, dt: Time) {
         let total = self.work_left(l);
@@ -433,8 +477,8 @@ impl Sim {
                 (0, 0, dt)
             }
         } else {
-            let ws = (dt as u128 * s as u128 / w as u128) as u64;
-            let wc = (dt as u128 * c as u128 / w as u128) as u64;
+            let ws = mul_div(dt, s, w);
+            let wc = mul_div(dt, c, w);
             (ws, wc, dt - ws - wc)
         };
         lp.sys_left -= s;
@@ -700,6 +744,33 @@ mod tests {
         );
         let r = model().reload;
         assert!(r[0] == 0.0 && r[3] > 0.0, "{r:?}");
+    }
+
+    #[test]
+    fn fixed_point_64_bit_paths_equal_the_128_bit_arithmetic() {
+        let mut r = crate::rng::Rng::new(16);
+        for k in 0..200_000u32 {
+            // Small and huge operands alike (the 128-bit fallbacks must be taken too).
+            let bits = 1 + (k % 64);
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            let (a, c) = (r.next_u64() & mask, (r.next_u64() & mask).max(1));
+            let b = r.next_u64() % (c + 1);
+            let wide = (a as u128 * b as u128 / c as u128) as u64;
+            assert_eq!(mul_div(a, b, c), wide, "{a} {b} {c}");
+            let (rate, frac) = ((r.next_u64() % ONE).max(1), r.next_u64() & 0xFFFF_FFFF);
+            let work = a >> (k % 40);
+            let need = ((work as u128) << 32).saturating_sub(frac as u128);
+            let wide = need.div_ceil(rate as u128) as Time;
+            assert_eq!(
+                wall_for_scaled(work, rate, frac),
+                wide,
+                "{work} {rate} {frac}"
+            );
+        }
     }
 
     #[test]

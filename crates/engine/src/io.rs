@@ -218,7 +218,7 @@ impl Device {
         } else {
             xfer_ns
         };
-        let total = ((pend + disc + conn).round() as Time).max(1);
+        let total = crate::sim::round_ns(pend + disc + conn).max(1);
         let s = &mut self.stats;
         s.ios += 1;
         s.pages += r.pages as u64;

@@ -35,7 +35,7 @@ use crate::cpu::wall_for;
 use crate::level::{FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, Switches};
 use crate::params::Params;
 use crate::queue::Time;
-use crate::sim::{path_ns, NONE};
+use crate::sim::{path_ns, round_ns, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};
@@ -348,16 +348,12 @@ impl Locks {
         } else {
             1.0
         };
-        let write = (line_ns * (xfer + n)).round() as Time;
-        let release = (line_ns * n).round() as Time;
+        let write = round_ns(line_ns * (xfer + n));
+        let release = round_ns(line_ns * n);
         let (start, line, end) = match mode {
             Mode::Excl => {
                 let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
-                let stretch = if own_line {
-                    0
-                } else {
-                    (line_ns * n).round() as Time
-                };
+                let stretch = if own_line { 0 } else { round_ns(line_ns * n) };
                 let line = write + release + stretch;
                 let e = s + hold + line;
                 lk.excl_free = e;

@@ -331,7 +331,7 @@ impl Sim {
         if a >= 1.0 || work == 0 {
             return 0;
         }
-        let susp = (work as f64 * (1.0 / a - 1.0)).round() as Time;
+        let susp = crate::sim::round_ns(work as f64 * (1.0 / a - 1.0));
         let acc = &mut st.run_acc[l as usize];
         *acc += work + susp;
         st.dispatches += *acc / st.trun;

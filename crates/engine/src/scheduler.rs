@@ -134,6 +134,7 @@ pub struct Scheduler {
     n_cpu: f64,
     /// Counters for the summary and tests.
     pub stats: SchedStats,
+    fill_bufs: FillBufs,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -223,6 +224,7 @@ impl Scheduler {
             last_tick: 0,
             n_cpu: processors as f64,
             stats: SchedStats::default(),
+            fill_bufs: FillBufs::default(),
         }
     }
 
@@ -320,29 +322,54 @@ fn normalized(v: &ShareValue, abs: f64, rel: f64, abs_cap: f64, is_min: bool) ->
 /// Weighted max-min fair water-filling: `cap_total` over users with weights `w` and upper
 /// bounds `cap`; returns each user's allocation (never more than `cap_total` in all).
 pub fn water_fill(cap_total: f64, w: &[f64], cap: &[f64]) -> Vec<f64> {
-    let n = w.len();
-    let mut alloc = vec![0.0; n];
-    let mut order: Vec<usize> = (0..n).filter(|&i| cap[i] > 0.0 && w[i] > 0.0).collect();
-    order.sort_unstable_by(|&a, &b| (cap[a] / w[a]).total_cmp(&(cap[b] / w[b])).then(a.cmp(&b)));
-    let mut left = cap_total.max(0.0);
-    let mut wsum: f64 = order.iter().map(|&i| w[i]).sum();
-    let mut k = 0;
-    while k < order.len() {
-        let i = order[k];
-        let level = left / wsum;
-        if cap[i] <= w[i] * level {
-            alloc[i] = cap[i];
-            left -= cap[i];
-            wsum -= w[i];
-            k += 1;
-        } else {
-            for &j in &order[k..] {
-                alloc[j] = w[j] * level;
+    let mut wf = WaterFill::default();
+    wf.fill(cap_total, w, cap);
+    wf.alloc
+}
+
+/// `water_fill` with its buffers kept between calls (the scheduler's pass runs it every tick),
+/// and the users ordered by a precomputed key: `cap / w` is positive, so its bits order it as
+/// `total_cmp` does, and the user number below them breaks ties as before.
+#[derive(Default)]
+pub struct WaterFill {
+    keys: Vec<u128>,
+    pub alloc: Vec<f64>,
+}
+
+impl WaterFill {
+    pub fn fill(&mut self, cap_total: f64, w: &[f64], cap: &[f64]) -> &[f64] {
+        let n = w.len();
+        self.alloc.clear();
+        self.alloc.resize(n, 0.0);
+        self.keys.clear();
+        self.keys.extend(
+            (0..n)
+                .filter(|&i| cap[i] > 0.0 && w[i] > 0.0)
+                .map(|i| ((cap[i] / w[i]).to_bits() as u128) << 64 | i as u128),
+        );
+        self.keys.sort_unstable();
+        let order = |k: usize| self.keys[k] as u64 as usize;
+        let mut left = cap_total.max(0.0);
+        let mut wsum: f64 = (0..self.keys.len()).map(|k| w[order(k)]).sum();
+        let mut k = 0;
+        while k < self.keys.len() {
+            let i = order(k);
+            let level = left / wsum;
+            if cap[i] <= w[i] * level {
+                self.alloc[i] = cap[i];
+                left -= cap[i];
+                wsum -= w[i];
+                k += 1;
+            } else {
+                for j in k..self.keys.len() {
+                    let j = order(j);
+                    self.alloc[j] = w[j] * level;
+                }
+                break;
             }
-            break;
         }
+        &self.alloc
     }
-    alloc
 }
 
 impl Sim {
@@ -1049,10 +1076,18 @@ impl Sim {
             }
             self.sched.sys_pending += self.sched.cost_entitle * self.users.len() as u64;
         }
+        self.entitlement_fill();
+    }
+
+    /// 6.4: water-fill capacity into each user's target rate: first up to each user's demand,
+    /// virtual CPUs, LIMITHARD and LIMITSOFT maxima, then what is left to LIMITSOFT users above
+    /// their maximum. The buffers live in the scheduler (no allocation per pass).
+    fn entitlement_fill(&mut self) {
         let n = self.sched.n_cpu;
-        let w: Vec<f64> = self.users.iter().map(|u| u.ns_all).collect();
-        let mut cap = Vec::with_capacity(self.users.len());
-        let mut soft = Vec::with_capacity(self.users.len());
+        let mut b = std::mem::take(&mut self.sched.fill_bufs);
+        b.w.clear();
+        b.cap.clear();
+        b.soft.clear();
         for (i, u) in self.users.iter().enumerate() {
             let nv = u.vcpus.len() as f64;
             let hard = if u.share.limit == Limit::Hard {
@@ -1060,32 +1095,40 @@ impl Sim {
             } else {
                 f64::INFINITY
             };
-            cap.push(u.sch.demand.min(nv).min(hard));
-            soft.push(match u.share.limit {
+            b.w.push(u.ns_all);
+            b.cap.push(u.sch.demand.min(nv).min(hard));
+            b.soft.push(match u.share.limit {
                 Limit::Soft => u.max_all.map(|m| m * n).unwrap_or(f64::INFINITY),
                 _ => f64::INFINITY,
             });
         }
-        let cap1: Vec<f64> = cap.iter().zip(&soft).map(|(c, s)| c.min(*s)).collect();
-        let mut alloc = water_fill(n, &w, &cap1);
-        let left = n - alloc.iter().sum::<f64>();
-        if left > 1e-9 {
-            let cap2: Vec<f64> = (0..cap.len())
-                .map(|i| {
-                    if soft[i].is_finite() {
-                        (cap[i] - alloc[i]).max(0.0)
-                    } else {
-                        0.0
-                    }
-                })
-                .collect();
-            let more = water_fill(left, &w, &cap2);
-            for (a, m) in alloc.iter_mut().zip(more) {
+        b.cap1.clear();
+        b.cap1
+            .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
+        b.first.fill(n, &b.w, &b.cap1);
+        let left = n - b.first.alloc.iter().sum::<f64>();
+        if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {
+            // No LIMITSOFT user: the second fill's bounds are all zero and so is what it
+            // gives (adding +0.0 as it did keeps every bit, -0.0 included).
+            for a in b.first.alloc.iter_mut() {
+                *a += 0.0;
+            }
+        } else if left > 1e-9 {
+            b.cap2.clear();
+            b.cap2.extend((0..b.cap.len()).map(|i| {
+                if b.soft[i].is_finite() {
+                    (b.cap[i] - b.first.alloc[i]).max(0.0)
+                } else {
+                    0.0
+                }
+            }));
+            b.more.fill(left, &b.w, &b.cap2);
+            for (a, m) in b.first.alloc.iter_mut().zip(&b.more.alloc) {
                 *a += m;
             }
         }
         let slice = self.sched.slice as f64;
-        for (u, &a) in self.users.iter_mut().zip(alloc.iter()) {
+        for (u, &a) in self.users.iter_mut().zip(b.first.alloc.iter()) {
             let nv = u.vcpus.len() as f64;
             // Never below the entitlement (bounded by virtual CPUs and any maximum): a user that
             // wants little keeps a prompt dispatch when it does want the processor.
@@ -1099,7 +1142,20 @@ impl Sim {
             u.sch.slice_v = to_time(slice * nv / rate);
             u.sch.alloc = a;
         }
+        self.sched.fill_bufs = b;
     }
+}
+
+/// The entitlement pass's buffers (weights, bounds, the two water-fills), kept between passes.
+#[derive(Default)]
+pub(crate) struct FillBufs {
+    w: Vec<f64>,
+    cap: Vec<f64>,
+    soft: Vec<f64>,
+    cap1: Vec<f64>,
+    cap2: Vec<f64>,
+    first: WaterFill,
+    more: WaterFill,
 }
 
 /// The processor among `0..n` with the fewest virtual CPUs homed on it (the lowest number among
@@ -1108,4 +1164,72 @@ pub(crate) fn least_loaded(homes: &[u32], n: u32) -> u32 {
     (0..n.min(homes.len() as u32))
         .min_by_key(|&l| (homes[l as usize], l))
         .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The water-fill as it was before its keys were precomputed (comparator dividing).
+    fn water_fill_by_comparator(cap_total: f64, w: &[f64], cap: &[f64]) -> Vec<f64> {
+        let n = w.len();
+        let mut alloc = vec![0.0; n];
+        let mut order: Vec<usize> = (0..n).filter(|&i| cap[i] > 0.0 && w[i] > 0.0).collect();
+        order
+            .sort_unstable_by(|&a, &b| (cap[a] / w[a]).total_cmp(&(cap[b] / w[b])).then(a.cmp(&b)));
+        let mut left = cap_total.max(0.0);
+        let mut wsum: f64 = order.iter().map(|&i| w[i]).sum();
+        let mut k = 0;
+        while k < order.len() {
+            let i = order[k];
+            let level = left / wsum;
+            if cap[i] <= w[i] * level {
+                alloc[i] = cap[i];
+                left -= cap[i];
+                wsum -= w[i];
+                k += 1;
+            } else {
+                for &j in &order[k..] {
+                    alloc[j] = w[j] * level;
+                }
+                break;
+            }
+        }
+        alloc
+    }
+
+    #[test]
+    fn water_fill_with_precomputed_keys_is_bit_identical() {
+        let mut r = crate::rng::Rng::new(16);
+        let mut wf = WaterFill::default();
+        for case in 0..3_000u64 {
+            let n = 1 + r.below(300) as usize;
+            let pick = |r: &mut crate::rng::Rng| match r.below(6) {
+                0 => 0.0,
+                1 => f64::INFINITY,
+                2 => 1.0, // ties
+                3 => r.below(4) as f64 * 0.25,
+                _ => r.exp(1.0),
+            };
+            let w: Vec<f64> = (0..n).map(|_| pick(&mut r).min(1e3)).collect();
+            let cap: Vec<f64> = (0..n).map(|_| pick(&mut r)).collect();
+            let total = r.exp(n as f64 / 4.0);
+            let mut cap = cap;
+            // Passes in a row with a few bounds changed, as the scheduler's ticks do.
+            for pass in 0..4 {
+                let want = water_fill_by_comparator(total, &w, &cap);
+                let got = wf.fill(total, &w, &cap);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(got), bits(&want), "case {case} pass {pass}");
+                for _ in 0..r.below(n as u64 / 4 + 2) {
+                    let i = r.below(n as u64) as usize;
+                    cap[i] = if r.below(8) == 0 {
+                        0.0
+                    } else {
+                        cap[i] * (0.9 + 0.2 * r.unit())
+                    };
+                }
+            }
+        }
+    }
 }

@@ -36,9 +36,21 @@ fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
     out
 }
 
+/// `x.round() as Time` (half away from zero, negative and NaN to 0, saturating) without libm's
+/// `round`: `x - trunc(x)` is exact for every finite `x`, so this is the same function.
+#[inline(always)]
+pub fn round_ns(x: f64) -> Time {
+    let t = x as Time;
+    if x - t as f64 >= 0.5 {
+        t.saturating_add(1)
+    } else {
+        t
+    }
+}
+
 /// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
 pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
-    ((instructions * p.cpi_cp() + cycles) / p.clock_ghz()).round() as Time
+    round_ns((instructions * p.cpi_cp() + cycles) / p.clock_ghz())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,6 +95,19 @@ pub enum UList {
     Dormant,
     Eligible,
     Dispatch,
+}
+
+/// The owner of a pending event: a subsystem and the entity's number within it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entity {
+    Monitor,
+    Commands,
+    Scheduler,
+    Lpu(u32),
+    Vcpu(u32),
+    PagingDevice(u32),
+    Minidisk(u32),
+    Crypto,
 }
 
 /// A virtual CPU (a VMDBK).
@@ -130,6 +155,33 @@ pub struct Vcpu {
 }
 
 impl Vcpu {
+    /// A dormant virtual CPU of user `user` homed on processor `home`.
+    pub fn new(user: u32, rng: Rng, home: u32) -> Vcpu {
+        Vcpu {
+            user,
+            state: VState::Dormant,
+            remaining: 0,
+            slice_left: 0,
+            deadline: 0,
+            rng,
+            home,
+            heap_seq: 0,
+            want_since: 0,
+            run_start: 0,
+            run_used: 0,
+            tx_slices: 0,
+            vtag: 0,
+            start: 0,
+            limit_until: 0,
+            next_arrival: 0,
+            cp_owed: 0,
+            pagewait: false,
+            pagein: NONE,
+            state_since: 0,
+            state_ns: [0; N_VSTATES],
+        }
+    }
+
     /// Enter state `s` at `now`, accounting the time spent in the state it leaves.
     #[inline(always)]
     pub fn set_state(&mut self, s: VState, now: Time) {
@@ -389,131 +441,236 @@ pub(crate) struct Iske {
     pub update_fraction: f64,
 }
 
+/// The CP level (with the scenario's switch overrides) and the parameter table (with its
+/// overrides).
+fn level_and_params(cfg: &Config) -> Result<(Level, Params), String> {
+    let mut level = level::find(&cfg.level).ok_or_else(|| {
+        format!(
+            "unknown level '{}'; known: {}",
+            cfg.level,
+            level::names().join(", ")
+        )
+    })?;
+    level.switches = level.switches.with_overrides(&cfg.switches)?;
+    let mut params = Params::default();
+    for (k, v) in &cfg.params {
+        params.set(k, *v)?;
+    }
+    Ok((level, params))
+}
+
+/// The users (one per guest of each group) and their virtual CPUs, homed round robin over
+/// the `p_online` processors.
+fn guests(cfg: &Config, params: &Params, p_online: u32) -> Result<(Vec<User>, Vec<Vcpu>), String> {
+    let mut users = Vec::new();
+    let mut vcpus = Vec::new();
+    let ms = 1e6;
+    for g in &cfg.guests {
+        for k in 0..g.count {
+            let userid = if g.count > 1 {
+                format!("{}{}", g.userid, k)
+            } else {
+                g.userid.clone()
+            };
+            let uid = users.len() as u32;
+            let servers = match &g.workload {
+                crate::config::Workload::Client { servers, .. } => server_users(cfg, servers),
+                crate::config::Workload::Server {
+                    forward: Some(f), ..
+                }
+                | crate::config::Workload::SslServer {
+                    forward: Some(f), ..
+                } => server_users(cfg, f),
+                _ => Vec::new(),
+            };
+            let program = Program::new(
+                &g.workload,
+                params.tx_cpu_default() * ms,
+                params.burst_default() * ms,
+                servers,
+            );
+            let mut ids = Vec::new();
+            for _ in 0..g.vcpus {
+                let id = vcpus.len() as u32;
+                ids.push(id);
+                vcpus.push(Vcpu::new(
+                    uid,
+                    Rng::stream(cfg.seed, 1000 + id as u64),
+                    id % p_online,
+                ));
+            }
+            let sch = UserSched {
+                demand: g.vcpus as f64,
+                quickdsp: g.quickdsp,
+                ..Default::default()
+            };
+            users.push(User {
+                userid,
+                share: g.share,
+                program,
+                vcpus: ids,
+                ns_all: 0.0,
+                max_all: None,
+                acct: Acct::default(),
+                sch,
+            });
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for u in &users {
+        if !seen.insert(u.userid.clone()) {
+            return Err(format!("userid {} is defined twice", u.userid));
+        }
+    }
+    Ok((users, vcpus))
+}
+
+/// The scenario's timed CP commands in time order (each SET SHARE must name a user).
+fn timed_actions(cfg: &Config, users: &[User]) -> Result<Vec<Action>, String> {
+    let mut actions = cfg.actions.clone();
+    for a in &actions {
+        if let Action::SetShare { userid, .. } = a {
+            if !users.iter().any(|u| &u.userid == userid) {
+                return Err(format!("action SET SHARE names unknown userid {userid}"));
+            }
+        }
+    }
+    actions.sort_by_key(|a| a.at_ns());
+    Ok(actions)
+}
+
+/// Real storage and paging, with each user's pages and page references (None: no storage model).
+fn paging_for(cfg: &Config, params: &Params, level: &Level) -> Option<Box<crate::paging::Paging>> {
+    let mut pages = Vec::new();
+    let mut refs = Vec::new();
+    for g in &cfg.guests {
+        for _ in 0..g.count {
+            pages.push(if g.refs.is_some() {
+                g.storage_pages.unwrap_or(0)
+            } else {
+                0
+            });
+            refs.push(g.refs.clone());
+        }
+    }
+    crate::paging::Paging::new(cfg, params, &level.switches, cfg.seed, &pages, refs).map(Box::new)
+}
+
+/// The control unit's HyperPAV alias pool, if the scenario has one; marks the ECKD paging
+/// and minidisk volumes it serves.
+fn alias_pool(
+    cfg: &Config,
+    level: &Level,
+    paging: Option<&mut crate::paging::Paging>,
+    dasd: Option<&mut crate::dasd::Dasd>,
+) -> Option<crate::hyperpav::AliasPool> {
+    let h = cfg.hyperpav.as_ref()?;
+    let paging_on =
+        h.paging_alias && level.switches.paging_alias == crate::level::PagingAlias::Supported;
+    if let Some(pg) = paging {
+        for d in pg.devs.iter_mut() {
+            if paging_on && d.dtype == crate::io::DevType::Eckd {
+                d.pool_kind = Some(crate::hyperpav::PAGING);
+            }
+        }
+    }
+    if let Some(dd) = dasd {
+        for d in dd.devs.iter_mut() {
+            if d.dtype == crate::io::DevType::Eckd {
+                d.pool_kind = Some(crate::hyperpav::MINIDISK);
+            }
+        }
+    }
+    Some(crate::hyperpav::AliasPool::new(
+        h.aliases,
+        h.share_paging,
+        h.share_minidisk,
+        paging_on,
+    ))
+}
+
+/// The scheduler for the online processors, with storage admission's view of the frames and
+/// paging exposures.
+fn scheduler_for(
+    cfg: &Config,
+    params: &Params,
+    level: &Level,
+    cpu: &crate::cpu::Cpu,
+    paging: Option<&crate::paging::Paging>,
+) -> Scheduler {
+    let p_online = cpu.cores * cpu.threads;
+    let mut sched = Scheduler::new(params, level, p_online);
+    sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
+    sched.set_processors(p_online, cpu.n_lpus);
+    if let Some(pg) = paging {
+        sched.dpa = pg.st.frames as f64;
+        sched.exposures = pg.devs.len() as f64;
+    }
+    sched
+}
+
+/// Virtual networking, when any guest is a client or a server.
+fn vnet_for(
+    cfg: &Config,
+    params: &Params,
+    users: &[User],
+    n_vcpus: usize,
+) -> Option<Box<crate::vnet::Vnet>> {
+    users.iter().any(|u| u.program.role().is_some()).then(|| {
+        let mut n = crate::vnet::Vnet::new(
+            n_vcpus,
+            users.len(),
+            path_ns(params, params.path_vnet_msg(), 0.0),
+        );
+        n.touches = cfg
+            .guests
+            .iter()
+            .flat_map(|g| std::iter::repeat_n(g.touches.max(1), g.count as usize))
+            .collect();
+        Box::new(n)
+    })
+}
+
+/// CP's simulation of storage keys for memtst guests, when there are any.
+fn iske_for(cfg: &Config, params: &Params, level: &Level) -> Option<Box<Iske>> {
+    let memtst: Vec<bool> = cfg
+        .guests
+        .iter()
+        .flat_map(|g| {
+            std::iter::repeat_n(
+                matches!(g.workload, Workload::Memtst { .. }),
+                g.count as usize,
+            )
+        })
+        .collect();
+    memtst.iter().any(|&m| m).then(|| {
+        Box::new(Iske {
+            users: memtst,
+            path: path_ns(params, params.path_iske(), 0.0),
+            hold: path_ns(params, params.lock_hold_pte(), 0.0),
+            always_lock: level.switches.pte_lock == crate::level::PteLock::IskeLocks,
+            update_fraction: params.key_update_fraction().clamp(0.0, 1.0),
+        })
+    })
+}
+
 impl Sim {
+    /// Build the run: level and parameters, guests, then each subsystem from its own
+    /// constructor, then the first events.
     pub fn new(cfg: Config) -> Result<Sim, String> {
         crate::params::reads_reset();
         cfg.check()?;
-        let mut level = level::find(&cfg.level).ok_or_else(|| {
-            format!(
-                "unknown level '{}'; known: {}",
-                cfg.level,
-                level::names().join(", ")
-            )
-        })?;
-        level.switches = level.switches.with_overrides(&cfg.switches)?;
-        let mut params = Params::default();
-        for (k, v) in &cfg.params {
-            params.set(k, *v)?;
-        }
+        let (level, mut params) = level_and_params(&cfg)?;
         let cpu = crate::cpu::Cpu::from_config(&cfg, &params)?;
         let p = cpu.n_lpus;
         let p_online = cpu.cores * cpu.threads;
         let first_vcpu = ENT_FIRST_LPU + p;
-        let mut users = Vec::new();
-        let mut vcpus = Vec::new();
-        let ms = 1e6;
-        for g in &cfg.guests {
-            for k in 0..g.count {
-                let userid = if g.count > 1 {
-                    format!("{}{}", g.userid, k)
-                } else {
-                    g.userid.clone()
-                };
-                let uid = users.len() as u32;
-                let servers = match &g.workload {
-                    crate::config::Workload::Client { servers, .. } => server_users(&cfg, servers),
-                    crate::config::Workload::Server {
-                        forward: Some(f), ..
-                    }
-                    | crate::config::Workload::SslServer {
-                        forward: Some(f), ..
-                    } => server_users(&cfg, f),
-                    _ => Vec::new(),
-                };
-                let program = Program::new(
-                    &g.workload,
-                    params.tx_cpu_default() * ms,
-                    params.burst_default() * ms,
-                    servers,
-                );
-                let mut ids = Vec::new();
-                for _ in 0..g.vcpus {
-                    let id = vcpus.len() as u32;
-                    ids.push(id);
-                    vcpus.push(Vcpu {
-                        user: uid,
-                        state: VState::Dormant,
-                        remaining: 0,
-                        slice_left: 0,
-                        deadline: 0,
-                        rng: Rng::stream(cfg.seed, 1000 + id as u64),
-                        home: id % p_online,
-                        heap_seq: 0,
-                        want_since: 0,
-                        run_start: 0,
-                        run_used: 0,
-                        tx_slices: 0,
-                        vtag: 0,
-                        start: 0,
-                        limit_until: 0,
-                        next_arrival: 0,
-                        cp_owed: 0,
-                        pagewait: false,
-                        pagein: NONE,
-                        state_since: 0,
-                        state_ns: [0; N_VSTATES],
-                    });
-                }
-                let sch = UserSched {
-                    demand: g.vcpus as f64,
-                    quickdsp: g.quickdsp,
-                    ..Default::default()
-                };
-                users.push(User {
-                    userid,
-                    share: g.share,
-                    program,
-                    vcpus: ids,
-                    ns_all: 0.0,
-                    max_all: None,
-                    acct: Acct::default(),
-                    sch,
-                });
-            }
-        }
-        let mut seen = std::collections::BTreeSet::new();
-        for u in &users {
-            if !seen.insert(u.userid.clone()) {
-                return Err(format!("userid {} is defined twice", u.userid));
-            }
-        }
-        let mut actions = cfg.actions.clone();
-        for a in &actions {
-            if let Action::SetShare { userid, .. } = a {
-                if !users.iter().any(|u| &u.userid == userid) {
-                    return Err(format!("action SET SHARE names unknown userid {userid}"));
-                }
-            }
-        }
-        actions.sort_by_key(|a| a.at_ns());
-        let mut pages = Vec::new();
-        let mut refs = Vec::new();
-        for g in &cfg.guests {
-            for _ in 0..g.count {
-                pages.push(if g.refs.is_some() {
-                    g.storage_pages.unwrap_or(0)
-                } else {
-                    0
-                });
-                refs.push(g.refs.clone());
-            }
-        }
-        let paging =
-            crate::paging::Paging::new(&cfg, &params, &level.switches, cfg.seed, &pages, refs)
-                .map(Box::new);
+        let (users, vcpus) = guests(&cfg, &params, p_online)?;
+        let actions = timed_actions(&cfg, &users)?;
+        let mut paging = paging_for(&cfg, &params, &level);
         let first_dev = first_vcpu + vcpus.len() as u32;
         let n_dev = paging.as_ref().map_or(0, |p| p.devs.len());
-        let dasd = crate::dasd::Dasd::new(
+        let mut dasd = crate::dasd::Dasd::new(
             &cfg.guests,
             &params,
             &level.switches,
@@ -522,27 +679,7 @@ impl Sim {
         )?
         .map(Box::new);
         let first_mdev = first_dev + n_dev as u32;
-        let mut paging = paging;
-        let mut dasd = dasd;
-        let aliases = cfg.hyperpav.as_ref().map(|h| {
-            let paging_on = h.paging_alias
-                && level.switches.paging_alias == crate::level::PagingAlias::Supported;
-            if let Some(pg) = paging.as_mut() {
-                for d in pg.devs.iter_mut() {
-                    if paging_on && d.dtype == crate::io::DevType::Eckd {
-                        d.pool_kind = Some(crate::hyperpav::PAGING);
-                    }
-                }
-            }
-            if let Some(dd) = dasd.as_mut() {
-                for d in dd.devs.iter_mut() {
-                    if d.dtype == crate::io::DevType::Eckd {
-                        d.pool_kind = Some(crate::hyperpav::MINIDISK);
-                    }
-                }
-            }
-            crate::hyperpav::AliasPool::new(h.aliases, h.share_paging, h.share_minidisk, paging_on)
-        });
+        let aliases = alias_pool(&cfg, &level, paging.as_deref_mut(), dasd.as_deref_mut());
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
         let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
         let first_crypto = first_mdev + n_mdev as u32;
@@ -551,14 +688,7 @@ impl Sim {
             params.path_dispatch =
                 (params.path_dispatch() - params.path_dispatch_specialty()).max(0.0);
         }
-        let mut sched = Scheduler::new(&params, &level, p_online);
-        sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
-        sched.set_processors(p_online, p);
-        if let Some(pg) = &paging {
-            // Storage admission's view: pageable frames and paging exposures (volumes).
-            sched.dpa = pg.st.frames as f64;
-            sched.exposures = pg.devs.len() as f64;
-        }
+        let sched = scheduler_for(&cfg, &params, &level, &cpu, paging.as_deref());
         let cost_dispatch = path_ns(&params, params.path_dispatch(), params.hw_sie_cycles());
         let cost_slice_end = path_ns(&params, params.path_slice_end(), 0.0);
         let lpus = (0..p)
@@ -579,39 +709,9 @@ impl Sim {
             )?)),
             None => None,
         };
-        let vnet = users.iter().any(|u| u.program.role().is_some()).then(|| {
-            let mut n = crate::vnet::Vnet::new(
-                vcpus.len(),
-                users.len(),
-                path_ns(&params, params.path_vnet_msg(), 0.0),
-            );
-            n.touches = cfg
-                .guests
-                .iter()
-                .flat_map(|g| std::iter::repeat_n(g.touches.max(1), g.count as usize))
-                .collect();
-            Box::new(n)
-        });
-        let memtst: Vec<bool> = cfg
-            .guests
-            .iter()
-            .flat_map(|g| {
-                std::iter::repeat_n(
-                    matches!(g.workload, Workload::Memtst { .. }),
-                    g.count as usize,
-                )
-            })
-            .collect();
-        let iske = memtst.iter().any(|&m| m).then(|| {
-            Box::new(Iske {
-                users: memtst,
-                path: path_ns(&params, params.path_iske(), 0.0),
-                hold: path_ns(&params, params.lock_hold_pte(), 0.0),
-                always_lock: level.switches.pte_lock == crate::level::PteLock::IskeLocks,
-                update_fraction: params.key_update_fraction().clamp(0.0, 1.0),
-            })
-        });
-        let mut sim = Sim {
+        let vnet = vnet_for(&cfg, &params, &users, vcpus.len());
+        let iske = iske_for(&cfg, &params, &level);
+        let sim = Sim {
             end: cfg.duration_ns,
             level,
             params,
@@ -644,39 +744,45 @@ impl Sim {
             iske,
             cfg,
         };
-        sim.dasd_init();
-        if let Some(n) = sim.lpar.as_ref().map(|s| s.unparked) {
-            sim.apply_parking(n);
+        Ok(sim.start())
+    }
+
+    /// The state at time 0: devices, parking, shares and entitlement, the monitor's, the
+    /// scheduler's and the commands' first events, and each virtual CPU's first wake-up.
+    fn start(mut self) -> Sim {
+        self.dasd_init();
+        if let Some(n) = self.lpar.as_ref().map(|s| s.unparked) {
+            self.apply_parking(n);
         }
-        sim.normalize_shares();
-        sim.refresh_entitlement(0);
-        sim.q
-            .schedule(ENT_MONITOR, sim.cfg.interval_ns.min(sim.end));
-        sim.q.schedule(ENT_SCHED, sim.sched.tick.min(sim.end));
-        if let Some(a) = sim.actions.first() {
-            sim.q.schedule(ENT_COMMANDS, a.at_ns());
+        self.normalize_shares();
+        self.refresh_entitlement(0);
+        self.q
+            .schedule(ENT_MONITOR, self.cfg.interval_ns.min(self.end));
+        self.q.schedule(ENT_SCHED, self.sched.tick.min(self.end));
+        if let Some(a) = self.actions.first() {
+            self.q.schedule(ENT_COMMANDS, a.at_ns());
         }
-        for v in 0..sim.vcpus.len() as u32 {
-            let u = sim.vcpus[v as usize].user as usize;
-            if sim.users[u].program.waits_for_messages() {
-                if let Some(n) = sim.vnet.as_mut() {
+        for v in 0..self.vcpus.len() as u32 {
+            let u = self.vcpus[v as usize].user as usize;
+            if self.users[u].program.waits_for_messages() {
+                if let Some(n) = self.vnet.as_mut() {
                     n.waiting[v as usize] = true;
                 }
                 continue;
             }
-            let first = sim.users[u]
+            let first = self.users[u]
                 .program
-                .first_wake(&mut sim.vcpus[v as usize].rng);
+                .first_wake(&mut self.vcpus[v as usize].rng);
             match first {
-                None => sim.begin_transaction(v),
+                None => self.begin_transaction(v),
                 Some(t) => {
-                    sim.vcpus[v as usize].next_arrival = t;
-                    sim.q.schedule(first_vcpu + v, t)
+                    self.vcpus[v as usize].next_arrival = t;
+                    self.q.schedule(self.first_vcpu + v, t)
                 }
             }
         }
-        sim.params_read = crate::params::reads_taken();
-        Ok(sim)
+        self.params_read = crate::params::reads_taken();
+        self
     }
 
     /// Run every event with time <= `t` (capped at the end of the run).
@@ -704,29 +810,47 @@ impl Sim {
         self.now >= self.end
     }
 
+    /// Which subsystem entity `e` belongs to, and its number there. Entities are numbered in
+    /// blocks: the monitor, the command queue, the scheduler, the logical processors, the
+    /// virtual CPUs, the paging devices, the minidisk volumes, the crypto adapter.
+    #[inline(always)]
+    pub(crate) fn entity(&self, e: u32) -> Entity {
+        if e >= self.first_vcpu {
+            if e < self.first_dev {
+                Entity::Vcpu(e - self.first_vcpu)
+            } else if e >= self.first_crypto {
+                Entity::Crypto
+            } else if e >= self.first_mdev {
+                Entity::Minidisk(e - self.first_mdev)
+            } else {
+                Entity::PagingDevice(e - self.first_dev)
+            }
+        } else if e >= ENT_FIRST_LPU {
+            Entity::Lpu(e - ENT_FIRST_LPU)
+        } else if e == ENT_MONITOR {
+            Entity::Monitor
+        } else if e == ENT_SCHED {
+            Entity::Scheduler
+        } else {
+            Entity::Commands
+        }
+    }
+
+    /// Hand entity `e`'s event to its subsystem.
     #[inline(always)]
     fn fire(&mut self, e: u32) {
-        if e >= self.first_vcpu {
-            if e >= self.first_dev {
-                if e >= self.first_crypto {
-                    self.crypto_event();
-                } else if e >= self.first_mdev {
-                    self.mdisk_event(e - self.first_mdev);
-                } else {
-                    self.device_event(e - self.first_dev);
-                }
-                return;
+        match self.entity(e) {
+            Entity::Lpu(l) => self.lpu_event(l),
+            Entity::Vcpu(v) => self.vcpu_wake(v),
+            Entity::PagingDevice(d) => self.device_event(d),
+            Entity::Minidisk(d) => self.mdisk_event(d),
+            Entity::Crypto => self.crypto_event(),
+            Entity::Monitor => self.monitor_sample(),
+            Entity::Scheduler => {
+                self.sched_tick();
+                self.prsm_tick();
             }
-            self.vcpu_wake(e - self.first_vcpu);
-        } else if e >= ENT_FIRST_LPU {
-            self.lpu_event(e - ENT_FIRST_LPU);
-        } else if e == ENT_MONITOR {
-            self.monitor_sample();
-        } else if e == ENT_SCHED {
-            self.sched_tick();
-            self.prsm_tick();
-        } else {
-            self.command_due();
+            Entity::Commands => self.command_due(),
         }
     }
 
@@ -787,6 +911,47 @@ impl Sim {
     pub(crate) fn charge_all(&mut self) {
         for l in 0..self.lpus.len() as u32 {
             self.charge(l, self.now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::round_ns;
+
+    #[test]
+    fn round_ns_is_libm_round() {
+        let edges = [
+            0.0,
+            -0.0,
+            0.5,
+            0.49999999999999994,
+            1.5,
+            2.5,
+            -0.5,
+            -0.7,
+            -3.2,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            4503599627370495.5,
+            9007199254740993.0,
+            1.8446744073709552e19,
+            1e30,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+        ];
+        let mut r = crate::rng::Rng::new(7);
+        let random = (0..1_000_000).map(|k| {
+            let x = r.unit() * 10f64.powi((k % 24) - 4);
+            if k % 3 == 0 {
+                x.floor() + 0.5
+            } else {
+                x
+            }
+        });
+        for x in edges.into_iter().chain(random) {
+            assert_eq!(round_ns(x), x.round() as u64, "{x}");
         }
     }
 }

@@ -127,13 +127,14 @@ impl Sim {
     /// then continue with the next piece of work or wait for a message.
     pub(crate) fn vnet_burst_done(&mut self, l: u32, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
-        let role = self.users[u].program.role().cloned();
+        // The role's fields are read in place (no copy of its server lists per burst).
+        let role = self.users[u].program.role();
         let Some(net) = self.vnet.as_mut() else {
             return;
         };
         let cost = net.cost_msg;
         let next_work: Option<Time> = match role {
-            Some(Role::Client {
+            Some(&Role::Client {
                 cpu,
                 window,
                 ref servers,
@@ -165,7 +166,8 @@ impl Sim {
                 let vc = &mut self.vcpus[v as usize];
                 Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
             }
-            Some(Role::Server { ref forward, .. }) => {
+            Some(Role::Server { forward, .. }) => {
+                let n_forward = forward.len();
                 let client = std::mem::replace(&mut net.serving[v as usize], NONE);
                 // An SSL handshake whose RSA operation goes to the crypto adapter (ssl.rs)
                 // continues when the adapter is done; anything else is passed on or replied to.
@@ -177,16 +179,16 @@ impl Sim {
                     let net = self.vnet.as_mut().expect("vnet");
                     if client != NONE {
                         let c = client & !crate::ssl::CONT;
-                        if forward.is_empty() {
+                        if n_forward == 0 {
                             net.served += 1;
                             let cu = self.vcpus[c as usize].user;
                             self.vnet_source(l, v, cu);
                             self.vnet_reply(c);
                         } else {
-                            let k = net.rr[v as usize] as usize % forward.len();
+                            let k = net.rr[v as usize] as usize % n_forward;
                             net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
                             net.forwarded += 1;
-                            let to = forward[k];
+                            let to = self.forward_target(u, k);
                             self.vnet_source(l, v, to);
                             self.vnet_enqueue(to, c);
                         }
@@ -233,6 +235,14 @@ impl Sim {
         }
     }
 
+    /// Server user `u`'s `k`-th forwarding target.
+    fn forward_target(&self, u: usize, k: usize) -> u32 {
+        match self.users[u].program.role() {
+            Some(Role::Server { forward, .. }) => forward[k],
+            _ => unreachable!("forwarding from a user that is not a server"),
+        }
+    }
+
     /// A server virtual CPU `v` of user `u` takes request `c`: its CPU split into the user's
     /// page references per request (row D8); returns the mean CPU of the first piece.
     fn server_pieces(&mut self, u: usize, v: u32, c: u32) -> f64 {
@@ -268,8 +278,9 @@ impl Sim {
         let k = self.cpu.topo.distance(l, r);
         self.cpu.msg_dist[k] += 1;
         // Stall cycles at the sender's core: as nominal work at its speed factor.
-        let f = self.cpu.topo.factor[(l % self.cpu.topo.cores.max(1)) as usize];
-        let extra = (self.cpu.reload_ns[k] as f64 * f).round() as Time;
+        let f =
+            self.cpu.topo.factor[crate::cpu::core_index(l, self.cpu.topo.cores.max(1)) as usize];
+        let extra = crate::sim::round_ns(self.cpu.reload_ns[k] as f64 * f);
         if extra > 0 {
             self.vcpus[v as usize].cp_owed += extra;
             self.cpu.reload_charged += extra;
