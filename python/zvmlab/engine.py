@@ -62,12 +62,8 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     except EngineError as e:
         raise InputError(str(e), fix="see `zvmlab validate`") from None
     end = sim.end_ns
-    step = max(1, end // steps)
     t0 = time.perf_counter()
-    while not sim.finished():
-        sim.run_until(min(end, sim.now_ns + step))
-        if progress:
-            progress(sim.now_ns, end)
+    advance(sim, end, progress, max(1, end // steps))
     wall = time.perf_counter() - t0
     summary = json.loads(sim.summary_json())
     summary["wall_s"] = wall
@@ -75,6 +71,32 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     if monitor:
         return summary, sim.monitor_bytes()
     return summary
+
+
+# Each call into the engine runs about this long (wall time), so that Ctrl-C and SIGTERM, which
+# Python handles between calls, stop a run of any length within a second.
+SLICE_S = 0.1
+
+
+def advance(sim, end: int, progress: Callable[[int, int], None] | None, step: int) -> None:
+    """Run ``sim`` to ``end`` in slices of simulated time sized to take about SLICE_S each.
+
+    The results do not depend on the slicing (events run in the same order whatever the stops);
+    ``progress(now_ns, end_ns)`` is called after each slice that crossed a ``step`` boundary.
+    """
+    span = max(1, min(step, 1_000_000))  # start with 1 ms of simulated time (or less)
+    mark = 0
+    while not sim.finished():
+        c0 = time.perf_counter()
+        sim.run_until(min(end, sim.now_ns + span))
+        dt = time.perf_counter() - c0
+        if dt < SLICE_S / 2 and span < step:
+            span = min(step, span * 2)
+        elif dt > SLICE_S * 2 and span > 1:
+            span = max(1, span // 4)
+        if progress and (sim.now_ns // step != mark or sim.finished()):
+            mark = sim.now_ns // step
+            progress(sim.now_ns, end)
 
 
 def monitor_layouts() -> list[dict]:
