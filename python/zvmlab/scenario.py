@@ -39,7 +39,11 @@ _UNITS_NS = {
     "h": 3_600_000_000_000,
 }
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+)\s*$", re.IGNORECASE)
-_USERID = re.compile(r"^[A-Z0-9@#$_-]{1,8}$")
+# CP's userids: 1-8 characters, letters, digits and @ # $ _ - (upper case; fullmatch, so no newline).
+USERID_CHARS = "A-Z 0-9 @ # $ _ -"
+_USERID = re.compile(r"[A-Z0-9@#$_-]{1,8}")
+MAX_SCENARIO_BYTES = 4 << 20  # a scenario is a few KB; 4 MB holds 10,000 guest tables
+MAX_DEPTH = 8  # tables and arrays nested deeper than this are no scenario
 
 # Allowed keys per table, with a one-line description used in messages.
 _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "model parameters",
@@ -165,6 +169,14 @@ def parse_duration(text: Any, *, where: str = "duration", file: str | None = Non
         raise InputError(f"duration {text!r} is too long", file=file, line=line, field=where,
                          fix="keep durations below about 290 years")
     return ns
+
+
+def check_userid(text: Any, *, file: str | None = None, line: int | None = None, field: str = "userid") -> str:
+    """A z/VM userid by CP's rules (the one place they are checked); returns it in upper case."""
+    if not isinstance(text, str) or not _USERID.fullmatch(text.upper()):
+        raise InputError(f"{text!r} is not a z/VM userid", file=file, line=line, field=field,
+                         fix="1-8 characters: letters, digits and @ # $ _ -")
+    return text.upper()
 
 
 def format_duration(ns: int) -> str:
@@ -466,10 +478,11 @@ class _Lines:
     _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 
     def __init__(self, text: str):
-        self.rows: list[tuple[str, int, int]] = []  # (table, index, line) per line
+        # (table, index) -> [(line number, text)]: a lookup costs the lines of one table, so
+        # validating is linear in the size of the file.
+        self.tables: dict[tuple[str, int], list[tuple[int, str]]] = {}
         table, counts, index = "", {}, 0
-        self.lines = text.splitlines()
-        for n, raw in enumerate(self.lines, 1):
+        for n, raw in enumerate(text.splitlines(), 1):
             m = self._HEADER.match(raw)
             if m:
                 table = m.group(2).strip().strip("\"'")
@@ -478,18 +491,41 @@ class _Lines:
                     index = counts[table]
                 else:
                     index = 0
-            self.rows.append((table, index, n))
+            self.tables.setdefault((table, index), []).append((n, raw))
 
     def find(self, table: str, key: str | None = None, index: int = 0) -> int | None:
-        pat = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=") if key else None
-        first = None
-        for (t, i, n), raw in zip(self.rows, self.lines):
-            if t == table and i == index:
-                if first is None:
-                    first = n
-                if pat is None or pat.match(raw) or (key and re.search(r"[{,]\s*" + re.escape(key) + r"\s*=", raw)):
-                    return n
-        return first
+        rows = self.tables.get((table, index), [])
+        if key is None or not rows:
+            return rows[0][0] if rows else None
+        pat = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
+        inline = re.compile(r"[{,]\s*" + re.escape(key) + r"\s*=")
+        for n, raw in rows:
+            if pat.match(raw) or inline.search(raw):
+                return n
+        return rows[0][0]
+
+
+def _check_tree(doc: dict, file: str, lines: _Lines) -> None:
+    """Before any field is read: no nesting deeper than MAX_DEPTH, no integer beyond 64 bits."""
+    stack: list[tuple[Any, str, str, int, int]] = [(doc, "", "", 0, 0)]  # node, field, table, index, depth
+    while stack:
+        node, where, table, index, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise InputError("nested too deeply", file=file, line=lines.find(table, None, index), field=where,
+                                 fix=f"a scenario nests tables and arrays at most {MAX_DEPTH} levels")
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            for k, v in items:
+                sub = f"{where}[{k}]" if isinstance(node, list) else (f"{where}.{k}" if where else str(k))
+                t, i = (str(k), 0) if depth == 0 else (table, index)
+                if depth == 1 and isinstance(node, list):
+                    i = k
+                stack.append((v, sub, t, i, depth + 1))
+        elif isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**63:
+            key = where.rsplit(".", 1)[-1].split("[")[0]
+            raise InputError(f"{len(str(abs(node)))}-digit number is beyond any range", file=file,
+                             line=lines.find(table, key, index), field=where,
+                             fix="give a value in the field's range (`zvmlab params` lists parameter ranges)")
 
 
 def _check_level(level: Any, *, file, line, where) -> str:
@@ -543,12 +579,19 @@ _SET_MT = re.compile(r"^\s*SET\s+MULTITHREAD(?:ING)?\s+(?:ALL\s+|TYPE\s+IFL\s+)?
 def loads(text: str, path: str = "<scenario>") -> Scenario:
     """Validate scenario text; ``path`` is used in messages."""
     file = path
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise InputError(f"{len(text):,} characters: larger than a scenario can be ({MAX_SCENARIO_BYTES:,})",
+                         file=file, fix="a scenario is a small TOML file; use count = N for many alike guests")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"not valid TOML: {e}", file=file,
                          fix="a scenario is a TOML file with [system], [run] and [[guest]] tables") from None
+    except RecursionError:
+        raise InputError("arrays or tables nested too deeply", file=file,
+                         fix=f"a scenario nests at most {MAX_DEPTH} levels") from None
     lines = _Lines(text)
+    _check_tree(doc, file, lines)
     _unknown_keys(doc, _TOP_KEYS, file=file, lines=lines, table="", index=0, where="")
 
     def table(name: str) -> dict:
@@ -647,10 +690,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                      what="count")
         userid = g["userid"]
         uline = ln("guest", "userid", i)
-        if not isinstance(userid, str) or not _USERID.match(userid.upper()):
-            raise InputError(f"{userid!r} is not a z/VM userid", file=file, line=uline, field=f"{where}.userid",
-                             fix="1-8 characters: letters, digits and @ # $ _ -")
-        userid = userid.upper()
+        userid = check_userid(userid, file=file, line=uline, field=f"{where}.userid")
         if count > 1 and len(userid) + len(str(count - 1)) > 8:
             raise InputError(f"with count = {count} the userids {userid}0..{userid}{count - 1} exceed 8 characters",
                              file=file, line=uline, field=f"{where}.userid", fix="shorten the userid prefix")
@@ -1496,13 +1536,17 @@ def load(path: str | Path) -> Scenario:
     """Read and validate a scenario file."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)  # never more: /dev/zero is not a scenario
     except FileNotFoundError:
         raise InputError("no such file", file=str(p), fix="give the path of a scenario .toml file") from None
     except IsADirectoryError:
         raise InputError("is a directory", file=str(p), fix="give the path of a scenario .toml file") from None
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", file=str(p)) from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise InputError(f"larger than a scenario can be ({MAX_SCENARIO_BYTES:,} bytes)", file=str(p),
+                         fix="a scenario is a small TOML file; use count = N for many alike guests")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

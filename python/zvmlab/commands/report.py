@@ -7,7 +7,7 @@ import sys
 import click
 
 from ..errors import InputError
-from ..output import write_file
+from ..output import plain_lines, write_file
 from ..perfkit import REPORTS, find, load, render
 from ..perfkit.reports import Spec
 
@@ -69,7 +69,7 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
         dashed = f"({lb})"
         title = f"zvmlab performance reports: {la} vs {lb}"
     if fmt == "text":
-        body = render.text(reports)
+        body = plain_lines(render.text(reports))  # text from a monitor file never reaches a terminal as codes
     elif fmt == "csv":
         body = render.csv_text(reports[0])
     elif fmt == "json":

@@ -10,7 +10,7 @@ import click
 from rich.table import Table
 
 from .. import engine, scenario
-from ..output import console, dumps, print_json, progress, result_dir
+from ..output import console, dumps, print_json, progress, result_dir, safe
 
 # Keys that measure the machine running zvmlab, not the simulated system: kept out of the
 # deterministic summary and written to timing.json.
@@ -72,7 +72,7 @@ def conditions(s: dict) -> list[str]:
 
 
 def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
-    title = sc.title or Path(sc.path).name
+    title = safe(sc.title or Path(sc.path).name)
     console.print(f"[bold]{title}[/bold]  level {s['level']}, {s['processors']} processors, "
                   f"{s['duration_s']:g} s simulated, seed {s['seed']}")
     console.print(f"  ETR {s['etr']:.3f} tx/s   ITR {s['itr']:.3f} tx/s   T/V {s['tv_ratio']:.4f}   "

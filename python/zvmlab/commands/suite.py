@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from ..errors import InputError
-from ..output import console, err_console, print_json, progress
+from ..output import console, err_console, print_json, progress, safe
 
 
 def _r(x: dict) -> str:
@@ -86,7 +86,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
                                                      "intended": s.families[c.family].intended,
                                                      "today": s.families[c.family].today} for c in cells]})
             return
-        t = Table(title=f"{s.title}: {len(cells)} cells", title_justify="left")
+        t = Table(title=f"{safe(s.title)}: {len(cells)} cells", title_justify="left")
         for col in ("Cell", "Stands for", "Runs today as"):
             t.add_column(col, overflow="fold")
         for c in cells:
@@ -125,7 +125,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
 def _print(res: dict, s) -> None:
     alpha = s.alpha
     conf = f"{res['confidence']:.0%} CI"
-    t = Table(title=f"{res['title']}\n{res['base']} → {res['compare']}, {res['repeat']} seed(s) per level, "
+    t = Table(title=f"{safe(res['title'])}\n{res['base']} → {res['compare']}, {res['repeat']} seed(s) per level, "
                     f"{res['duration']} per run", title_justify="left")
     for col, j in (("Scenario", "left"), ("ETRR", "right"), (conf, "right"), ("p", "right"), ("ITRR", "right"),
                    (conf + " ", "right"), ("p ", "right"), ("ETRR / ITRR", "left")):
