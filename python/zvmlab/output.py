@@ -115,7 +115,8 @@ def write_file(path: str | Path, body: str | bytes) -> None:
     """Write a file atomically (a temporary sibling renamed into place: never half a file).
 
     An existing symlink is written through; an existing file keeps its mode; a new file gets
-    0666 less the umask; anything but a regular file (a device, a FIFO, a directory) is refused.
+    0666 less the umask; a character device or FIFO (/dev/stdout, /dev/null) is written into,
+    never replaced; a directory or block device is refused.
     """
     dest = Path(path)
     target = _through_link(dest)
@@ -125,8 +126,11 @@ def write_file(path: str | Path, body: str | bytes) -> None:
         st = None
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        _write_into(dest, body)  # /dev/stdout, /dev/null, a pipe: written to, never replaced
+        return
     if st is not None and not stat.S_ISREG(st.st_mode):
-        raise InputError("exists and is not a regular file (a device, FIFO or directory is never replaced)",
+        raise InputError("exists and is not a regular file (a directory or block device is never replaced)",
                          file=str(dest), fix="choose another --out path")
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~umask()
     tmp = None
@@ -143,6 +147,14 @@ def write_file(path: str | Path, body: str | bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _write_into(dest: Path, body: str | bytes) -> None:
+    try:
+        with open(dest, "wb") as f:
+            f.write(body.encode("utf-8") if isinstance(body, str) else body)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
 
 
 @contextlib.contextmanager
