@@ -108,6 +108,9 @@ _REFS_KEYS = {"uniform": {"pattern", "range", "touches"}, "strided": {"pattern",
 _VOLUME_KEYS = {"type", "size", "count", "xiv"}
 PAGE = 4096
 MAX_GUEST_PAGES = 1 << 28  # 1 TB, the engine's limit
+MAX_SIZE = 8 << 40  # no storage size beyond 8 TB: larger than any z/VM LPAR, volume or virtual machine
+MAX_REAL = 4 << 40  # z/VM 7.3 supports up to 4 TB of real storage
+MAX_REF_PAGES = (1 << 32) - 1  # pages with references, all guests together (the storage model's 16 TB)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
 _ACTION_KEYS = {"at": "time into the run",
                 "command": "the CP command, e.g. \"SET SHARE USER1 RELATIVE 200\" or \"SET MULTITHREAD 2\""}
@@ -844,14 +847,19 @@ def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
     return cpc * max(1, round(table[f"cpu.{machine}.chips_per_drawer"]))
 
 
-def parse_size(text: Any, *, where: str, file: str | None, line: int | None) -> int:
-    """A storage size ("512M", "2G", "4K"; binary units) in 4 KB pages."""
+def parse_size(text: Any, *, where: str, file: str | None, line: int | None, hi: int = MAX_SIZE,
+               why: str = "") -> int:
+    """A storage size ("512M", "2G", "4K"; binary units) in 4 KB pages, at most ``hi`` bytes."""
     m = _SIZE.match(text) if isinstance(text, str) else None
     if not m:
         raise InputError(f"{text!r} is not a storage size", file=file, line=line, field=where,
                          fix='write a number with K, M, G or T (binary units), e.g. "512M"')
     mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
-    pages = int(float(m.group(1)) * mult) // PAGE
+    size = float(m.group(1)) * mult
+    if size > hi:
+        raise InputError(f"{text!r} is above {hi >> 40}T", file=file, line=line, field=where,
+                         fix=f"give at most {hi >> 40}T{f' ({why})' if why else ''}")
+    pages = int(size) // PAGE
     if pages <= 0:
         raise InputError(f"{text!r} is less than one 4 KB page", file=file, line=line, field=where,
                          fix='sizes are at least "4K"')
@@ -925,7 +933,15 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
     if "real" not in st:
         raise InputError("missing", file=file, line=ln("storage", None), field="storage.real",
                          fix='say how much real storage guest pages may use, e.g. real = "180M"')
-    frames = parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"))
+    frames = parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"), hi=MAX_REAL,
+                        why="z/VM 7.3 supports up to 4 TB of real storage")
+    total = sum(g.storage_pages * g.count for g in with_refs)
+    if total > MAX_REF_PAGES:
+        i = max(range(len(guests)), key=lambda i: (guests[i].storage_pages or 0) * guests[i].count
+                if guests[i].refs is not None else 0)
+        raise InputError(f"guests with page references total {total * PAGE >> 30:,} GB", file=file,
+                         line=ln("guest", "storage", i), field=f"guest[{i}].storage",
+                         fix="the storage model handles up to 16 TB of referenced guest storage in all")
     prefill = st.get("prefill", False)
     if not isinstance(prefill, bool):
         raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),

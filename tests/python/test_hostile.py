@@ -331,3 +331,47 @@ def test_result_dir_follows_the_umask_and_symlinks(tmp_path):
         os.umask(old)
     assert (tmp_path / "link").is_symlink() and (real / "a").read_text() == "x"
     assert real.stat().st_mode & 0o777 == 0o755
+
+
+# ------------------------------------------------------------------ class 2: admission
+
+def test_a_run_that_would_not_fit_is_refused_before_it_starts(tmp_path):
+    """A 1 us monitor interval (about 2 TB of interval data) used to abort on allocation; now a
+    located refusal naming run.interval, from run and validate, and from a --max-memory limit."""
+    f = tmp_path / "us.toml"
+    f.write_text(SHORT.format(title="t", userid="A").replace('interval = "1s"', 'interval = "1us"'))
+    for args in (("run", f), ("validate", f)):
+        p = zvmlab(*args)
+        assert p.returncode == 2 and "Traceback" not in p.stderr, p.stderr
+        assert f"{f}:6: run.interval: the run needs about" in p.stderr
+    ok = tmp_path / "ok.toml"
+    ok.write_text(SHORT.format(title="t", userid="A"))
+    p = zvmlab("validate", ok)
+    assert p.returncode == 0 and "memory about" in p.stdout
+    p = zvmlab("run", ok, "--max-memory", "1M")
+    assert p.returncode == 2 and "above 1.0 MB (--max-memory)" in p.stderr
+
+
+def test_estimate_grows_with_what_the_engine_keeps():
+    from zvmlab import admission
+
+    base = SHORT.format(title="t", userid="A")
+    one = admission.estimate(scenario.loads(base, "a.toml")).bytes
+    more = admission.estimate(scenario.loads(base.replace('duration = "2s"', 'duration = "200s"'), "a.toml")).bytes
+    assert more - one == 198 * (admission.PER_INTERVAL + admission.PER_INTERVAL_USER)
+
+
+@pytest.mark.parametrize("old, new, field", [
+    ('[[guest]]', '[storage]\nreal = "5T"\n[[guest]]', "storage.real"),
+    ('[[guest]]', '[storage]\nreal = "99999999999T"\n[[guest]]', "storage.real"),
+    ('userid = "A"', 'userid = "A"\ncount = 20\nstorage = "1T"\nrefs = { pattern = "uniform", range = "1T" }',
+     "guest[0].storage"),
+])
+def test_sizes_beyond_the_model_are_located(tmp_path, old, new, field):
+    from conftest import assert_bad_scenario
+
+    base = SHORT.format(title="t", userid="A")
+    if "refs" in new:
+        base = base.replace("[[guest]]", '[storage]\nreal = "1G"\npaging_volumes = [{ type = "eckd", size = "2G" }]'
+                                         "\n[[guest]]")
+    assert_bad_scenario(tmp_path, base, old, new, field, "")

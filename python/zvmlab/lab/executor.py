@@ -56,11 +56,12 @@ def versions() -> dict[str, str]:
 def make_spec(text: str, name: str, level: str, seed: int, labels: Iterable[tuple[str, str, dict]] = (),
               loaded=None) -> RunSpec:
     """Validate ``text`` (unless ``loaded`` is its Scenario already) and build the run's spec."""
-    from .. import engine, scenario
+    from .. import admission, engine, scenario
     from .store import run_key, sha256
 
     sc = loaded if loaded is not None else scenario.loads(text, name)
     s = sc.with_overrides(level=level, seed=seed)
+    admission.admit(s)
     sw = engine.switches(s.level, s.switches)
     h = sha256(text)
     v = versions()
