@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import time
 from typing import Callable
 
@@ -50,6 +51,55 @@ def switches(level: str, overrides: dict[str, str] | None = None) -> dict[str, s
         raise InputError(str(e)) from None
 
 
+_AT = re.compile(r"^(.*) at line 1 column (\d+)$", re.DOTALL)
+
+
+def located(e: Exception, text: str) -> InputError:
+    """An engine refusal as an InputError: serde's "at line 1 column N" becomes the field there."""
+    msg = str(e)
+    m = _AT.match(msg)
+    if not m:
+        return InputError(msg, fix="see `zvmlab validate`")
+    where = json_path_at(text, int(m.group(2)) - 1)
+    return InputError(f"the engine refused the value: {m.group(1).removeprefix('engine config: ')}",
+                      field=f"engine config {where}" if where else "engine config",
+                      fix="this value passed the scenario checks; please report it (see `zvmlab validate --json`)")
+
+
+def json_path_at(text: str, pos: int) -> str:
+    """The key path (``guests[3].storage_pages``) of the value at character ``pos`` of JSON ``text``."""
+    stack: list[list] = []  # [kind, key or index]
+    expecting_key, i = False, 0
+    while i < min(pos, len(text)):
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if expecting_key and stack and stack[-1][0] == "obj":
+                stack[-1][1] = json.loads(text[i:j + 1])
+                expecting_key = False
+            i = j
+        elif c in "{[":
+            stack.append(["obj", None] if c == "{" else ["arr", 0])
+            expecting_key = c == "{"
+        elif c in "}]":
+            stack.pop() if stack else None
+        elif c == "," and stack:
+            if stack[-1][0] == "arr":
+                stack[-1][1] += 1
+            else:
+                expecting_key = True
+        i += 1
+    out = ""
+    for kind, k in stack:
+        if kind == "arr":
+            out += f"[{k}]"
+        elif k is not None:
+            out += f".{k}" if out else str(k)
+    return out
+
+
 def simulate(config: dict, progress: Callable[[int, int], None] | None = None, steps: int = 200,
              monitor: bool = False):
     """Run a normalized engine configuration; returns the summary with timing added.
@@ -57,10 +107,11 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     ``progress(now_ns, end_ns)`` is called between batches of events. With ``monitor=True``
     returns ``(summary, monitor_bytes)``: the run's monitor data in MONWRITE format.
     """
+    text = json.dumps(config)
     try:
-        sim = _engine.Simulation(json.dumps(config))
+        sim = _engine.Simulation(text)
     except EngineError as e:
-        raise InputError(str(e), fix="see `zvmlab validate`") from None
+        raise located(e, text) from None
     end = sim.end_ns
     t0 = time.perf_counter()
     advance(sim, end, progress, max(1, end // steps))

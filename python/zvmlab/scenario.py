@@ -1325,18 +1325,17 @@ def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
             if isinstance(b, bool) or not isinstance(b, (int, str)):
                 raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
                                  fix='payload bytes per request: a whole number such as 1920 or a size such as "1M"')
-            if isinstance(b, int):
-                if not (0 <= b <= 1 << 34):
-                    raise InputError(f"bytes {b!r} is out of range", file=file, line=line, field=f"{where}.bytes",
-                                     fix="payload bytes per request, 0..16G")
-                out["bytes"] = b
-            else:
+            if isinstance(b, str):
                 m = _SIZE.match(b)
                 if not m:
                     raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
                                      fix='e.g. bytes = 1920 or bytes = "1M"')
                 mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
-                out["bytes"] = int(float(m.group(1)) * mult)
+                b = float(m.group(1)) * mult
+            if not (0 <= b <= 1 << 34):
+                raise InputError(f"bytes {w['bytes']!r} is out of range", file=file, line=line,
+                                 field=f"{where}.bytes", fix="payload bytes per request, 0..16G")
+            out["bytes"] = int(b)
         if "connect" in w:
             if not isinstance(w["connect"], bool):
                 raise InputError(f"{w['connect']!r} is not true or false", file=file, line=line,

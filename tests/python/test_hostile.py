@@ -375,3 +375,26 @@ def test_sizes_beyond_the_model_are_located(tmp_path, old, new, field):
         base = base.replace("[[guest]]", '[storage]\nreal = "1G"\npaging_volumes = [{ type = "eckd", size = "2G" }]'
                                          "\n[[guest]]")
     assert_bad_scenario(tmp_path, base, old, new, field, "")
+
+
+# ------------------------------------------------------------------ class 6: located messages
+
+def test_engine_refusal_names_the_field_and_file(tmp_path):
+    from zvmlab.engine import json_path_at, located
+
+    cfg = {"processors": 2, "guests": [{"userid": "A"}, {"userid": "B,\"]", "storage_pages": "x"}]}
+    text = json.dumps(cfg)
+    assert json_path_at(text, text.index('"x"')) == "guests[1].storage_pages"
+    try:
+        _engine.Simulation(text)
+    except _engine.EngineError as e:
+        err = located(e, text)
+    assert err.field.startswith("engine config") and "refused" in err.message
+
+
+def test_client_bytes_beyond_range_is_located(tmp_path):
+    from conftest import assert_bad_scenario
+
+    base = SHORT.format(title="t", userid="A").replace('workload = { kind = "cpu-bound" }',
+                                                        'workload = { kind = "client", cpu = "1ms", bytes = "2K" }')
+    assert_bad_scenario(tmp_path, base, '"2K"', '"99999999999T"', "guest[0].workload.bytes", "out of range")

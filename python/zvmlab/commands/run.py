@@ -10,6 +10,7 @@ import click
 from rich.table import Table
 
 from .. import admission, engine, scenario
+from ..errors import InputError
 from ..output import console, dumps, print_json, progress, result_dir, safe
 
 # Keys that measure the machine running zvmlab, not the simulated system: kept out of the
@@ -25,11 +26,15 @@ def run_scenario(path: str, level: str | None = None, seed: int | None = None, d
     sc = scenario.load(path).with_overrides(level=level, seed=seed, duration=duration)
     admission.admit(sc, max_memory)
     with progress(f"{Path(path).name} ({sc.level})", show_progress) as update:
-        if monitor is not None:
-            summary, mon = engine.simulate(sc.engine_config(), progress=update, monitor=True)
-            monitor.append(mon)
-        else:
-            summary = engine.simulate(sc.engine_config(), progress=update)
+        try:
+            if monitor is not None:
+                summary, mon = engine.simulate(sc.engine_config(), progress=update, monitor=True)
+                monitor.append(mon)
+            else:
+                summary = engine.simulate(sc.engine_config(), progress=update)
+        except InputError as e:
+            e.file = e.file or sc.path  # an engine refusal: name the scenario it came from
+            raise
     summary["scenario"] = sc.path
     summary["title"] = sc.title
     return sc, summary
