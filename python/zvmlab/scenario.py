@@ -876,7 +876,7 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
     if "refs" not in g:
         return spages, None
     r, rl, rw = g["refs"], line("refs"), f"{where}.refs"
-    if not isinstance(r, dict) or r.get("pattern") not in _REFS_KEYS:
+    if not isinstance(r, dict) or not isinstance(r.get("pattern"), str) or r["pattern"] not in _REFS_KEYS:
         raise InputError(f"{r!r} is not a page-reference pattern", file=file, line=rl, field=rw,
                          fix='e.g. refs = { pattern = "uniform", range = "480M" }; patterns: uniform, strided')
     extra = set(r) - _REFS_KEYS[r["pattern"]]
@@ -1232,7 +1232,7 @@ def _workload(w: Any, *, file, line, where) -> Workload:
         raise InputError(f"{w!r} is not a table", file=file, line=line, field=where,
                          fix=f'e.g. workload = {{ kind = "cpu-bound" }}; kinds: {kinds}')
     kind = w.get("kind")
-    if kind not in _WORKLOAD_KEYS:
+    if not isinstance(kind, str) or kind not in _WORKLOAD_KEYS:
         close = difflib.get_close_matches(str(kind), list(_WORKLOAD_KEYS), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise InputError(f"unknown workload kind {kind!r}", file=file, line=line, field=f"{where}.kind",
