@@ -84,18 +84,110 @@ def test_judge_shape():
 
 def test_parallel_equals_sequential():
     rows = [r for r in rep.load_catalogue() if r.id in ("A1", "A3", "B1")]
-    assert rep.replicate_parallel(rows, 2) == rep.replicate(rows)
+    assert rep.replicate_parallel(rows, 2, seeds=2) == rep.replicate(rows, seeds=2)
+
+
+def _fake_runs(monkeypatch, etr_of):
+    """Runs whose ETR is etr_of(level, seed): no engine."""
+    from zvmlab.lab import replicate_runs as R
+
+    monkeypatch.setattr(R.RunReq, "execute", lambda self: {"etr": etr_of(self.level, self.seed)})
+    monkeypatch.setattr(rep, "seeds_for", lambda r, seed, n: [1 + k for k in range(n)])
+
+
+def _ratio_row(published, tol="10%"):
+    return rep.Row("X1", "000", "", "what", "published", "P", "modelled", scenario="x.toml", base="lo",
+                   compare="hi", metrics=[rep.Metric("ETRR", "etr", rep.Tolerance.parse(tol, "x"),
+                                                     published_ratio=published)])
 
 
 def test_ratio_metric_is_compare_over_base(monkeypatch):
-    runs = {"lo": {"etr": 10.0}, "hi": {"etr": 25.0}}
-    monkeypatch.setattr(rep, "run_level", lambda sc, level, seed=None, check=False: runs[level])
-    monkeypatch.setattr(rep.scenario, "load", lambda path: None)
-    row = rep.Row("X1", "000", "", "what", "published", "P", "modelled", scenario="x.toml", base="lo",
-                  compare="hi", metrics=[rep.Metric("ETRR", "etr", rep.Tolerance.parse("10%", "x"),
-                                                    published_ratio=2.4)])
-    (out,) = rep.replicate([row])
+    _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 25.0}[lv])
+    (out,) = rep.replicate([_ratio_row(2.4)])
     assert out["simulated"]["compare"] == 2.5 and out["verdict"] == rep.PASS
+    assert out["basis"] == "predicted" and out["seeds"] == [1, 2, 3]
+
+
+def test_a_flat_result_fails_a_ratio_row(monkeypatch):
+    """'No effect' never passes a published effect, whatever the tolerance (issue 15)."""
+    _fake_runs(monkeypatch, lambda lv, s: 10.0)
+    (out,) = rep.replicate([_ratio_row(1.03, "20%")])
+    assert out["simulated"]["compare"] == 1.0 and out["verdict"] == rep.MISS
+    _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 9.99}[lv])  # reversed, within 20 %
+    (out,) = rep.replicate([_ratio_row(1.03, "20%")])
+    assert out["verdict"] == rep.MISS
+    _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 10.3}[lv])
+    (out,) = rep.replicate([_ratio_row(1.03, "20%")])
+    assert out["verdict"] == rep.PASS
+    # a published "no change" needs no direction
+    _fake_runs(monkeypatch, lambda lv, s: 10.0)
+    (out,) = rep.replicate([_ratio_row(1.0, "1%")])
+    assert out["verdict"] == rep.PASS
+
+
+def test_a_change_published_at_both_levels_needs_its_direction():
+    from zvmlab.lab import replicate_judge as J
+
+    m = rep.Metric("T/V", "tv_ratio", rep.Tolerance.parse("20%", "x"), published_base=1.0, published_compare=1.15)
+    assert J.point_verdict(m, {"base": 1.1, "compare": 1.12}) == rep.PASS  # up 1.8 %: the right way, beyond FLAT
+    assert J.point_verdict(m, {"base": 1.1, "compare": 1.05}) == rep.MISS  # both within 20 %, reversed
+    assert J.point_verdict(m, {"base": 1.0, "compare": 1.0}) == rep.MISS  # flat
+    assert J.point_verdict(m, {"base": 1.0, "compare": 1.15}) == rep.PASS
+
+
+def test_a_margin_inside_the_seed_spread_is_not_resolved(monkeypatch):
+    # published 2.0 +- 10 %: seeds at 2.1, 2.3, 2.1 -> mean 2.167 passes, the 2.3 seed misses
+    _fake_runs(monkeypatch, lambda lv, s: {"lo": 1.0, "hi": {1: 2.1, 2: 2.3, 3: 2.1}[s]}[lv])
+    (out,) = rep.replicate([_ratio_row(2.0)])
+    assert out["verdict"] == rep.UNRESOLVED
+    assert out["spread"]["ratio"]["min"] == 2.1 and out["spread"]["ratio"]["max"] == 2.3
+
+
+def test_every_catalogue_metric_has_a_basis_and_calibrations_name_their_parameter():
+    from zvmlab import engine
+
+    names = {p["name"] for p in engine.params()}
+    n = 0
+    for r in rep.load_catalogue():
+        for m in r.metrics:
+            n += 1
+            assert m.basis in rep.BASES, (r.id, m.name)
+            if m.basis == "calibrated":
+                assert m.calibrates, (r.id, m.name)
+                # a parameter of the table, or "scenario.toml: what" naming a scenario file
+                if ".toml:" in m.calibrates:
+                    assert (rep.ROOT / "scenarios" / "replicate" / m.calibrates.split(":")[0]).exists(), m.calibrates
+                else:
+                    for part in m.calibrates.split(" and "):
+                        name = part.split(" (")[0].strip()
+                        assert name in names, (r.id, m.name, name)
+                # kind C: within 5 % after calibration
+                assert m.tolerance.relative and m.tolerance.value <= 0.05 + 1e-12, (r.id, m.name)
+            if m.basis == "construction":
+                assert m.why, (r.id, m.name)
+    assert n > 200
+
+
+def test_a_metric_without_a_basis_is_refused(tmp_path):
+    cat = tmp_path / "c.toml"
+    cat.write_text('[[row]]\nid = "X1"\nseed = "000"\nwhat = "w"\npublished = "p"\nkind = "P"\n'
+                   'status = "modelled"\nscenario = "a1.toml"\nbase = "zvm-6.3"\n'
+                   '[[row.metric]]\nname = "m"\nvalue = "etr"\npublished_base = 1\n')
+    with pytest.raises(InputError, match="basis"):
+        rep.load_catalogue(cat)
+    cat.write_text(cat.read_text() + 'basis = "calibrated"\n')
+    with pytest.raises(InputError, match="names the parameter"):
+        rep.load_catalogue(cat)
+
+
+def test_headline_counts_predicted_metrics_apart():
+    res = [{"id": "A", "metric": "m", "basis": "predicted", "verdict": rep.PASS},
+           {"id": "A", "metric": "n", "basis": "predicted", "verdict": rep.UNRESOLVED},
+           {"id": "B", "metric": "k", "basis": "construction", "verdict": rep.PASS},
+           {"id": "C", "metric": "c", "basis": "calibrated", "verdict": rep.MISS}]
+    h = rep.headline(res)
+    assert h.startswith("predicted: 1 of 2 within tolerance, 1 not resolved")
+    assert "calibrated: 0 of 1" in h and "construction: 1 of 1" in h
 
 
 def test_suite_rows_read_summary_groups_and_gaps():
@@ -122,7 +214,7 @@ def test_a_suite_row_runs_the_suite_at_both_levels():
                                                      published_compare=8),
                                           rep.Metric("ETRR", "summary.etrr.mean", rep.Tolerance.parse("0pp", "t"),
                                                      published_compare="above 0")])
-    out = rep.replicate([row])
+    out = rep.replicate([row], seeds=1)
     assert [o["verdict"] for o in out] == [rep.PASS, rep.PASS]
     assert out[0]["simulated"]["compare"] == 8
 
@@ -138,6 +230,7 @@ def test_suite_row_metrics_may_name_their_own_levels(monkeypatch):
         return {"summary": {"etrr": {"mean": {"zvm-6.4-1q17": 1.0, "zvm-6.4-3q17": 1.5}[compare]}}}
 
     monkeypatch.setattr(rs, "measure", fake)
+    monkeypatch.setattr(rep, "seeds_for", lambda r, seed, n: [1])
     tol = rep.Tolerance.parse("5%", "t")
     row = rep.Row("F9", "000", "x", "two stacks", "published", "P", "modelled", base="zvm-6.4",
                   compare="zvm-6.4-1q17", suite="regression",
@@ -145,7 +238,7 @@ def test_suite_row_metrics_may_name_their_own_levels(monkeypatch):
                            rep.Metric("b", "summary.etrr.mean", tol, published_compare=1.5,
                                       base="zvm-6.4-1q17", compare="zvm-6.4-3q17"),
                            rep.Metric("c", "summary.etrr.mean", tol, published_compare=1.0)])
-    out = rep.replicate([row])
+    out = rep.replicate([row], seeds=1)
     assert calls == [("zvm-6.4", "zvm-6.4-1q17"), ("zvm-6.4-1q17", "zvm-6.4-3q17")]
     assert [o["verdict"] for o in out] == [rep.PASS] * 3
     assert [o["compare_level"] for o in out] == ["zvm-6.4-1q17", "zvm-6.4-3q17", "zvm-6.4-1q17"]
@@ -157,7 +250,7 @@ def test_suite_row_metrics_may_name_their_own_levels(monkeypatch):
 def test_a_scaling_row_reads_the_expectation_curve():
     row = next(r for r in rep.load_catalogue() if r.id == "B11")
     assert row.scaling and row.status == "modelled"
-    out = rep.replicate([row])
+    out = rep.replicate([row], seeds=1)
     assert [o["verdict"] for o in out] == [rep.PASS] * len(out)
     assert out[0]["simulated"]["compare"] == pytest.approx(0.890)
 
@@ -165,9 +258,57 @@ def test_a_scaling_row_reads_the_expectation_curve():
 def test_markdown_table_counts_metrics_per_row():
     from zvmlab.commands.replicate import markdown
 
-    res = [{"id": "A1", "what": "w|x", "metric": "m1", "verdict": rep.PASS, "reason": ""},
-           {"id": "A1", "what": "w|x", "metric": "m2", "verdict": rep.MISS, "reason": ""},
+    res = [{"id": "A1", "what": "w|x", "metric": "m1", "verdict": rep.PASS, "reason": "", "basis": "predicted"},
+           {"id": "A1", "what": "w|x", "metric": "m2", "verdict": rep.MISS, "reason": "", "basis": "predicted"},
+           {"id": "A1", "what": "w|x", "metric": "m3", "verdict": rep.PASS, "reason": "", "basis": "construction"},
            {"id": "X1", "what": "gc", "metric": None, "verdict": "out of scope", "reason": "a JVM feature"}]
     lines = markdown(res).splitlines()
-    assert lines[2] == "| A1 | w/x | 1/2 pass |"
-    assert lines[3] == "| X1 | gc | out of scope (a JVM feature) |"
+    assert lines[2] == "| A1 | w/x | 1/2 pass |  | 1/1 pass |"
+    assert lines[3] == "| X1 | gc | out of scope (a JVM feature) |  |  |"
+
+
+def test_a_knife_edge_pass_is_reported_fragile(tmp_path, monkeypatch):
+    """--robustness: a pass that flips when one assumed parameter it reads is doubled is fragile,
+    and names that parameter; parameters that are not read, or not assumed, are not tried."""
+    from zvmlab.lab import executor as ex
+    from zvmlab.lab import replicate_robust as rob
+    from zvmlab.lab import replicate_runs as R
+    from zvmlab.lab.store import Store
+
+    def etr(scale: dict) -> float:  # 109 against 100 +- 10 %: doubling srm.test_idle breaks it
+        return 109.0 * dict(scale).get("srm.test_idle", 1.0) ** 0.1
+
+    def summary(scale) -> dict:
+        return {"etr": etr(scale), "params_read": ["cpu.clock_ghz", "sched.tick", "srm.test_idle"]}
+
+    monkeypatch.setattr(R.RunReq, "execute", lambda self: summary(self.scale))
+    monkeypatch.setattr(rob, "assumed_params", lambda: {"srm.test_idle", "sched.tick", "srm.dspslice"})
+
+    class Fake:
+        description = "fake"
+        tried: list = []
+
+        def run(self, specs, fn=None):
+            for s in specs:
+                Fake.tried.append(dict(s.overrides.get("scale") or {}))
+                yield s, {"key": s.key, "summary": summary(s.overrides.get("scale") or {}), "wall_s": 0.0,
+                          "versions": ex.versions()}
+
+        def close(self):
+            pass
+
+    row = rep.Row("X9", "000", "", "what", "p", "P", "modelled", scenario="a1.toml", compare="zvm-6.4",
+                  metrics=[rep.Metric("ETR", "etr", rep.Tolerance.parse("10%", "t"), published_compare=100.0)])
+    res = rep.replicate([row], seeds=1)
+    assert res[0]["verdict"] == rep.PASS
+    with Store.open(tmp_path / "r.duckdb") as store:
+        rob.check([row], res, {"X9": [1]}, Fake(), store)
+    assert res[0]["robust"] is False
+    assert [(f["param"], f["factor"]) for f in res[0]["fragile"]] == [("srm.test_idle", 2.0)]
+    assert res[0]["perturbations"] == 4  # sched.tick and srm.test_idle at x0.5 and x2
+    assert {k for t in Fake.tried for k in t} == {"sched.tick", "srm.test_idle"}
+    # a second check reuses the stored runs
+    Fake.tried = []
+    with Store.open(tmp_path / "r.duckdb") as store:
+        rob.check([row], res, {"X9": [1]}, Fake(), store)
+    assert Fake.tried == []

@@ -99,11 +99,11 @@ pub struct CpiModel {
 impl CpiModel {
     pub fn from_params(p: &crate::params::Params) -> Self {
         CpiModel {
-            cpi_inf: p.cpi_inf,
-            miss_per_instr: p.l1_miss_per_instr,
-            cycles_chip: p.cycles_chip,
-            cycles_drawer: p.cycles_drawer,
-            reload: [0.0, 0.0, 0.0, p.msg_remote],
+            cpi_inf: p.cpi_inf(),
+            miss_per_instr: p.l1_miss_per_instr(),
+            cycles_chip: p.cycles_chip(),
+            cycles_drawer: p.cycles_drawer(),
+            reload: [0.0, 0.0, 0.0, p.msg_remote()],
         }
     }
     pub fn cpi(&self, sourcing: f64) -> f64 {
@@ -264,8 +264,8 @@ impl Cpu {
         })?;
         let machine = cfg.machine.as_deref().unwrap_or("z14");
         let (cpc, chips) = match machine {
-            "z13" => (p.z13_cores_per_chip, p.z13_chips_per_drawer),
-            _ => (p.z14_cores_per_chip, p.z14_chips_per_drawer),
+            "z13" => (p.z13_cores_per_chip(), p.z13_chips_per_drawer()),
+            _ => (p.z14_cores_per_chip(), p.z14_chips_per_drawer()),
         };
         let cpc = (cpc.round() as u32).max(1);
         let per_drawer = cpc * (chips.round() as u32).max(1);
@@ -289,10 +289,10 @@ impl Cpu {
                 crate::config::Action::SetMultithreading { threads: 2, .. }
             )
         });
-        let mut cpu = Cpu::new(mode, topo, p.smt_c2.clamp(1.0, 2.0), may_smt2);
+        let mut cpu = Cpu::new(mode, topo, p.smt_c2().clamp(1.0, 2.0), may_smt2);
         let m = CpiModel::from_params(p);
         for k in 0..4 {
-            cpu.reload_ns[k] = (m.reload[k].max(0.0) / p.clock_ghz.max(1e-9)).round() as Time;
+            cpu.reload_ns[k] = (m.reload[k].max(0.0) / p.clock_ghz().max(1e-9)).round() as Time;
         }
         Ok(cpu)
     }

@@ -120,22 +120,22 @@ pub struct Dasd {
 }
 
 fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, same: bool) -> Time {
-    let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
+    let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
     let per_block = if same {
         0.0
     } else {
-        p.mdisk_path_block * blocks as f64
+        p.mdisk_path_block() * blocks as f64
     };
     let path = match dtype {
-        DevType::Eckd => translate + p.mdisk_path_eckd + per_block,
+        DevType::Eckd => translate + p.mdisk_path_eckd() + per_block,
         DevType::Edev => {
             let container = match sw.scsi_container {
-                ScsiContainer::Untuned => p.mdisk_path_container_52,
-                ScsiContainer::Tuned => p.mdisk_path_container_53,
+                ScsiContainer::Untuned => p.mdisk_path_container_52(),
+                ScsiContainer::Tuned => p.mdisk_path_container_53(),
             };
-            translate + p.mdisk_path_fba_emul + container + per_block
+            translate + p.mdisk_path_fba_emul() + container + per_block
         }
-        DevType::Scsi => p.mdisk_path_native_scsi,
+        DevType::Scsi => p.mdisk_path_native_scsi(),
     };
     path_ns(p, path, 0.0)
 }
@@ -146,8 +146,8 @@ fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, s
 /// plus the transfer of its pages (`dasd.eckd.connect_ms_per_page`). One program at a time.
 fn dump_program(p: &Params, sw: &Switches, vol: u32, size_mb: u64) -> IoProgram {
     let blocks = match sw.dump_ccw {
-        crate::level::DumpCcw::Old => p.dump_pages_old,
-        crate::level::DumpCcw::Vm65989 => p.dump_pages_new,
+        crate::level::DumpCcw::Old => p.dump_pages_old(),
+        crate::level::DumpCcw::Vm65989 => p.dump_pages_new(),
     }
     .round()
     .max(1.0) as u32;
@@ -165,8 +165,8 @@ fn dump_program(p: &Params, sw: &Switches, vol: u32, size_mb: u64) -> IoProgram 
         vdisk: false,
         window: 1,
         dist: Dist::Fixed,
-        cost: path_ns(p, p.dump_path_io, 0.0),
-        xfer: (p.dump_io_overhead + blocks as f64 * p.eckd_connect) * 1e6,
+        cost: path_ns(p, p.dump_path_io(), 0.0),
+        xfer: (p.dump_io_overhead() + blocks as f64 * p.eckd_connect()) * 1e6,
         mdc: false,
         units: 1,
         hit_cost: 0,
@@ -228,8 +228,8 @@ impl Dasd {
                 i as u32
             };
             let (read_pp, write_pp) = match t {
-                DevType::Eckd => (p.eckd_connect * ms, p.eckd_connect * ms),
-                _ => (p.mdisk_edev_read * ms, p.mdisk_edev_write * ms),
+                DevType::Eckd => (p.eckd_connect() * ms, p.eckd_connect() * ms),
+                _ => (p.mdisk_edev_read() * ms, p.mdisk_edev_write() * ms),
             };
             let ip = match g.workload {
                 Workload::DasdIo {
@@ -247,8 +247,8 @@ impl Dasd {
                     ..
                 } => {
                     let ssch = method == "ssch";
-                    let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
-                    let block_ns = path_ns(p, p.vdisk_path_block * blocks as f64, 0.0);
+                    let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
+                    let block_ns = path_ns(p, p.vdisk_path_block() * blocks as f64, 0.0);
                     IoProgram {
                         vol,
                         move_ns: if vdisk { block_ns } else { 0 },
@@ -267,8 +267,8 @@ impl Dasd {
                         window: if vdisk { 1 } else { window.max(1) },
                         dist,
                         cost: if vdisk {
-                            let translate = if ssch { p.mdisk_path_ccw } else { 0.0 };
-                            path_ns(p, translate + p.vdisk_path_io, 0.0) + block_ns
+                            let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
+                            path_ns(p, translate + p.vdisk_path_io(), 0.0) + block_ns
                         } else {
                             io_cost(p, sw, t, ssch, blocks, false)
                         },
@@ -279,8 +279,8 @@ impl Dasd {
                         },
                         mdc: mdc && !vdisk && t != DevType::Scsi,
                         units: (extent_blocks / blocks.max(1) as u64).max(1),
-                        hit_cost: path_ns(p, translate + p.mdc_path_hit * blocks as f64, 0.0),
-                        insert_cost: path_ns(p, p.mdc_path_insert * blocks as f64, 0.0),
+                        hit_cost: path_ns(p, translate + p.mdc_path_hit() * blocks as f64, 0.0),
+                        insert_cost: path_ns(p, p.mdc_path_insert() * blocks as f64, 0.0),
                     }
                 }
                 Workload::Format { .. } if vdisk => {
@@ -296,7 +296,7 @@ impl Dasd {
                     let ios = total.div_ceil(blocks as u64).min(u32::MAX as u64) as u32;
                     let same = t == DevType::Edev && sw.write_same == WriteSame::On;
                     let pp = if same {
-                        p.mdisk_edev_write_same * ms
+                        p.mdisk_edev_write_same() * ms
                     } else {
                         write_pp
                     };
@@ -338,8 +338,8 @@ impl Dasd {
             .enumerate()
             .map(|(i, (name, t))| {
                 let pend = match t {
-                    DevType::Eckd => p.eckd_pend,
-                    _ => p.edev_pend,
+                    DevType::Eckd => p.eckd_pend(),
+                    _ => p.edev_pend(),
                 } * ms;
                 Device::new(
                     name.clone(),
@@ -369,9 +369,9 @@ impl Dasd {
             finished: vec![None; n],
             mdc: mdc.map(|m| crate::mdc::Mdc::new(m.frames, Rng::stream(seed, 960_000))),
             mdc_arbiter: (
-                ((p.mdc_arbiter_interval * 1e9) as Time).max(1),
-                p.mdc_bias.max(0.0),
-                p.mdc_arbiter_step.clamp(0.0, 1.0),
+                ((p.mdc_arbiter_interval() * 1e9) as Time).max(1),
+                p.mdc_bias().max(0.0),
+                p.mdc_arbiter_step().clamp(0.0, 1.0),
                 0,
             ),
         }))

@@ -108,9 +108,9 @@ impl LparState {
             Polarization::Horizontal => None,
         };
         let excess_factor = match c.excessuse {
-            ExcessUse::High => p.hd_excess_high,
-            ExcessUse::Medium => p.hd_excess_medium,
-            ExcessUse::Low => p.hd_excess_low,
+            ExcessUse::High => p.hd_excess_high(),
+            ExcessUse::Medium => p.hd_excess_medium(),
+            ExcessUse::Low => p.hd_excess_low(),
             ExcessUse::None => 0.0,
         };
         let ms = 1e6;
@@ -120,15 +120,15 @@ impl LparState {
             ents,
             model,
             excess_factor,
-            headroom: p.hd_headroom,
-            min_avail: p.prsm_min_avail.clamp(1e-6, 1.0),
+            headroom: p.hd_headroom(),
+            min_avail: p.prsm_min_avail().clamp(1e-6, 1.0),
             avail: vec![1.0; processors as usize],
             unparked: processors,
             trun: 1,
-            trun_k: (p.prsm_trun_k, p.prsm_trun_min, p.prsm_trun_max),
-            c_lpdisp: (p.prsm_lpdisp * 1e3).round() as Time,
-            wake_cost: crate::sim::path_ns(p, p.path_wake, 0.0),
-            t_park: ((p.hd_t_park * ms).round() as Time).max(1),
+            trun_k: (p.prsm_trun_k(), p.prsm_trun_min(), p.prsm_trun_max()),
+            c_lpdisp: (p.prsm_lpdisp() * 1e3).round() as Time,
+            wake_cost: crate::sim::path_ns(p, p.path_wake(), 0.0),
+            t_park: ((p.hd_t_park() * ms).round() as Time).max(1),
             next_park: 0,
             last_park: 0,
             mark_busy: 0,
@@ -145,7 +145,7 @@ impl LparState {
             now_busy: Vec::new(),
             d: 1.0,
             gpd: std::collections::VecDeque::new(),
-            gpd_window: ((p.hd_gpd_window * ms).round() as Time).max(1),
+            gpd_window: ((p.hd_gpd_window() * ms).round() as Time).max(1),
             intervals: Vec::new(),
             mark: (0, 0.0, 0.0, 0, 0, 0.0),
         };

@@ -318,6 +318,9 @@ impl Sim {
             hyperpav: self.hyperpav_summary(),
             servers: self.servers_summary(),
             scheduler: self.sched.stats.clone(),
+            params_read: crate::params::names_read(
+                self.params_read.union(crate::params::reads_taken()),
+            ),
         }
     }
 
@@ -377,7 +380,7 @@ impl Sim {
             busy += lp.busy_ns as f64;
             nominal += lp.busy_ns as f64 * t.factor[l % cores as usize];
         }
-        let m = self.params.l1_miss_per_instr;
+        let m = self.params.l1_miss_per_instr();
         let cpi_ref = t
             .cpi
             .iter()
@@ -396,7 +399,7 @@ impl Sim {
             drawers: t.drawers,
             chips: t.chip.iter().max().map_or(0, |c| c + 1),
             sourcing_cycles_per_miss: if m > 0.0 {
-                (cpi - self.params.cpi_inf) / m
+                (cpi - self.params.cpi_inf()) / m
             } else {
                 t.sourcing.iter().sum::<f64>() / n
             },
@@ -568,4 +571,7 @@ pub struct Summary {
     /// Scheduler list traffic: dispatch-, eligible- and limit-list adds, steals between
     /// dispatch vectors, admissions held by STORBUF / LDUBUF, MAXWSS drops.
     pub scheduler: crate::scheduler::SchedStats,
+    /// The parameter-table entries this run read (table order): what its results can depend
+    /// on. `zvmlab replicate --robustness` perturbs only these.
+    pub params_read: Vec<&'static str>,
 }

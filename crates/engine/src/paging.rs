@@ -183,14 +183,14 @@ impl Paging {
             Some("aes256") => 14.0,
             _ => 0.0,
         };
-        let aes = 4096.0 * rounds * p.ssl_aes_cpb_round / p.clock_ghz;
+        let aes = 4096.0 * rounds * p.ssl_aes_cpb_round() / p.clock_ghz();
         let setup = if rounds > 0.0 {
-            path_ns(p, p.crypt_setup, 0.0) as f64
+            path_ns(p, p.crypt_setup(), 0.0) as f64
         } else {
             0.0
         };
         let cost_encrypt = (setup + aes).round() as Time;
-        let cost_decrypt = (setup + aes * p.decrypt_factor.max(0.0)).round() as Time;
+        let cost_decrypt = (setup + aes * p.decrypt_factor().max(0.0)).round() as Time;
         let mut slots = 0;
         for v in &sc.paging_volumes {
             for _ in 0..v.count {
@@ -198,13 +198,21 @@ impl Paging {
                 // zHPF transport mode (ECKD only): shorter pend and connect, a smaller SSCH path.
                 let tm = hpf && v.dtype == "eckd";
                 let (pf, cf) = if tm {
-                    (p.hpf_pend_factor.max(0.0), p.hpf_connect_factor.max(0.0))
+                    (
+                        p.hpf_pend_factor().max(0.0),
+                        p.hpf_connect_factor().max(0.0),
+                    )
                 } else {
                     (1.0, 1.0)
                 };
                 cost_ssch.push(path_ns(
                     p,
-                    p.path_ssch * if tm { p.hpf_ssch_factor.max(0.0) } else { 1.0 },
+                    p.path_ssch()
+                        * if tm {
+                            p.hpf_ssch_factor().max(0.0)
+                        } else {
+                            1.0
+                        },
                     0.0,
                 ));
                 let (dt, servers, svc, path) = if v.dtype == "eckd" {
@@ -212,31 +220,31 @@ impl Paging {
                         DevType::Eckd,
                         1,
                         Service {
-                            pend: p.eckd_pend * ms * pf,
-                            disconnect: p.eckd_disconnect * ms,
-                            connect_per_page: p.eckd_connect * ms * cf,
+                            pend: p.eckd_pend() * ms * pf,
+                            disconnect: p.eckd_disconnect() * ms,
+                            connect_per_page: p.eckd_connect() * ms * cf,
                         },
-                        p.path_io_eckd,
+                        p.path_io_eckd(),
                     )
                 } else {
                     let svc = Service {
-                        pend: p.edev_pend * ms,
-                        disconnect: p.edev_disconnect * ms,
-                        connect_per_page: p.edev_connect * ms,
+                        pend: p.edev_pend() * ms,
+                        disconnect: p.edev_disconnect() * ms,
+                        connect_per_page: p.edev_connect() * ms,
                     };
                     // An XIV EDEV before VM65929: CP drives one I/O at a time to it.
                     let serial_xiv = v.xiv && sw.xiv_io == crate::level::XivIo::Serial;
                     match sw.edev_paging {
-                        EdevPaging::FbaEmulation => (DevType::Edev, 1, svc, p.path_io_edev_fba),
+                        EdevPaging::FbaEmulation => (DevType::Edev, 1, svc, p.path_io_edev_fba()),
                         EdevPaging::ScsiDirect => (
                             DevType::Edev,
                             if serial_xiv {
                                 1
                             } else {
-                                p.edev_queue_depth.max(1.0) as u32
+                                p.edev_queue_depth().max(1.0) as u32
                             },
                             svc,
-                            p.path_io_edev_scsi,
+                            p.path_io_edev_scsi(),
                         ),
                     }
                 };
@@ -255,11 +263,12 @@ impl Paging {
         let mut st = RealStorage::new(
             sc.frames,
             pages,
-            p.agelist_pct,
+            p.agelist_pct(),
             sw.agelist == crate::level::AgeList::On,
             slots,
         );
-        let frames_below = (crate::storage::FRAMES_BELOW_2G as f64 - p.cp_below2g_frames).max(0.0);
+        let frames_below =
+            (crate::storage::FRAMES_BELOW_2G as f64 - p.cp_below2g_frames()).max(0.0);
         st.set_below_2g(
             frames_below as u64,
             sw.below2g == crate::level::Below2g::Elective,
@@ -286,10 +295,10 @@ impl Paging {
             cost_io,
             cursor: vec![0; refs.len()],
             refs,
-            cost_fault: path_ns(p, p.path_fault, 0.0),
-            cost_first: path_ns(p, p.path_first_touch, 0.0),
-            cost_reval: path_ns(p, p.path_revalidate, 0.0),
-            cost_steal: path_ns(p, p.path_steal, 0.0),
+            cost_fault: path_ns(p, p.path_fault(), 0.0),
+            cost_first: path_ns(p, p.path_first_touch(), 0.0),
+            cost_reval: path_ns(p, p.path_revalidate(), 0.0),
+            cost_steal: path_ns(p, p.path_steal(), 0.0),
             cost_ssch,
             hpf,
             cipher,
@@ -298,8 +307,8 @@ impl Paging {
             encrypted: 0,
             decrypted: 0,
             block: (match sw.paging_payload {
-                crate::level::PagingPayload::Classic => p.block_pages,
-                crate::level::PagingPayload::Large => p.block_pages_64,
+                crate::level::PagingPayload::Classic => p.block_pages(),
+                crate::level::PagingPayload::Large => p.block_pages_64(),
             } as usize)
                 .max(1),
             next_vol: 0,
@@ -308,8 +317,8 @@ impl Paging {
             waits: 0,
             touches: 0,
             reorder: sw.reorder == crate::level::Reorder::On,
-            reorder_page_ns: p.path_reorder_page * p.cpi_cp / p.clock_ghz,
-            reorder_interval: (p.reorder_interval * ms) as Time,
+            reorder_page_ns: p.path_reorder_page() * p.cpi_cp() / p.clock_ghz(),
+            reorder_interval: (p.reorder_interval() * ms) as Time,
             last_reorder: vec![0; pages.len()],
             reorders: 0,
             reorder_ns: 0,
@@ -317,13 +326,13 @@ impl Paging {
             inflight: Default::default(),
             vpage: Vec::new(),
             shared_waits: 0,
-            below_per_io: p.below2g_per_io.round() as u64,
+            below_per_io: p.below2g_per_io().round() as u64,
             // Each frame examined: its path plus one cache miss sourced from beyond the drawer (the
             // frame table of a large storage is far larger than the caches).
-            search_ns: (p.path_frame_search * p.cpi_cp + p.cycles_remote) / p.clock_ghz,
+            search_ns: (p.path_frame_search() * p.cpi_cp() + p.cycles_remote()) / p.clock_ghz(),
             coalesce: sw.frame_coalesce == crate::level::FrameCoalesce::On,
             pairs: 0,
-            pair_q: p.avail_fraction.clamp(1e-6, 1.0),
+            pair_q: p.avail_fraction().clamp(1e-6, 1.0),
             contig_searches: 0,
             contig_examined: 0,
             contig_ns: 0,

@@ -7,6 +7,7 @@
 //! so later processor effects (SMT, drawers, spinning) change every cost without retuning.
 
 use serde::Serialize;
+use std::cell::Cell;
 
 #[derive(Clone, Debug, Serialize)]
 pub struct ParamInfo {
@@ -19,6 +20,10 @@ pub struct ParamInfo {
 macro_rules! params {
     ($( $field:ident : $name:literal = $val:expr , $unit:literal , $source:literal ; )*) => {
         /// Values of every model parameter for one run.
+        ///
+        /// The engine reads a parameter through its method (`p.clock_ghz()`), which records the
+        /// read (see [`reads_reset`] and [`reads_taken`]); the fields stay public for tests and
+        /// struct-update syntax.
         #[derive(Clone, Debug, Serialize)]
         pub struct Params { $( pub $field: f64, )* }
 
@@ -26,12 +31,28 @@ macro_rules! params {
             fn default() -> Self { Params { $( $field: $val, )* } }
         }
 
+        #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
+        #[derive(Clone, Copy)]
+        enum Index { $( $field, )* }
+
+        /// The table's names, in table order (the index of a parameter's read bit).
+        const NAMES: &[&str] = &[ $( $name, )* ];
+
         /// The table: name, default, unit, source.
         pub fn table() -> Vec<ParamInfo> {
             vec![ $( ParamInfo { name: $name, default: $val, unit: $unit, source: $source }, )* ]
         }
 
         impl Params {
+            $(
+                #[doc = concat!("`", $name, "` (", $unit, "), recorded as read.")]
+                #[inline]
+                pub fn $field(&self) -> f64 {
+                    mark_read(Index::$field as usize);
+                    self.$field
+                }
+            )*
+
             /// Override one parameter by its table name.
             pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
                 if !v.is_finite() || v < 0.0 {
@@ -44,6 +65,59 @@ macro_rules! params {
             }
         }
     };
+}
+
+const READ_WORDS: usize = 4;
+
+thread_local! {
+    /// The parameters read since the last [`reads_reset`] on this thread, one bit each.
+    static READS: Cell<[u64; READ_WORDS]> = const { Cell::new([0; READ_WORDS]) };
+}
+
+fn mark_read(i: usize) {
+    READS.with(|r| {
+        let mut w = r.get();
+        w[i / 64] |= 1 << (i % 64);
+        r.set(w);
+    });
+}
+
+/// Forget the parameters read so far on this thread (a run starts: `Sim::new` calls it).
+pub fn reads_reset() {
+    READS.with(|r| r.set([0; READ_WORDS]));
+}
+
+/// The parameters read on this thread since the last [`reads_reset`], as bits (see
+/// [`names_read`]).
+pub fn reads_taken() -> ReadSet {
+    ReadSet(READS.with(|r| r.get()))
+}
+
+/// A set of parameters read (one bit per table row).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReadSet([u64; READ_WORDS]);
+
+impl ReadSet {
+    /// Both sets together.
+    pub fn union(self, o: ReadSet) -> ReadSet {
+        let mut w = self.0;
+        for (a, b) in w.iter_mut().zip(o.0) {
+            *a |= b;
+        }
+        ReadSet(w)
+    }
+}
+
+/// The names in a set of parameters read, in table order: what a run's results can depend on
+/// (the robustness check perturbs only these).
+pub fn names_read(r: ReadSet) -> Vec<&'static str> {
+    let w = r.0;
+    NAMES
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| w[i / 64] >> (i % 64) & 1 == 1)
+        .map(|(_, n)| *n)
+        .collect()
 }
 
 params! {
@@ -323,6 +397,8 @@ params! {
         "seed 001 (row B11, kind C): z13 MP CAF coefficient for N = 4; the CAF curve assumes a geometric decline per doubling of N through this point (public STSI tables, e.g. s390 /proc/sysinfo 'Adjustment NN-way', decline roughly geometrically up to the top of the table)";
 }
 
+const _: () = assert!(NAMES.len() <= READ_WORDS * 64, "widen READ_WORDS");
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -350,5 +426,26 @@ mod tests {
         assert_eq!(p.dspslice, 8.0);
         assert!(p.set("srm.dspslyce", 1.0).is_err());
         assert!(p.set("srm.dspslice", -1.0).is_err());
+    }
+
+    #[test]
+    fn reads_are_recorded_by_name() {
+        reads_reset();
+        let p = Params::default();
+        assert!(names_read(reads_taken()).is_empty());
+        let _ = p.dspslice + p.clock_ghz; // field access by tests is not a read
+        assert!(names_read(reads_taken()).is_empty());
+        let _ = p.dspslice() + p.caf_4way();
+        assert_eq!(
+            names_read(reads_taken()),
+            vec!["srm.dspslice", "lab.caf_4way"]
+        );
+        let before = reads_taken();
+        reads_reset();
+        let _ = p.clock_ghz();
+        assert_eq!(
+            names_read(before.union(reads_taken())),
+            vec!["cpu.clock_ghz", "srm.dspslice", "lab.caf_4way"]
+        );
     }
 }

@@ -153,9 +153,9 @@ pub struct SchedStats {
 impl Scheduler {
     pub fn new(p: &Params, level: &Level, processors: u32) -> Self {
         let ms = 1e6;
-        let e1 = (p.ets_e1 * ms).max(1.0);
-        let e2 = e1 * p.ets_ratio_e2.max(1.0);
-        let e3 = e2 * p.ets_ratio_e3.max(1.0);
+        let e1 = (p.ets_e1() * ms).max(1.0);
+        let e2 = e1 * p.ets_ratio_e2().max(1.0);
+        let e3 = e2 * p.ets_ratio_e3().max(1.0);
         let local = level.switches.dv == DvSelect::Local;
         let n_dv = if local { processors as usize } else { 1 };
         Scheduler {
@@ -167,50 +167,50 @@ impl Scheduler {
             local,
             rebalance: false,
             seq: 0,
-            slice: ((p.dspslice * ms).round() as Time).max(1),
-            tick: ((p.sched_tick * ms).round() as Time).max(1),
-            test_idle: (p.test_idle * ms).round() as Time,
+            slice: ((p.dspslice() * ms).round() as Time).max(1),
+            tick: ((p.sched_tick() * ms).round() as Time).max(1),
+            test_idle: (p.test_idle() * ms).round() as Time,
             ets: [0, e1 as Time, e2 as Time, e3 as Time],
-            dspbuf: [0.0, p.dspbuf_e1, p.dspbuf_e2, p.dspbuf_e3],
+            dspbuf: [0.0, p.dspbuf_e1(), p.dspbuf_e2(), p.dspbuf_e3()],
             storbuf: {
                 let d = match level.switches.storage_admission {
                     StorageAdmission::Classic => [125.0, 105.0, 95.0],
                     StorageAdmission::Overcommit => [300.0, 250.0, 200.0],
                 };
-                let v = [p.storbuf_e1, p.storbuf_e2, p.storbuf_e3];
+                let v = [p.storbuf_e1(), p.storbuf_e2(), p.storbuf_e3()];
                 let f = |i: usize| if v[i] > 0.0 { v[i] } else { d[i] } / 100.0;
                 [0.0, f(0), f(1), f(2)]
             },
             ldubuf: match level.switches.storage_admission {
                 StorageAdmission::Classic => [
                     0.0,
-                    p.ldubuf_e1 / 100.0,
-                    p.ldubuf_e2 / 100.0,
-                    p.ldubuf_e3 / 100.0,
+                    p.ldubuf_e1() / 100.0,
+                    p.ldubuf_e2() / 100.0,
+                    p.ldubuf_e3() / 100.0,
                 ],
                 StorageAdmission::Overcommit => [0.0, f64::INFINITY, f64::INFINITY, f64::INFINITY],
             },
-            maxwss: p.maxwss / 100.0,
-            loading_faults: p.loading_faults,
+            maxwss: p.maxwss() / 100.0,
+            loading_faults: p.loading_faults(),
             dpa: 0.0,
             exposures: 0.0,
             wss_q: [0.0; 4],
             load_q: [0; 4],
             iab: {
                 let (int, d) = (
-                    (p.iabias_intensity / 100.0).clamp(0.0, 1.0),
-                    p.iabias_duration.round().max(0.0) as u32,
+                    (p.iabias_intensity() / 100.0).clamp(0.0, 1.0),
+                    p.iabias_duration().round().max(0.0) as u32,
                 );
                 (1..=d)
                     .map(|k| 1.0 - int * (d - k + 1) as f64 / d as f64)
                     .collect()
             },
-            tau: (p.demand_tau * ms).max(1.0),
-            bucket_slices: p.limit_bucket,
-            abs_cap: p.abs_cap,
-            cost_dlist: path_ns(p, p.path_dlist, 0.0),
-            cost_limit: path_ns(p, p.path_limit, 0.0),
-            cost_entitle: path_ns(p, p.path_entitle, 0.0),
+            tau: (p.demand_tau() * ms).max(1.0),
+            bucket_slices: p.limit_bucket(),
+            abs_cap: p.abs_cap(),
+            cost_dlist: path_ns(p, p.path_dlist(), 0.0),
+            cost_limit: path_ns(p, p.path_limit(), 0.0),
+            cost_entitle: path_ns(p, p.path_entitle(), 0.0),
             sys_pending: 0,
             sys_total: 0,
             elist: BinaryHeap::new(),

@@ -38,7 +38,7 @@ fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
 
 /// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
 pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
-    ((instructions * p.cpi_cp + cycles) / p.clock_ghz).round() as Time
+    ((instructions * p.cpi_cp() + cycles) / p.clock_ghz()).round() as Time
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -335,6 +335,8 @@ pub struct Lpu {
 pub struct Sim {
     pub cfg: Config,
     pub params: Params,
+    /// The parameters read while the run was built (the summary adds those read later).
+    pub params_read: crate::params::ReadSet,
     pub level: Level,
     pub now: Time,
     pub end: Time,
@@ -389,6 +391,7 @@ pub(crate) struct Iske {
 
 impl Sim {
     pub fn new(cfg: Config) -> Result<Sim, String> {
+        crate::params::reads_reset();
         cfg.check()?;
         let mut level = level::find(&cfg.level).ok_or_else(|| {
             format!(
@@ -429,8 +432,8 @@ impl Sim {
                 };
                 let program = Program::new(
                     &g.workload,
-                    params.tx_cpu_default * ms,
-                    params.burst_default * ms,
+                    params.tx_cpu_default() * ms,
+                    params.burst_default() * ms,
                     servers,
                 );
                 let mut ids = Vec::new();
@@ -545,7 +548,8 @@ impl Sim {
         let first_crypto = first_mdev + n_mdev as u32;
         let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
-            params.path_dispatch = (params.path_dispatch - params.path_dispatch_specialty).max(0.0);
+            params.path_dispatch =
+                (params.path_dispatch() - params.path_dispatch_specialty()).max(0.0);
         }
         let mut sched = Scheduler::new(&params, &level, p_online);
         sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
@@ -555,8 +559,8 @@ impl Sim {
             sched.dpa = pg.st.frames as f64;
             sched.exposures = pg.devs.len() as f64;
         }
-        let cost_dispatch = path_ns(&params, params.path_dispatch, params.hw_sie_cycles);
-        let cost_slice_end = path_ns(&params, params.path_slice_end, 0.0);
+        let cost_dispatch = path_ns(&params, params.path_dispatch(), params.hw_sie_cycles());
+        let cost_slice_end = path_ns(&params, params.path_slice_end(), 0.0);
         let lpus = (0..p)
             .map(|l| Lpu {
                 vcpu: NONE,
@@ -579,7 +583,7 @@ impl Sim {
             let mut n = crate::vnet::Vnet::new(
                 vcpus.len(),
                 users.len(),
-                path_ns(&params, params.path_vnet_msg, 0.0),
+                path_ns(&params, params.path_vnet_msg(), 0.0),
             );
             n.touches = cfg
                 .guests
@@ -601,16 +605,17 @@ impl Sim {
         let iske = memtst.iter().any(|&m| m).then(|| {
             Box::new(Iske {
                 users: memtst,
-                path: path_ns(&params, params.path_iske, 0.0),
-                hold: path_ns(&params, params.lock_hold_pte, 0.0),
+                path: path_ns(&params, params.path_iske(), 0.0),
+                hold: path_ns(&params, params.lock_hold_pte(), 0.0),
                 always_lock: level.switches.pte_lock == crate::level::PteLock::IskeLocks,
-                update_fraction: params.key_update_fraction.clamp(0.0, 1.0),
+                update_fraction: params.key_update_fraction().clamp(0.0, 1.0),
             })
         });
         let mut sim = Sim {
             end: cfg.duration_ns,
             level,
             params,
+            params_read: Default::default(),
             now: 0,
             events: 0,
             q: EventQueue::with_entities(n_ent),
@@ -670,6 +675,7 @@ impl Sim {
                 }
             }
         }
+        sim.params_read = crate::params::reads_taken();
         Ok(sim)
     }
 

@@ -71,10 +71,10 @@ pub struct SslConf {
 /// Cipher work per byte of a suite (ns at nominal speed).
 pub fn cipher_ns_per_byte(p: &Params, c: SslCipher) -> f64 {
     let cycles = match c {
-        SslCipher::RsaAes256 => 14.0 * p.ssl_aes_cpb_round + p.ssl_sha1_cpb,
-        SslCipher::RsaAes128Sha256 => 10.0 * p.ssl_aes_cpb_round + p.ssl_sha256_cpb,
+        SslCipher::RsaAes256 => 14.0 * p.ssl_aes_cpb_round() + p.ssl_sha1_cpb(),
+        SslCipher::RsaAes128Sha256 => 10.0 * p.ssl_aes_cpb_round() + p.ssl_sha256_cpb(),
     };
-    cycles / p.clock_ghz
+    cycles / p.clock_ghz()
 }
 
 /// Per-user counters of SSL servers.
@@ -155,8 +155,8 @@ impl Ssl {
                         .and_then(cipher_of)
                         .unwrap_or(sw.ssl_cipher);
                     let record = match sw.ssl_server {
-                        SslServer::V21 => p.ssl_path_record_v21,
-                        SslServer::V22 => p.ssl_path_record_v22,
+                        SslServer::V21 => p.ssl_path_record_v21(),
+                        SslServer::V22 => p.ssl_path_record_v22(),
                     };
                     Some(SslConf {
                         cipher,
@@ -177,11 +177,11 @@ impl Ssl {
         Some(Ssl {
             conf,
             count: vec![SslCount::default(); n],
-            record_bytes: p.ssl_record_bytes.max(1.0),
-            handshake_ns: path_ns(p, p.ssl_path_handshake, 0.0) as f64,
-            rsa_ns: path_ns(p, p.ssl_path_rsa, 0.0) as f64,
-            ap_request_ns: path_ns(p, p.ssl_path_ap_request, 0.0) as f64,
-            apvirt_cp: path_ns(p, p.crypto_path_apvirt, 0.0),
+            record_bytes: p.ssl_record_bytes().max(1.0),
+            handshake_ns: path_ns(p, p.ssl_path_handshake(), 0.0) as f64,
+            rsa_ns: path_ns(p, p.ssl_path_rsa(), 0.0) as f64,
+            ap_request_ns: path_ns(p, p.ssl_path_ap_request(), 0.0) as f64,
+            apvirt_cp: path_ns(p, p.crypto_path_apvirt(), 0.0),
             adapter: Device::new(
                 "CRYPTO".into(),
                 DevType::Eckd,
@@ -194,7 +194,7 @@ impl Ssl {
                 0,
                 Rng::stream(seed, 970_000),
             ),
-            rsa_service_ns: p.crypto_rsa_us * 1e3,
+            rsa_service_ns: p.crypto_rsa_us() * 1e3,
         })
     }
 }

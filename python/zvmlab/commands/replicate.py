@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
@@ -22,9 +23,19 @@ def _fmt(v) -> str:
 
 @click.command("replicate")
 @click.option("--only", help="Comma-separated row ids (e.g. A1,A2) or sections (A,B,...).")
-@click.option("--seed", type=click.IntRange(min=0), help="Override every scenario's seed.")
+@click.option("--seed", type=click.IntRange(min=0), help="First seed of every row (default: each scenario's own).")
+@click.option("--seeds", "n_seeds", type=click.IntRange(min=1, max=50), default=3, show_default=True,
+              help="Seeds per metric: verdicts are taken on the mean and on each seed; a verdict the seeds "
+                   "disagree on is 'not resolved'.")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes to run rows in (default: the number of CPUs).")
+              help="Local processes to run in (default: the number of CPUs).")
+@click.option("--robustness", is_flag=True,
+              help="Also rerun every predicted pass with each assumed parameter its runs read at x0.5 and x2; "
+                   "a pass that flips is 'fragile'. Runs go into the results store (--store) and resume.")
+@click.option("--executor", "executor_spec", default=None,
+              help="Where --robustness runs: local (default) or dask://HOST:PORT.")
+@click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
+              help="Results store for --robustness (default runs/replicate/robustness.duckdb).")
 @click.option("--all-rows", is_flag=True, help="Also list rows that are not modelled yet or out of scope.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the results as JSON to this file ('-' for stdout).")
@@ -32,30 +43,82 @@ def _fmt(v) -> str:
               help="Write a Markdown table with one line per row (metrics passing / judged, or why not run).")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="Write an HTML report (table and charts) into this directory.")
-def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bool, json_file: str | None,
+def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None, robustness: bool,
+              executor_spec: str | None, store_path: str | None, all_rows: bool, json_file: str | None,
               md_file: str | None, html_dir: str | None) -> None:
-    """Run every modelled row of shared/EXPERIMENTS.md at its base and comparison level."""
+    """Run every modelled row of shared/EXPERIMENTS.md at its base and comparison level.
+
+    Every metric says its basis (what a pass proves): predicted, calibrated or construction;
+    the headline counts predicted metrics on their own."""
+    import os
+
     from ..lab import replicate as rep
     from ..output import progress
 
-    rows = rep.load_catalogue()
-    if only:
-        want = {w.strip().upper() for w in only.split(",") if w.strip()}
-        known = {r.id for r in rows} | {r.id[0] for r in rows}
-        bad = sorted(want - known)
-        if bad:
-            raise InputError(f"unknown row id(s) {', '.join(bad)}", field="--only",
-                             fix="ids look like A1, B4; sections are A-F; `zvmlab replicate --all-rows` lists them")
-        rows = [r for r in rows if r.id in want or r.id[0] in want]
+    rows = _select(rep.load_catalogue(), only)
+    if (executor_spec or store_path) and not robustness:
+        raise InputError("--executor and --store are for --robustness", field="--executor",
+                         fix="add --robustness, or leave them out")
     with progress("replicate", json_file != "-") as update:
-        import os
+        results = rep.replicate(rows, progress=lambda d, n, rid: update(d, max(n, 1)), seed=seed, seeds=n_seeds,
+                                jobs=jobs or os.cpu_count() or 1)
+    if robustness:
+        _robustness(rows, results, seed, n_seeds, executor_spec, store_path, jobs, json_file != "-")
+    summary = {"headline": rep.headline(results), "counts": rep.counts(results), "seeds": n_seeds}
+    _write(results, summary, html_dir, md_file, json_file)
+    if json_file == "-":
+        return
+    console.print(table(results, all_rows))
+    by_row: dict[str, str] = {}
+    for r in results:
+        cur = by_row.get(r["id"])
+        by_row[r["id"]] = r["verdict"] if cur in (None, rep.PASS) else cur
+    counts = Counter(by_row.values())
+    console.print("rows: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
+    console.print(f"metrics: {summary['headline']}")
+    if json_file:
+        err_console.print(f"JSON written to {json_file}")
 
-        results = rep.replicate_parallel(rows, jobs or os.cpu_count() or 1,
-                                         progress=lambda d, n, rid: update(d, max(n, 1)), seed=seed)
+
+def _select(rows: list, only: str | None) -> list:
+    if not only:
+        return rows
+    want = {w.strip().upper() for w in only.split(",") if w.strip()}
+    known = {r.id for r in rows} | {r.id[0] for r in rows}
+    bad = sorted(want - known)
+    if bad:
+        raise InputError(f"unknown row id(s) {', '.join(bad)}", field="--only",
+                         fix="ids look like A1, B4; sections are A-F; `zvmlab replicate --all-rows` lists them")
+    return [r for r in rows if r.id in want or r.id[0] in want]
+
+
+def _robustness(rows, results, seed, n_seeds, executor_spec, store_path, jobs, show) -> None:
+    import time
+
+    from ..lab import executor as ex
+    from ..lab import replicate as rep
+    from ..lab import replicate_robust as rob
+    from ..lab.store import Store
+    from ..output import progress
+
+    path = Path(store_path or rep.ROOT / "runs" / "replicate" / "robustness.duckdb")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    seed_of = {r.id: rep.seeds_for(r, seed, n_seeds) for r in rows if r.status == "modelled"}
+    t0 = time.monotonic()
+    executor = ex.make(executor_spec, jobs if executor_spec in (None, "local") else None)
+    try:
+        with Store.open(path) as store, progress("robustness", show) as update:
+            rob.check(rows, results, seed_of, executor, store, progress=lambda d, n, what: update(d, max(n, 1)))
+    finally:
+        executor.close()
+    err_console.print(f"robustness: {time.monotonic() - t0:.0f} s on {executor.description}, store {path}")
+
+
+def _write(results: list[dict], summary: dict, html_dir, md_file, json_file) -> None:
     if html_dir:
         from ..lab import replicate_html
 
-        page = replicate_html.write(results, html_dir)
+        page = replicate_html.write(results, html_dir, summary)
         err_console.print(f"HTML report: {page}")
     if md_file:
         tmp = Path(md_file).with_name(f".{Path(md_file).name}.tmp")
@@ -63,43 +126,63 @@ def replicate(only: str | None, seed: int | None, jobs: int | None, all_rows: bo
         tmp.replace(md_file)
         err_console.print(f"Markdown written to {md_file}")
     if json_file:
-        text = dumps({"rows": results})
+        text = dumps({"summary": summary, "rows": results})
         if json_file == "-":
             click.echo(text, nl=False)
             return
         tmp = Path(json_file).with_name(f".{Path(json_file).name}.tmp")
         tmp.write_text(text)
         tmp.replace(json_file)
-    t = Table(title="zvmlab replicate: published (IBM) vs simulated (zvmlab)", title_justify="left")
-    for c in ("Id", "Metric", "Levels", "Published base", "Published comp.", "Simulated base", "Simulated comp.",
-              "Tol.", "Verdict"):
-        t.add_column(c, justify="right" if c.startswith(("Published", "Simulated")) else "left", overflow="fold")
-    colors = {rep.PASS: "green", rep.MISS: "red"}
+
+
+def _sides(d: dict | None, key_b: str = "base", key_c: str = "compare") -> str:
+    if not d:
+        return ""
+    b, c = _fmt(d.get(key_b)), _fmt(d.get(key_c))
+    return f"{b} → {c}" if b and c else b or c
+
+
+def _spread(r: dict) -> str:
+    """The seeds' range of the judged value, as ± half the range."""
+    sp = r.get("spread") or {}
+    key = "ratio" if "ratio" in sp else "compare" if "compare" in sp else "base"
+    x = sp.get(key) or {}
+    if x.get("min") is None or x.get("max") is None or x["max"] == x["min"]:
+        return ""
+    return f"±{_fmt((x['max'] - x['min']) / 2)}"
+
+
+def table(results: list[dict], all_rows: bool = False) -> Table:
+    """The terminal table: one line per metric, readable at 100 columns (levels in the JSON)."""
+    from ..lab import replicate as rep
+
+    t = Table(title="zvmlab replicate: published (IBM) vs simulated (zvmlab), base → comparison",
+              title_justify="left")
+    for c in ("Id", "Metric", "Basis", "Published", "Simulated", "Seeds", "Tol.", "Verdict"):
+        t.add_column(c, justify="right" if c in ("Published", "Simulated", "Seeds") else "left", overflow="fold")
+    colors = {rep.PASS: "green", rep.MISS: "red", rep.UNRESOLVED: "yellow"}
     for r in results:
         if r["metric"] is None:
-            if not all_rows:
-                continue
-            t.add_row(r["id"], r["what"], "", r["published"], "", "", "", "",
-                      f"{r['verdict']} ({r['reason']})")
+            if all_rows:
+                t.add_row(r["id"], escape(r["what"]), "", escape(r["published"]), "", "", "",
+                          escape(f"{r['verdict']} ({r['reason']})"))
             continue
-        pub, sim = r["published"], r["simulated"]
         v = r["verdict"]
-        t.add_row(r["id"], r["metric"], rep.levels_label(r), _fmt(pub.get("base")),
-                  _fmt(pub.get("compare")), _fmt(sim.get("base")), _fmt(sim.get("compare")), r["tolerance"],
-                  f"[{colors.get(v, 'yellow')}]{v}[/]")
-    console.print(t)
-    by_row: dict[str, str] = {}
-    for r in results:
-        cur = by_row.get(r["id"])
-        by_row[r["id"]] = r["verdict"] if cur in (None, rep.PASS) else cur
-    counts = Counter(by_row.values())
-    console.print("rows: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
-    if json_file:
-        err_console.print(f"JSON written to {json_file}")
+        if r.get("robust") is False:
+            v_txt = f"[{colors.get(v, 'yellow')}]{v}[/] (fragile: " + ", ".join(
+                f"{f['param']} x{f['factor']:g}" for f in r.get("fragile", [])[:3]) + ")"
+        else:
+            v_txt = f"[{colors.get(v, 'yellow')}]{v}[/]" + (" (robust)" if r.get("robust") else "")
+        t.add_row(r["id"], escape(r["metric"]), {"predicted": "P", "calibrated": "C", "construction": "K"}.get(
+            r.get("basis"), "?"), escape(_sides(r["published"])), escape(_sides(r["simulated"])), _spread(r),
+            r["tolerance"], v_txt)
+    t.caption = "Basis: P predicted (kind P, must emerge), C calibrated (set a parameter), K true by construction"
+    return t
 
 
 def markdown(results: list[dict]) -> str:
-    """One line per catalogue row: metrics passing / judged, or the verdict and its reason."""
+    """One line per catalogue row: per basis, metrics passing / judged (with the not-resolved and,
+    after --robustness, the fragile ones), or the row's verdict and its reason."""
     from ..lab import replicate as rep
 
     order: list[str] = []
@@ -107,20 +190,34 @@ def markdown(results: list[dict]) -> str:
     for r in results:
         if r["id"] not in rows:
             order.append(r["id"])
-            rows[r["id"]] = {"what": r["what"], "judged": 0, "passed": 0, "verdict": r["verdict"],
-                             "reason": r.get("reason", "")}
-        x = rows[r["id"]]
-        if r["metric"] is not None and r["verdict"] in (rep.PASS, rep.MISS):
-            x["judged"] += 1
-            x["passed"] += r["verdict"] == rep.PASS
-    out = ["| Row | Experiment | Result |", "|---|---|---|"]
+            rows[r["id"]] = {"what": r["what"], "verdict": r["verdict"], "reason": r.get("reason", ""),
+                             **{b: [] for b in rep.BASES}}
+        if r["metric"] is not None:
+            rows[r["id"]][r.get("basis", "predicted")].append(r)
+    out = ["| Row | Experiment | Predicted | Calibrated | By construction |", "|---|---|---|---|---|"]
     for i in order:
         x = rows[i]
-        what = x["what"] if len(x["what"]) <= 70 else x["what"][:67] + "..."
-        if x["judged"]:
-            res = f"{x['passed']}/{x['judged']} pass"
+        what = x["what"] if len(x["what"]) <= 60 else x["what"][:57] + "..."
+        if any(x[b] for b in rep.BASES):
+            cells = [_cell(x[b]) for b in rep.BASES]
         else:
             reason = x["reason"] if len(x["reason"]) <= 60 else x["reason"][:57] + "..."
-            res = f"{x['verdict']} ({reason})" if reason else x["verdict"]
-        out.append(f"| {i} | {what.replace('|', '/')} | {res.replace('|', '/')} |")
+            cells = [f"{x['verdict']} ({reason})" if reason else x["verdict"], "", ""]
+        out.append("| " + " | ".join(c.replace("|", "/") for c in [i, what] + cells) + " |")
     return "\n".join(out) + "\n"
+
+
+def _cell(ms: list[dict]) -> str:
+    from ..lab import replicate as rep
+
+    if not ms:
+        return ""
+    passed = sum(m["verdict"] == rep.PASS for m in ms)
+    extra = []
+    unres = sum(m["verdict"] == rep.UNRESOLVED for m in ms)
+    if unres:
+        extra.append(f"{unres} not resolved")
+    fragile = sum(m.get("robust") is False for m in ms)
+    if fragile:
+        extra.append(f"{fragile} fragile")
+    return f"{passed}/{len(ms)} pass" + (f" ({', '.join(extra)})" if extra else "")

@@ -45,39 +45,69 @@ class RunSpec:
     seed: int
     switches: dict = field(hash=False, compare=False)
     labels: tuple = ()  # ((collection, item, attrs), ...)
+    # On top of the text (replicate's runs): {"at": {processors, counts, smt}, "params": {...},
+    # "check": bool (compare with the Solver)}; part of the store key through scenario_hash.
+    overrides: dict = field(default_factory=dict, hash=False, compare=False)
 
 
 def versions() -> dict[str, str]:
+    """zvmlab's version and the engine's, the latter with a digest of the engine module built
+    (a store never reuses a run of another build of the same version)."""
     from .. import __version__, engine
 
-    return {"zvmlab": __version__, "engine": engine.__engine_version__}
+    return {"zvmlab": __version__, "engine": f"{engine.__engine_version__}+{engine_build()}"}
+
+
+_BUILD: str | None = None
+
+
+def engine_build() -> str:
+    global _BUILD
+    if _BUILD is None:
+        import hashlib
+
+        from .. import _engine
+
+        with open(_engine.__file__, "rb") as f:
+            _BUILD = hashlib.sha256(f.read()).hexdigest()[:12]
+    return _BUILD
 
 
 def make_spec(text: str, name: str, level: str, seed: int, labels: Iterable[tuple[str, str, dict]] = (),
-              loaded=None) -> RunSpec:
+              loaded=None, overrides: dict | None = None) -> RunSpec:
     """Validate ``text`` (unless ``loaded`` is its Scenario already) and build the run's spec."""
     from .. import admission, engine, scenario
-    from .store import run_key, sha256
+    from .store import canonical, run_key, sha256
 
     sc = loaded if loaded is not None else scenario.loads(text, name)
     s = sc.with_overrides(level=level, seed=seed)
     admission.admit(s)
     sw = engine.switches(s.level, s.switches)
-    h = sha256(text)
+    h = sha256(text + "\n# zvmlab overrides " + canonical(overrides)) if overrides else sha256(text)
     v = versions()
     key = run_key(h, s.level, sw, s.seed, v["zvmlab"], v["engine"])
-    return RunSpec(key, text, name, h, sc.title, s.level, s.seed, sw, tuple(labels))
+    return RunSpec(key, text, name, h, sc.title, s.level, s.seed, sw, tuple(labels), dict(overrides or {}))
 
 
 def run_one(spec: RunSpec) -> dict:
     """Execute one run; returns {key, summary (without timing), wall_s, versions}."""
     from .. import engine, scenario
 
-    s = scenario.loads(spec.text, spec.name).with_overrides(level=spec.level, seed=spec.seed)
+    s = scenario.loads(spec.text, spec.name)
+    o = spec.overrides
+    if o:
+        from .replicate_runs import apply
+
+        s = apply(s, o.get("at") or None, o.get("params") or {}, o.get("scale") or None)
+    s = s.with_overrides(level=spec.level, seed=spec.seed)
     summary = engine.simulate(s.engine_config())
     wall = summary.get("wall_s")
     for k in _TIMING:
         summary.pop(k, None)
+    if o.get("check"):
+        from . import comparator
+
+        summary["check"] = comparator.compare(s, summary, "sim", spec.level).to_json()
     return {"key": spec.key, "summary": summary, "wall_s": wall, "versions": versions()}
 
 

@@ -1,6 +1,10 @@
-"""The replicate report as one self-contained HTML page: the table, then a chart per row
-(published beside simulated for every numeric metric; for share rows, seed 000's chart of the
-Solver beside each level's per-interval CPU)."""
+"""The replicate report as one self-contained HTML page: the headline (predicted metrics apart),
+the table with each metric's basis, seed spread and robustness, then a chart per row.
+
+Scaling rows (metrics at several core counts: B4, B5, B7, B8, C1, D8) are drawn as lines against
+cores, one panel per quantity (ETR, ITR, T/V, ... each on its own axis), published beside
+simulated with the seeds' range as error bars; other rows get one small panel per metric, so no
+two units share an axis."""
 
 from __future__ import annotations
 
@@ -15,9 +19,12 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#
 h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:2rem}
 table{border-collapse:collapse;font-size:.85rem} th,td{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:right}
 th{background:#f3f3f3} td.l,th.l{text-align:left} td.nw{white-space:nowrap}
-.pass{color:#0a7d28;font-weight:600} .miss{color:#b3261e;font-weight:600} .other{color:#8a6d00}
+.pass{color:#0a7d28;font-weight:600} .miss{color:#b3261e;font-weight:600} .other{color:#8a6d00;font-weight:600}
 .note{color:#555;font-size:.85rem} figure{margin:1rem 0} svg{max-width:100%;height:auto}
+.basis{font-size:.75rem;color:#555} .headline{font-size:1.05rem;font-weight:600}
 """
+
+BASIS = {"predicted": "predicted", "calibrated": "calibrated", "construction": "by construction"}
 
 
 def _fmt(v) -> str:
@@ -28,70 +35,176 @@ def _fmt(v) -> str:
     return f"{v:.4g}" if abs(v) < 1000 else f"{v:,.0f}"
 
 
-def _bar_svg(row_id: str, results: list[dict]) -> str:
-    import matplotlib
+def _num(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
 
-    matplotlib.use("Agg")
+
+def _judged(r: dict) -> tuple[float | None, float | None, tuple | None]:
+    """(published, simulated mean, (min, max) over seeds) of a metric's judged side."""
+    pub, sim, sp = r["published"], r["simulated"], r.get("spread") or {}
+    side = "compare" if _num(pub.get("compare")) else "base"
+    key = "ratio" if "ratio" in sp else side
+    rng = sp.get(key) or {}
+    bounds = (rng["min"], rng["max"]) if rng.get("min") is not None and rng.get("max") is not None else None
+    p = pub.get(side)
+    return (p if _num(p) else None), (sim.get(side) if _num(sim.get(side)) else None), bounds
+
+
+def _svg(fig) -> str:
     import matplotlib.pyplot as plt
 
-    ms = [r for r in results if r["metric"] and any(isinstance(r["published"].get(s), (int, float))
-                                                     for s in ("base", "compare"))]
-    if not ms:
-        return ""
-    fig, ax = plt.subplots(figsize=(max(4.0, 1.6 * len(ms) + 2), 3.0))
-    xs = range(len(ms))
-    w = 0.2
-    series = [("published base", "base", "published", "#9ecae1"), ("simulated base", "base", "simulated", "#3182bd"),
-              ("published comp.", "compare", "published", "#fdae6b"), ("simulated comp.", "compare", "simulated", "#e6550d")]
-    for k, (label, side, src, color) in enumerate(series):
-        vals = [r[src].get(side) if isinstance(r[src].get(side), (int, float)) else 0 for r in ms]
-        ax.bar([x + (k - 1.5) * w for x in xs], vals, w, label=label, color=color)
-    ax.set_xticks(list(xs), [r["metric"] for r in ms], fontsize=7, rotation=15)
-    ax.legend(fontsize=7)
-    ax.set_title(row_id, fontsize=9)
-    fig.tight_layout()
     buf = io.StringIO()
     fig.savefig(buf, format="svg")
     plt.close(fig)
     return buf.getvalue()[buf.getvalue().find("<svg"):]
 
 
-def write(results: list[dict], out_dir: str | Path) -> Path:
-    from ..output import result_dir
+def _plt():
+    import matplotlib
 
-    rows_html = []
-    for r in results:
-        v = r["verdict"]
-        cls = {"pass": "pass", "miss": "miss"}.get(v, "other")
-        if r["metric"] is None:
-            rows_html.append(f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['what'])}</td><td></td>"
-                             f"<td class=l colspan=4>{html.escape(r['published'])}</td><td></td>"
-                             f"<td class='l {cls}'>{v} ({html.escape(r['reason'])})</td></tr>")
-            continue
-        pub, sim = r["published"], r["simulated"]
-        rows_html.append(
-            f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['metric'])}</td>"
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _quantity(r: dict) -> str:
+    """A scaling metric's quantity: its name without the core count ("ITR, 16 cores" -> "ITR")."""
+    return r["metric"].split(",")[0].strip()
+
+
+def scaling_svg(row_id: str, results: list[dict]) -> str:
+    """Lines against cores, one panel per quantity (published and simulated, seeds' range)."""
+    ms = [r for r in results if r.get("metric") and (r.get("at") or {}).get("processors")
+          and _judged(r)[0] is not None]
+    groups: dict[str, list[dict]] = {}
+    for r in ms:
+        groups.setdefault(_quantity(r), []).append(r)
+    groups = {q: g for q, g in groups.items() if len({x["at"]["processors"] for x in g}) >= 2}
+    if not groups:
+        return ""
+    plt = _plt()
+    n = len(groups)
+    cols = min(3, n)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    for ax, (q, g) in zip(axes.flat, groups.items()):
+        g = sorted(g, key=lambda x: x["at"]["processors"])
+        xs = [x["at"]["processors"] for x in g]
+        pub = [_judged(x)[0] for x in g]
+        sim = [_judged(x)[1] for x in g]
+        lo = [(s - b[0]) if (s is not None and b) else 0 for s, b in zip(sim, (_judged(x)[2] for x in g))]
+        hi = [(b[1] - s) if (s is not None and b) else 0 for s, b in zip(sim, (_judged(x)[2] for x in g))]
+        ax.plot(xs, pub, "o--", color="#6b6b6b", label="published (IBM)")
+        ax.errorbar(xs, [s if s is not None else float("nan") for s in sim], yerr=[lo, hi], fmt="s-",
+                    color="#e6550d", capsize=3, label="simulated (zvmlab)")
+        ax.set_title(q, fontsize=9)
+        ax.set_xlabel("cores", fontsize=8)
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(sorted(set(xs)), [str(x) for x in sorted(set(xs))])
+        ax.tick_params(labelsize=7)
+        top = max([v for v in pub + sim if v is not None] or [1.0])
+        ax.set_ylim(0, top * 1.15)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8, frameon=False)
+    fig.suptitle(row_id, fontsize=9, x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    return _svg(fig)
+
+
+def panels_svg(row_id: str, results: list[dict]) -> str:
+    """One small panel per numeric metric: published beside simulated, base and comparison."""
+    ms = [r for r in results if r.get("metric") and not (r.get("at") or {}).get("processors")
+          and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
+    if not ms:
+        return ""
+    plt = _plt()
+    n = len(ms)
+    cols = min(4, n)
+    rows = (n + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(3.0 * cols, 2.6 * rows), squeeze=False)
+    for ax, r in zip(axes.flat, ms):
+        labels, pubs, sims = [], [], []
+        for side in ("base", "compare"):
+            p, s = r["published"].get(side), r["simulated"].get(side)
+            if _num(p):
+                labels.append(side)
+                pubs.append(p)
+                sims.append(s if _num(s) else 0.0)
+        xs = range(len(labels))
+        ax.bar([x - 0.2 for x in xs], pubs, 0.4, color="#9e9e9e", label="published")
+        ax.bar([x + 0.2 for x in xs], sims, 0.4, color="#e6550d", label="simulated")
+        ax.set_xticks(list(xs), labels, fontsize=7)
+        ax.set_title(r["metric"][:40], fontsize=7)
+        ax.tick_params(labelsize=7)
+        ax.set_ylim(0, max(pubs + sims + [1e-12]) * 1.2)
+    for ax in list(axes.flat)[n:]:
+        ax.axis("off")
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    return _svg(fig)
+
+
+def _verdict_cell(r: dict) -> str:
+    v = r["verdict"]
+    cls = {"pass": "pass", "miss": "miss"}.get(v, "other")
+    rob = ""
+    if r.get("robust") is True:
+        rob = " <span class=basis>robust</span>"
+    elif r.get("robust") is False:
+        names = ", ".join(f"{f['param']} x{f['factor']:g}" for f in r.get("fragile", []))
+        rob = f" <span class=basis>fragile: {html.escape(names)}</span>"
+    return f"<td class='l {cls}'>{v}{rob}</td>"
+
+
+def _row_html(r: dict) -> str:
+    if r["metric"] is None:
+        cls = "other"
+        return (f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['what'])}</td><td></td><td></td>"
+                f"<td class=l colspan=4>{html.escape(r['published'])}</td><td></td>"
+                f"<td class='l {cls}'>{r['verdict']} ({html.escape(r['reason'])})</td></tr>")
+    pub, sim = r["published"], r["simulated"]
+    _, _, rng = _judged(r)
+    spread = f"{_fmt(rng[0])} .. {_fmt(rng[1])}" if rng and rng[0] != rng[1] else ""
+    why = r.get("calibrates") or r.get("why") or ""
+    basis = f"{BASIS.get(r.get('basis'), '?')}" + (f"<br><span class=basis>{html.escape(why)}</span>" if why else "")
+    return (f"<tr><td class=l>{r['id']}</td><td class=l>{html.escape(r['metric'])}</td><td class=l>{basis}</td>"
             f"<td class='l nw'>{html.escape(levels_label(r))}</td>"
             f"<td>{_fmt(pub.get('base'))}</td><td>{_fmt(pub.get('compare'))}</td>"
-            f"<td>{_fmt(sim.get('base'))}</td><td>{_fmt(sim.get('compare'))}</td>"
-            f"<td>{r['tolerance']}</td><td class='l {cls}'>{v}</td></tr>")
+            f"<td>{_fmt(sim.get('base'))}</td><td>{_fmt(sim.get('compare'))}</td><td class=nw>{spread}</td>"
+            f"<td>{r['tolerance']}</td>{_verdict_cell(r)}</tr>")
+
+
+def write(results: list[dict], out_dir: str | Path, summary: dict | None = None) -> Path:
+    from ..output import result_dir
+
+    rows_html = [_row_html(r) for r in results]
     charts = []
     for rid in dict.fromkeys(r["id"] for r in results if r["metric"]):
-        svg = _bar_svg(rid, [r for r in results if r["id"] == rid])
-        first = next(r for r in results if r["id"] == rid)
-        # the catalogue's account of how the row is modelled and why it lands or misses
-        model = first.get("model") or ""
+        mine = [r for r in results if r["id"] == rid]
+        svg = scaling_svg(rid, mine) + panels_svg(rid, mine)
+        first = mine[0]
+        model = first.get("model") or ""  # the catalogue's account of the row
         note = f"<p class=note>{html.escape(model)}</p>" if model else ""
         if svg or note:
             fig = f"<figure>{svg}</figure>" if svg else ""
-            charts.append(f"<h2>{rid}: {html.escape(first['what'])}</h2>{fig}{note}")
+            charts.append(f"<h2 id='{rid}'>{rid}: {html.escape(first['what'])}</h2>{fig}{note}")
+    head = html.escape((summary or {}).get("headline", ""))
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>zvmlab replicate</title><style>{STYLE}</style>"
             f"</head><body><h1>zvmlab replicate: IBM's published figures beside the simulator's</h1>"
-            f"<p class=note>Kind C rows may calibrate a parameter; kind P rows must emerge from mechanisms "
-            f"(direction right, magnitude within the tolerance). Published figures come from the seeds.</p>"
-            f"<table><tr><th class=l>Id</th><th class=l>Metric</th><th class=l>Levels</th><th>Published base</th>"
-            f"<th>Published comp.</th><th>Simulated base</th><th>Simulated comp.</th><th>Tol.</th>"
-            f"<th class=l>Verdict</th></tr>{''.join(rows_html)}</table>{''.join(charts)}</body></html>")
+            f"<p class=headline>{head}</p>"
+            f"<p class=note>Basis: <b>predicted</b> metrics (kind P) must emerge from mechanisms, with the "
+            f"published direction and the magnitude within the tolerance; <b>calibrated</b> ones (kind C) set "
+            f"the named parameter; <b>by construction</b> ones are true by a rule, a switch or a read-back "
+            f"parameter and are checks of a mechanism, not predictions. Values are means over the seeds; "
+            f"a verdict the seeds disagree on is 'not resolved'. Published figures come from the seeds.</p>"
+            f"<table><tr><th class=l>Id</th><th class=l>Metric</th><th class=l>Basis</th><th class=l>Levels</th>"
+            f"<th>Published base</th><th>Published comp.</th><th>Simulated base</th><th>Simulated comp.</th>"
+            f"<th>Seeds' range</th><th>Tol.</th><th class=l>Verdict</th></tr>{''.join(rows_html)}</table>"
+            f"{''.join(charts)}</body></html>")
     with result_dir(out_dir, force=True) as d:
         (d / "index.html").write_text(page)
     return Path(out_dir) / "index.html"
