@@ -497,15 +497,20 @@ class _Lines:
             self.tables.setdefault((table, index), []).append((n, raw))
 
     def find(self, table: str, key: str | None = None, index: int = 0) -> int | None:
+        """The line of ``key`` in the table, else the table's first line."""
         rows = self.tables.get((table, index), [])
         if key is None or not rows:
             return rows[0][0] if rows else None
+        return self.find_key(table, key, index) or rows[0][0]
+
+    def find_key(self, table: str, key: str, index: int = 0) -> int | None:
+        """The line where ``key`` is set in the table, or None."""
         pat = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
         inline = re.compile(r"[{,]\s*" + re.escape(key) + r"\s*=")
-        for n, raw in rows:
+        for n, raw in self.tables.get((table, index), []):
             if pat.match(raw) or inline.search(raw):
                 return n
-        return rows[0][0]
+        return None
 
 
 def _check_tree(doc: dict, file: str, lines: _Lines) -> None:
@@ -561,6 +566,17 @@ def _int(v: Any, lo: int, hi: int, *, file, line, where, what: str) -> int:
         raise InputError(f"{v} is out of range", file=file, line=line, field=where,
                          fix=f"{what} must be {lo}-{hi}")
     return v
+
+
+def _param_value(v: Any, info: dict, *, file, line) -> float:
+    """A [params] value inside the parameter's physical range (the engine refuses the same)."""
+    lo, hi, unit = info.get("min", 0.0), info.get("max", math.inf), info["unit"]
+    fix = f"{info['name']} is {lo:g} to {hi:g} {unit} (default {info['default']:g})"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{v!r} is not a number", file=file, line=line, field=f"params.{info['name']}", fix=fix)
+    if not lo <= v <= hi:  # NaN and infinities fail here too
+        raise InputError(f"{v!r} is out of range", file=file, line=line, field=f"params.{info['name']}", fix=fix)
+    return float(v)
 
 
 def _flatten_params(d: dict, prefix: str = "") -> dict[str, Any]:
@@ -665,16 +681,15 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
 
         known = {p["name"]: p for p in engine.params()}
         for k, v in params_in.items():
-            line = ln("params", k.split(".")[-1])
+            head, _, last = k.rpartition(".")
+            line = (lines.find_key("params", k) or lines.find_key(f"params.{head}", last)
+                    or lines.find_key("params", last) or ln("params", None))
             if k not in known:
                 close = difflib.get_close_matches(k, list(known), n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 raise InputError(f"unknown parameter {k!r}", file=file, line=line, field=f"params.{k}",
                                  fix=f"{hint}`zvmlab params` lists them")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-                raise InputError(f"{v!r} is not a non-negative number", file=file, line=line, field=f"params.{k}",
-                                 fix=f"give a number in {known[k]['unit']}")
-            params[k] = float(v)
+            params[k] = _param_value(v, known[k], file=file, line=line)
 
     raw_guests = doc.get("guest", [])
     if not isinstance(raw_guests, list) or not raw_guests:

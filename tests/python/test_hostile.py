@@ -398,3 +398,31 @@ def test_client_bytes_beyond_range_is_located(tmp_path):
     base = SHORT.format(title="t", userid="A").replace('workload = { kind = "cpu-bound" }',
                                                         'workload = { kind = "client", cpu = "1ms", bytes = "2K" }')
     assert_bad_scenario(tmp_path, base, '"2K"', '"99999999999T"', "guest[0].workload.bytes", "out of range")
+
+
+# ------------------------------------------------------------------ class 1: parameter ranges
+
+def test_every_parameter_has_a_range_holding_its_default():
+    from zvmlab import engine
+
+    for p in engine.params():
+        assert p["min"] <= p["default"] <= p["max"], p["name"]
+
+
+@pytest.mark.parametrize("name, value", [("dasd.eckd.disconnect_ms", 1e300), ("cpu.clock_ghz", 0),
+                                         ("srm.dspslice", 0), ("srm.iabias_duration", 2**31), ("cpu.clock_ghz", "nan")])
+def test_parameters_out_of_range_are_refused(tmp_path, name, value):
+    """Issue 21's impossible results (3.7e11 % busy, 100 % system on 50 % busy processors, T/V
+    2654) came from such values: now one located message from the loader, and the engine
+    refuses the same."""
+    text = SHORT.format(title="t", userid="A").replace("[[guest]]", f'[params]\n"{name}" = {value}\n[[guest]]')
+    f = tmp_path / "p.toml"
+    f.write_text(text)
+    p = zvmlab("run", f)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    assert f"p.toml:8: params.{name}: " in p.stderr and "out of range" in p.stderr and " to " in p.stderr
+    cfg = scenario.loads(SHORT.format(title="t", userid="A"), "p.toml").engine_config()
+    cfg["params"] = {name: float(value)}
+    words = name.replace(".", r"\.") + r".*must be within \[" if value != "nan" else "expected value"  # JSON has no NaN
+    with pytest.raises(_engine.EngineError, match=words):
+        _engine.Simulation(json.dumps(cfg))
