@@ -60,8 +60,8 @@ macro_rules! params {
             pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
                 match name {
                     $( $name => {
-                        // NaN fails both comparisons: refused too.
-                        if !(v >= $lo && v <= $hi) {
+                        // NaN is in no range: refused too.
+                        if !($lo..=$hi).contains(&v) {
                             return Err(format!(
                                 "parameter '{name}' must be within [{}, {}] {} (got {v})", $lo, $hi, $unit));
                         }
@@ -139,8 +139,8 @@ params! {
         "assumed: hardware SIE entry + exit cost per dispatch (cp-model §10.2)";
     path_slice_end: "path.slice_end" = 1500.0, "instructions", [0.0, 100000000.0],
         "assumed: deadline recompute + requeue at each minor time slice end (cp-model §4.2); system (nonchargeable) time";
-    dspslice: "srm.dspslice" = 5.0, "ms", [1.0, 100.0],
-        "public: SET SRM DSPSLICE, 1-100 ms, computed at IPL, about 5 ms on z13/z14 (cp-model §4.2)";
+    dspslice: "srm.dspslice" = 5.0, "ms", [1.0, 1000000000.0],
+        "public: SET SRM DSPSLICE, 1-100 ms, computed at IPL, about 5 ms on z13/z14 (cp-model §4.2); the range goes beyond CP's 100 ms for the FCFS reference model of `zvmlab bench` (1e9 ms: never preempt)";
     iabias_intensity: "srm.iabias_intensity" = 90.0, "%", [0.0, 100.0],
         "public: SET SRM IABIAS intensity, initial value 90 (CP Commands, cp-model §4.2); shape of the decay over the slices is assumed (cp-model §4.2 [A])";
     iabias_duration: "srm.iabias_duration" = 2.0, "minor time slices", [0.0, 100.0],
