@@ -426,3 +426,41 @@ def test_parameters_out_of_range_are_refused(tmp_path, name, value):
     words = name.replace(".", r"\.") + r".*must be within \[" if value != "nan" else "expected value"  # JSON has no NaN
     with pytest.raises(_engine.EngineError, match=words):
         _engine.Simulation(json.dumps(cfg))
+
+
+def _cgroup_skip() -> str | None:
+    from zvmlab.lab import cgroup_runner
+
+    return cgroup_runner.available()
+
+
+@pytest.mark.skipif(_cgroup_skip() is not None, reason="the cgroup runner needs root and cgroups")
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_cgroup_runner_leaves_no_cgroup(tmp_path, sig):
+    """SIGTERM: the runner removes its cgroups itself (exit 143). SIGKILL: its burners die with
+    it, and the next start removes the cgroups it left, with a note."""
+    from zvmlab.lab.cgroup_runner import _find_cgroup
+
+    roots = [r for r in _find_cgroup()[1:] if r is not None]
+
+    def ours():
+        return [d for r in roots for d in r.iterdir() if d.is_dir() and d.name.startswith("zvmlab-")]
+
+    f = tmp_path / "cg.toml"
+    f.write_text(SHORT.format(title="t", userid="A").replace('duration = "2s"', 'duration = "30s"'))
+    before = ours()
+    p = _start("check", f, "--runner", "cgroup")
+    for _ in range(400):
+        if len(ours()) > len(before):
+            break
+        time.sleep(0.05)
+    time.sleep(0.5)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == (143 if sig == signal.SIGTERM else -9), err
+    if sig == signal.SIGKILL:
+        assert len(ours()) > len(before)  # SIGKILL cannot be caught: the groups stay, for now
+        q = _start("check", f, "--runner", "cgroup", "--duration", "1s", "--interval", "1s")
+        _, err = q.communicate(timeout=60)
+        assert "left behind by a killed zvmlab run" in err, err
+    assert ours() == before
