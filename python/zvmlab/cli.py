@@ -27,6 +27,7 @@ COMMANDS = [
     ("replicate", "replicate"),
     ("run", "run"),
     ("report", "report"),
+    ("twin", "twin"),
     ("validate", "validate"),
     ("workloads", "workloads"),
     ("levels", "levels"),

@@ -88,7 +88,10 @@ UNPARKINGS = ("large", "medium", "small")
 EXCESSUSES = ("high", "medium", "low", "none")
 DSPWDMETHODS = ("reshuffle", "rebalance")
 MAX_IFLS = 256
-_RUN_KEYS = {"duration": "run length", "interval": "monitor sample interval", "seed": "random seed"}
+_RUN_KEYS = {"duration": "run length", "interval": "monitor sample interval", "seed": "random seed",
+             "tx_unit": "completed requests per reported transaction (a workload whose published ETR counts "
+                        "transactions of its own), e.g. 14.4; default 1"}
+MAX_TX_UNIT = 1e6
 _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload": "what it runs",
                "vcpus": "virtual CPUs", "count": "number of identical guests",
                "quickdsp": "SET QUICKDSP ON: true or false",
@@ -401,6 +404,7 @@ class Scenario:
     mdc: dict | None = None
     hyperpav: dict | None = None
     dspwdmethod: str = "reshuffle"
+    tx_unit: float = 1.0  # completed requests per reported transaction ([run] tx_unit)
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -427,6 +431,9 @@ class Scenario:
             cfg["hyperpav"] = dict(self.hyperpav)
         if self.dspwdmethod != "reshuffle":
             cfg["dspwdmethod"] = self.dspwdmethod
+        if self.tx_unit != 1.0:
+            # Read by engine.simulate (a reporting unit, not an engine input).
+            cfg["tx_unit"] = self.tx_unit
         return cfg
 
     def _engine_config(self) -> dict:
@@ -673,6 +680,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     interval = min(interval, duration)
     seed = _int(run.get("seed", 1), 0, 2**63 - 1, file=file, line=ln("run", "seed"), where="run.seed",
                 what="the seed")
+    tx_unit = _tx_unit(run.get("tx_unit", 1.0), file=file, line=ln("run", "tx_unit"))
 
     params_in = _flatten_params(table("params"))
     params: dict[str, float] = {}
@@ -819,7 +827,15 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd)
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit)
+
+
+def _tx_unit(v: Any, *, file, line) -> float:
+    """[run] tx_unit: completed requests (client replies) per reported transaction, > 0."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not (0 < v <= MAX_TX_UNIT) or v != v:
+        raise InputError(f"tx_unit {v!r} is out of range", file=file, line=line, field="run.tx_unit",
+                         fix="completed requests per reported transaction: a number above 0, e.g. tx_unit = 14.4")
+    return float(v)
 
 
 def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:

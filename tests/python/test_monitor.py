@@ -62,14 +62,16 @@ def assert_round_trip(summary: dict, mon: bytes) -> None:
     assert m.problems == []
     users = [u["userid"] for u in summary["users"]]
     n_iv, n_cpu = len(summary["intervals"]), summary["processors"]
-    # raw records: one MRSYTPRP per processor and one MRUSEACT / MRAPLSDT per user per interval
+    # raw records: one MRSYTPRP per processor, one MRUSEACT per virtual CPU and one ZVMUSE per
+    # user per interval
     assert len(data.column("MRSYTPRP", "offset")) == n_iv * n_cpu
-    assert len(data.column("MRUSEACT", "offset")) == n_iv * len(users)
-    assert data.column("MRUSEACT", "USEACT_VMDUSER") == users * n_iv
+    assert len(data.column("MRUSEACT", "offset")) == n_iv * sum(m.vcpus[u] for u in users)
+    assert data.column("ZVMUSE", "ZVMUSE_USERID") == users * n_iv
+    assert data.column("MRUSEACT", "USEACT_VMDUSER") == [u for u in users for _ in range(m.vcpus[u])] * n_iv
     assert data.column("MRSYTPRP", "SYTPRP_PFXCPUAD") == list(range(n_cpu)) * n_iv
-    assert set(data.column("MRSYTPRP", "SYTPRP_PFXPRBTM")) <= {L.NOT_MEASURED}
     assert data.column("MRMTRSYS", "MTRSYS_CPUCOUNT") == [n_cpu]
-    assert data.column("MRMTRSYS", "MTRSYS_ZVMLEVEL") == [summary["level"].upper()]
+    assert data.column("ZVMSYS", "ZVMSYS_LEVEL") == [summary["level"].upper()]
+    assert data.end_of_data == [len(mon) - 4096]
     # per interval: the summary's figures, bit for bit
     assert m.cpus == list(range(n_cpu)) and m.users == users
     assert len(m.intervals) == n_iv
@@ -87,7 +89,9 @@ def assert_round_trip(summary: dict, mon: bytes) -> None:
             assert 100.0 * (m.total_ns[u][k] - m.virt_ns[u][k]) / ln == d["cp_pct"]
             assert m.tx[u][k] == d["transactions"]
         assert sum(m.tx[u][k] for u in users) / (ln / 1e9) == si["etr"]
-        assert all(m.emul_ns[c][k] is None for c in m.cpus)
+        # emulation time is the users' virtual time apportioned to the processors (floors)
+        virt = sum(m.virt_ns[u][k] for u in users)
+        assert virt - n_cpu <= sum(m.emul_ns[c][k] for c in m.cpus) <= virt
     # whole run
     t = m.totals()
     for key in ("avg_processor_busy_pct", "system_pct", "tv_ratio", "etr", "itr", "duration_s", "transactions"):
@@ -98,23 +102,28 @@ def assert_round_trip(summary: dict, mon: bytes) -> None:
             assert ut[key] == su[key], (su["userid"], key)
 
 
-def test_layouts_match_the_engine_writer():
+def test_layouts_are_the_engine_export_and_keep_ibm_bytes_ibm():
     ours = {r.name: r for r in L.BASE}
     theirs = engine.monitor_layouts()
     assert sorted(ours) == sorted(r["name"] for r in theirs)
     for r in theirs:
         o = ours[r["name"]]
-        assert (o.domain, o.number) == (r["domain"], r["record"])
-        assert [(f.name, f.offset, f.length, f.kind, f.source) for f in o.fields] == \
-            [(f["name"], f["offset"], f["len"], f["kind"], f["source"]) for f in r["fields"]]
+        assert (o.domain, o.number, o.length) == (r["domain"], r["record"], r["len"])
         assert all(f["offset"] + f["len"] <= r["len"] for f in r["fields"])
+        sources = {f.source for f in o.fields + (o.array.fields if o.array else ())}
+        if o.domain == L.ZVM_DOMAIN:
+            assert sources == {"zvmlab"}, o.name
+        else:  # IBM's records: published or inferred places only, and nothing after the last
+            assert sources <= {"ibm:mon520", "ibm:mon640", "zpmd:5.3", "zpmd:alpha"}, (o.name, sources)
+            assert o.domain <= 11
 
 
 def test_showcase_round_trip_and_file_shape():
     cfg = config(2, [guest("USER0", cpu_bound()), guest("USER1", cpu_bound(0.3), share=200.0)], 600, 60)
     summary, mon = run(cfg)
     assert len(mon) % 4096 == 0
-    assert len(mon) == 4096 * 2 * (1 + len(summary["intervals"]))  # one control record + one frame each
+    # one control record + one frame per set, and the end-of-data block
+    assert len(mon) == 4096 * (2 * (1 + len(summary["intervals"])) + 1)
     assert mon[40] == 0xE2 and mon[41] == 0x40  # config set: sample data, monitor domain
     # first record: MRMTRSYS, 20-byte header, big-endian length, TOD at the epoch
     ln, zer, dom, rec, tod = struct.unpack(">HHBxHQ", mon[4096:4096 + 16])
@@ -227,7 +236,7 @@ def test_foreign_data_uses_the_first_sample_as_baseline_and_no_zvmlab_fields():
         struct.pack_into(">Q", data, frame + end - 19 + 8, t[g])
     d = read(bytes(data))
     assert d.problems == [] and d.origin == ""
-    assert "USEACT_VMDTTIME" not in d.tables["MRUSEACT"]  # zvmlab placement: not for real data
+    assert "ZVMUSE" not in d.tables  # zvmlab's records: a real system has none
     assert d.column("MRUSEACT", "USEACT_VMDUSER") == ["", "", ""]
     m = measure(d)
     assert len(m.intervals) == 3  # the first sample is the baseline

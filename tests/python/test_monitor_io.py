@@ -1,5 +1,6 @@
-"""Monitor I/O and storage records: D6R3 MRIODDEV (every paging and minidisk volume), D3R4
-MRSTOASP (paging volumes), D3R1 MRSTORSG and the paging fields of D4R3 MRUSEACT.
+"""Monitor I/O and storage records: zvmlab's D15R5 ZVMDEV and D15R2 ZVMDVC (every paging and
+minidisk volume), IBM's D3R4 MRSTOASP (paging volumes), zvmlab's D15R6 ZVMSTO and the paging
+fields of D15R4 ZVMUSE.
 
 Round trip (property): for random paging/minidisk scenarios every counter the engine writes
 decodes to the engine's value: the per-interval deltas add up to the run summary's device
@@ -29,8 +30,9 @@ def assert_io_round_trip(summary: dict, mon: bytes) -> None:
     assert m.problems == []
     devs = summary["devices"]
     n_iv = len(summary["intervals"])
-    # one MRIODDEV per device per interval, one MRSTOASP per paging volume per interval
-    assert len(data.column("MRIODDEV", "offset")) == n_iv * len(devs)
+    # one ZVMDEV per device per interval, one MRSTOASP per paging volume per interval
+    assert len(data.column("ZVMDEV", "offset")) == n_iv * len(devs)
+    assert len(data.column("ZVMDVC", "offset")) == len(devs)
     paging = [d for d in devs if d["name"].startswith("PAGE")]
     assert len(data.column("MRSTOASP", "offset")) == n_iv * len(paging)
     assert len(m.devs) == len(devs)
@@ -94,16 +96,14 @@ def test_io_round_trip_property(seed, real_mb, volumes, vol_type, thrashers, mdi
     assert_io_round_trip(s, mon)
 
 
-def test_foreign_data_drops_zvmlab_device_fields_but_keeps_inferred_ones():
-    """Not written by zvmlab: MRIODDEV (all zvmlab placements) decodes to no counters, MRSTOASP's
-    inferred (zpmd) fields still decode."""
+def test_origin_mark_changed_gives_the_same_device_and_storage_figures():
+    """A zvmlab file whose origin marks say another system: IBM's inferred MRSTOASP fields and
+    zvmlab's own records decode the same, so every figure is the same."""
     _, mon = engine.simulate(io_config(duration_s=4, interval_s=2), monitor=True)
-    b = bytearray(mon)
-    i = b.find(bytes([0xE9, 0xE5, 0xD4, 0xD3, 0xC1, 0xC2]))  # 'ZVMLAB' in EBCDIC (MTRSYS_HCPCPEID)
-    b[i:i + 6] = bytes([0xE2, 0xE8, 0xE2, 0xC1, 0x40, 0x40])  # 'SYSA'
-    d = read(bytes(b))
-    assert d.origin != L.ORIGIN_ZVMLAB
+    b = bytes(mon).replace(bytes([0xE9, 0xE5, 0xD4, 0xD3, 0xC1, 0xC2]), bytes([0xE2, 0xE8, 0xE2, 0xC1, 0x40, 0x40]))
+    a, d = read(mon), read(b)
+    assert d.origin != L.ORIGIN_ZVMLAB and a.origin == L.ORIGIN_ZVMLAB
     assert set(d.column("MRSTOASP", "STOASP_CALVSER")) == {"PAGE00", "PAGE01"}
-    assert "IODDEV_SCMSSCH" not in d.tables.get("MRIODDEV", {})
-    m = measure(d)
-    assert m.devs == [] and not m.has_storage
+    ma, md = measure(a), measure(d)
+    assert md.devs == ma.devs and md.dev == ma.dev and md.dev_info == ma.dev_info
+    assert md.sto == ma.sto and md.upg == ma.upg and md.has_storage

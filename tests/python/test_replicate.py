@@ -116,6 +116,9 @@ def test_a_flat_result_fails_a_ratio_row(monkeypatch):
     _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 9.99}[lv])  # reversed, within 20 %
     (out,) = rep.replicate([_ratio_row(1.03, "20%")])
     assert out["verdict"] == rep.MISS
+    _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 10.1}[lv])  # +1 %: under half of +3 %
+    (out,) = rep.replicate([_ratio_row(1.03, "20%")])
+    assert out["verdict"] == rep.MISS
     _fake_runs(monkeypatch, lambda lv, s: {"lo": 10.0, "hi": 10.3}[lv])
     (out,) = rep.replicate([_ratio_row(1.03, "20%")])
     assert out["verdict"] == rep.PASS
@@ -129,7 +132,8 @@ def test_a_change_published_at_both_levels_needs_its_direction():
     from zvmlab.lab import replicate_judge as J
 
     m = rep.Metric("T/V", "tv_ratio", rep.Tolerance.parse("20%", "x"), published_base=1.0, published_compare=1.15)
-    assert J.point_verdict(m, {"base": 1.1, "compare": 1.12}) == rep.PASS  # up 1.8 %: the right way, beyond FLAT
+    assert J.point_verdict(m, {"base": 1.1, "compare": 1.12}) == rep.MISS  # up 1.8 %: under half of 15 %
+    assert J.point_verdict(m, {"base": 1.0, "compare": 1.08}) == rep.PASS  # up 8 %: over half, within 20 %
     assert J.point_verdict(m, {"base": 1.1, "compare": 1.05}) == rep.MISS  # both within 20 %, reversed
     assert J.point_verdict(m, {"base": 1.0, "compare": 1.0}) == rep.MISS  # flat
     assert J.point_verdict(m, {"base": 1.0, "compare": 1.15}) == rep.PASS
@@ -312,3 +316,56 @@ def test_a_knife_edge_pass_is_reported_fragile(tmp_path, monkeypatch):
     with Store.open(tmp_path / "r.duckdb") as store:
         rob.check([row], res, {"X9": [1]}, Fake(), store)
     assert Fake.tried == []
+
+
+def test_replicate_through_the_store_equals_direct_runs_and_reuses_them(tmp_path):
+    from zvmlab.lab import executor as ex
+    from zvmlab.lab.store import Store
+
+    rows = [r for r in rep.load_catalogue() if r.id in ("A1", "A3")]
+    direct = rep.replicate(rows, seeds=2)
+    with Store.open(tmp_path / "s.duckdb") as store:
+        stored = rep.replicate(rows, seeds=2, executor=ex.make(None, 1), store=store)
+        assert store.counts()["runs"] == 12  # A1: 2 levels; A3: 2 scenarios x 2 levels; 2 seeds
+    assert stored == direct
+
+    class NoRuns:
+        def run(self, specs, fn=None):
+            assert not specs, f"{len(specs)} runs again"
+            return iter(())
+
+    with Store.open(tmp_path / "s.duckdb") as store:
+        assert rep.replicate(rows, seeds=2, executor=NoRuns(), store=store) == direct
+
+
+def test_replicate_ctrl_c_keeps_finished_runs_and_resumes(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    store = tmp_path / "s.duckdb"
+    cmd = [sys.executable, "-m", "zvmlab", "replicate", "--only", "A4", "--seeds", "2", "-j", "1",
+           "--store", str(store), "--json", str(tmp_path / "r.json")]
+    env = dict(os.environ, ZVMLAB_PROGRESS="lines")
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    deadline, seen = time.monotonic() + 120, ""
+    while time.monotonic() < deadline:
+        line = p.stderr.readline()
+        seen += line
+        if line.startswith("replicate: ") and int(line.split()[1].split("/")[0]) >= 4:
+            break
+    p.send_signal(signal.SIGINT)
+    rest = p.communicate(timeout=60)[1]
+    assert p.returncode == 130, seen + rest
+    assert "Traceback" not in seen + rest
+    assert not (tmp_path / "r.json").exists()
+    from zvmlab.lab.store import Store
+
+    with Store.open(store) as s:
+        kept = s.counts()["runs"]
+    assert kept >= 4
+    q = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    assert q.returncode == 0, q.stderr[-2000:]
+    assert "replicate: 0/" not in q.stderr  # it started from what was kept

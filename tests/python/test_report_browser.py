@@ -68,3 +68,37 @@ def test_a_page_without_plots_has_none_of_their_colours(tmp_path):
     screenshot(html, png, 1400)
     img = Image.open(png).convert("RGB")
     assert count(img, ORANGE) < 50
+
+
+def _replicate_results() -> list[dict]:
+    """A scaling row (ITR and T/V at three core counts) and a two-level row, as replicate writes them."""
+    def m(name, cores, pub, sim, lo, hi):
+        return {"id": "B7", "what": "Apache scaling", "metric": name, "basis": "predicted", "at": {"processors": cores},
+                "cores": cores, "base_level": None, "compare_level": "zvm-6.3", "published": {"compare": pub},
+                "simulated": {"compare": sim}, "spread": {"compare": {"min": lo, "max": hi}}, "tolerance": "20%",
+                "verdict": "pass", "seeds": [1, 2, 3]}
+    rows = [m(f"ITR, {c} cores", c, p, s, s * 0.98, s * 1.02) for c, p, s in ((4, 6878, 6900), (16, 23158, 22000),
+                                                                                (64, 39698, 37000))]
+    rows += [m(f"T/V, {c} cores", c, p, s, s, s) for c, p, s in ((4, 1.13, 1.13), (16, 1.15, 1.14), (64, 2.97, 2.4))]
+    rows.append({"id": "C5", "what": "lock manager", "metric": "ETRR", "basis": "construction", "why": "a switch",
+                 "base_level": "a", "compare_level": "b", "published": {"base": 1.0, "compare": 2.0},
+                 "simulated": {"base": 1.0, "compare": 1.0}, "tolerance": "20%", "verdict": "miss", "seeds": [1]})
+    return rows
+
+
+def test_replicate_report_draws_scaling_rows_as_lines_with_one_axis_per_quantity(tmp_path):
+    from PIL import Image
+
+    from zvmlab.lab import replicate_html
+
+    res = _replicate_results()
+    svg = replicate_html.scaling_svg("B7", res[:6])
+    assert svg.count('id="axes_') == 2  # ITR and T/V apart
+    page = replicate_html.write(res, tmp_path / "rep", {"headline": "predicted: 6 of 6 within tolerance"})
+    text = page.read_text()
+    assert "predicted: 6 of 6" in text and "by construction" in text and "a switch" in text
+    png = tmp_path / "rep.png"
+    screenshot(page, png, 1600)
+    img = Image.open(png).convert("RGB")
+    # the simulated lines (orange) and published lines (grey) are drawn below the table
+    assert count(img, (230, 85, 13)) > 200, "no simulated line or bar in the screenshot"

@@ -112,8 +112,8 @@ def test_reports_without_devices_say_so(run_cli, tmp_path):
     assert p.returncode == 0, p.stderr
     reps = report_json(run_cli, tmp_path / "r")
     assert rows(reps["FCX108"], "devices") == []
-    assert any("MRIODDEV" in n for n in reps["FCX108"]["notes"])
-    assert any("MRSTORSG" in n for n in reps["FCX146"]["notes"])
+    assert any("ZVMDEV" in n for n in reps["FCX108"]["notes"])
+    assert any("ZVMSTO" in n for n in reps["FCX146"]["notes"])
 
 
 def test_lpar_reports_agree_with_the_run_summary(runs, run_cli):

@@ -1,5 +1,7 @@
 """Scenario keys for storage and paging (issue 5): parsing, engine form, located errors."""
 
+import re
+
 import pytest
 
 from zvmlab.errors import InputError
@@ -154,20 +156,38 @@ def test_encrypted_paging_ciphers_machine_and_level(tmp_path):
     assert p.returncode == 0 and "SET ENCRYPT PAGING ignored" in p.stdout
 
 
-def test_server_page_references_per_request(tmp_path):
-    """refs.touches (row D8): a server request references that many pages, one before each piece
-    of its CPU; only servers take it."""
-    from conftest import ROOT, assert_bad_scenario, run_json
+def _d8_short(tmp_path):
+    from conftest import ROOT
     base = (ROOT / "scenarios" / "replicate" / "d8-apache-paging.toml").read_text()
     f = tmp_path / "d8.toml"
     f.write_text(base.replace('duration = "10s"', 'duration = "2s"').replace('interval = "5s"', 'interval = "1s"'))
+    n = int(re.search(r'range = "1G", touches = (\d+)', base).group(1))  # calibrated on row D8
+    return base, f, n
+
+
+def test_server_page_references_per_request(tmp_path):
+    """refs.touches (row D8): a server request references about that many pages; only servers
+    take it."""
+    from conftest import assert_bad_scenario, run_json
+    base, f, n = _d8_short(tmp_path)
     s = run_json("run", f, "--json")
     served = s["vnet"]["requests_served"] + s["vnet"]["requests_in_service"]
     refs = s["storage"]["references"]
-    assert 64 * s["vnet"]["requests_served"] <= refs <= 64 * served, (refs, served)
-    assert_bad_scenario(tmp_path, base, 'range = "1G", touches = 64', 'range = "1G", touches = 0',
+    # At least n - 1 per request: see the strict test below for the missing first reference.
+    assert n > 1 and (n - 1) * s["vnet"]["requests_served"] <= refs <= n * served, (n, refs, served)
+    assert_bad_scenario(tmp_path, base, f'range = "1G", touches = {n}', 'range = "1G", touches = 0',
                         "guest[1].refs.touches", "out of range")
     bad = base.replace('workload = { kind = "client", cpu = "360us", servers = "SRV", window = 8 }',
                        'refs = { pattern = "uniform", range = "512M", touches = 4 }\n'
                        'workload = { kind = "client", cpu = "360us", servers = "SRV", window = 8 }')
     assert_bad_scenario(tmp_path, bad, "touches = 4", "touches = 5", "guest[0].refs.touches", "needs a server")
+
+
+@pytest.mark.xfail(strict=True, reason="engine defect found on branch calibrate: a request handed to a waiting "
+                   "server virtual CPU (vnet_kick_server) runs its first piece without a page reference, so such "
+                   "requests reference touches - 1 pages; with touches = 64 the requests in service hid it")
+def test_every_server_request_references_touches_pages(tmp_path):
+    from conftest import run_json
+    _, f, n = _d8_short(tmp_path)
+    s = run_json("run", f, "--json")
+    assert n * s["vnet"]["requests_served"] <= s["storage"]["references"]

@@ -203,12 +203,12 @@ params! {
         "assumed: part of path.dispatch that reads the dispatch list under the scheduler lock (SRMSLOCK, shared where the manager allows), cp-model §4.7 [A]";
     lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions", [0.0, 100000000.0],
         "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
-    lock_hold_ready: "lock.hold_ready" = 500.0, "instructions", [0.0, 100000000.0],
-        "assumed: a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; a test-idle user is still on the dispatch list, so this is taken as the size of a requeue (lock.hold_requeue). It was 5700, calibrated on row C1 while a page wait made a user test-idle; page waits no longer do and nothing calibrates it. Reviewed because with 5700 row C3's IO3390 users (one readying per I/O) collapsed on SRMSLOCK at 32 processors after the VDISK fix, against the seed";
-    lock_hold_atod: "lock.hold_atod" = 1000.0, "instructions", [0.0, 100000000.0],
-        "assumed: update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]";
+    lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
+        "seed 001 (row C1, kind C, 16-core SRMSLOCK usec/collision 2.3, calibrated on the Apache DASD paging workload d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; in that workload these readyings are most of SRMSLOCK's exclusive holds, which the shared lookers collide with (lock.hold_requeue and lock.hold_dispatch barely move the figure)";
+    lock_hold_atod: "lock.hold_atod" = 22000.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
+        "seed 001 (row C1, kind C, 16-core SRMATDLK usec/collision 15.1, calibrated on d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]; far longer than a TOD update needs, because the model takes SRMATDLK once per page-in (about 50000/s at 16 cores), so only a long hold queues long enough for 15.1 us per collision; its collisions/s and spin %busy then come out about 17 times the seed's";
     lock_hold_slot: "lock.hold_slot" = 11000.0, "instructions per use", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
-        "seed 001 (row C1, kind C, 16-core HCPPGDAL usec/collision 4.82, calibrated on the Apache DASD paging workload d8-apache-paging.toml): one use of the CP-owned volume list under HCPPGDAL: finding a contiguous run of slots for a block page-out (next-fit on the least-busy volume, cp-model §7.2), or giving back the slot of a page read (assumed); collisions/s and spin %busy at 16 cores then come out within 15 % of the seed";
+        "seed 001 (row C1, kind C, 16-core HCPPGDAL usec/collision 4.82, calibrated on the Apache DASD paging workload d8-apache-paging.toml, rechecked after its D8 4-core calibration: 4.73, docs/research/calibration.md): one use of the CP-owned volume list under HCPPGDAL: finding a contiguous run of slots for a block page-out (next-fit on the least-busy volume, cp-model §7.2), or giving back the slot of a page read (assumed); collisions/s and spin %busy at 16 cores then come out within 5 % of the seed";
     path_iske: "path.iske" = 1500.0, "instructions", [0.0, 100000000.0],
         "assumed: CP's simulation of one intercepted guest ISKE (SIE exit, decode, key from the PGSTE, SIE re-entry), chargeable to the guest (seed 001: guest ISKE is simulated)";
     lock_hold_pte: "lock.hold_pte" = 400.0, "instructions", [0.0, 100000000.0],
@@ -228,13 +228,13 @@ params! {
     smt_c2: "smt.c2" = 1.25, "x a non-SMT core", [1.0, 2.0], // calibrated from row B1
         "seed 000 (row B1, kind C, calibrated): z14 SMT-2 vs non-SMT per-core capacity +10 % to +40 %, average +25 %: capacity of a core with both threads busy (each thread runs at c2 / 2)";
     z13_cores_per_chip: "cpu.z13.cores_per_chip" = 8.0, "cores", [1.0, 32.0],
-        "assumed: z13 PU chip with 8 cores (IBM z13 Technical Guide, not re-read [K]); a dedicated LPAR assumed to fill whole chips";
+        "public: z13 PU chip with 8 physical cores, 6-8 enabled (IBM z13 Technical Guide SG24-8251, via docs/research/machines-and-caches.md §1.1); a dedicated LPAR is taken to fill whole chips (assumed)";
     z13_chips_per_drawer: "cpu.z13.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
-        "assumed: z13 CPC drawer of 2 nodes x 3 PU chips (IBM z13 Technical Guide, not re-read [K]); with 8 cores per chip a 32-core LPAR fits one drawer and 64 cores span two, as in seed 001 Table 9";
+        "public: z13 CPC drawer of 2 nodes x (3 PU chips + 1 SC) (IBM z13 Technical Guide SG24-8251, via docs/research/machines-and-caches.md §1.1); with 8 cores per chip a 32-core LPAR fits one drawer and 64 cores span two, as in seed 001 Table 9";
     z14_cores_per_chip: "cpu.z14.cores_per_chip" = 10.0, "cores", [1.0, 32.0],
-        "assumed: z14 PU chip with 10 cores (IBM z14 Technical Guide, not re-read [K])";
+        "public: z14 PU chip with 10 physical cores, 7-10 enabled (IBM z14 Technical Guide SG24-8451, via docs/research/machines-and-caches.md §1.1)";
     z14_chips_per_drawer: "cpu.z14.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
-        "assumed: z14 CPC drawer of 2 clusters x 3 PU chips (IBM z14 Technical Guide, not re-read [K])";
+        "public: z14 CPC drawer of 2 clusters x 3 PU chips + 1 SC (IBM z14 Technical Guide SG24-8451 §2.1, via docs/research/machines-and-caches.md §1.1)";
     cpi_inf: "cpi.infinite" = 1.15, "cycles/instruction", [0.5, 20.0], // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated): infinite-cache CPI of the Apache workload; used for guest and CP work alike (one workload CPI)";
     l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", [0.0, 1.0], // calibrated from row B10, 16-core column

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from pathlib import Path
 
@@ -31,11 +32,13 @@ def _fmt(v) -> str:
               help="Local processes to run in (default: the number of CPUs).")
 @click.option("--robustness", is_flag=True,
               help="Also rerun every predicted pass with each assumed parameter its runs read at x0.5 and x2; "
-                   "a pass that flips is 'fragile'. Runs go into the results store (--store) and resume.")
+                   "a pass that flips is 'fragile'.")
 @click.option("--executor", "executor_spec", default=None,
-              help="Where --robustness runs: local (default) or dask://HOST:PORT.")
+              help="Where the runs execute: local (default, --jobs processes) or dask://HOST:PORT.")
 @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
-              help="Results store for --robustness (default runs/replicate/robustness.duckdb).")
+              help="Results store that keeps every finished run, so an interrupted replicate resumes and a "
+                   "second one reuses them (default runs/replicate.duckdb; keyed by the engine build).")
+@click.option("--no-store", is_flag=True, help="Keep no runs (every run again, nothing written but the outputs).")
 @click.option("--all-rows", is_flag=True, help="Also list rows that are not modelled yet or out of scope.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the results as JSON to this file ('-' for stdout).")
@@ -44,8 +47,8 @@ def _fmt(v) -> str:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="Write an HTML report (table and charts) into this directory.")
 def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None, robustness: bool,
-              executor_spec: str | None, store_path: str | None, all_rows: bool, json_file: str | None,
-              md_file: str | None, html_dir: str | None) -> None:
+              executor_spec: str | None, store_path: str | None, no_store: bool, all_rows: bool,
+              json_file: str | None, md_file: str | None, html_dir: str | None) -> None:
     """Run every modelled row of shared/EXPERIMENTS.md at its base and comparison level.
 
     Every metric says its basis (what a pass proves): predicted, calibrated or construction;
@@ -56,15 +59,23 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     from ..output import progress
 
     rows = _select(rep.load_catalogue(), only)
-    if (executor_spec or store_path) and not robustness:
-        raise InputError("--executor and --store are for --robustness", field="--executor",
-                         fix="add --robustness, or leave them out")
-    with progress("replicate", json_file != "-") as update:
-        results = rep.replicate(rows, progress=lambda d, n, rid: update(d, max(n, 1)), seed=seed, seeds=n_seeds,
-                                jobs=jobs or os.cpu_count() or 1)
-    if robustness:
-        _robustness(rows, results, seed, n_seeds, executor_spec, store_path, jobs, json_file != "-")
-    summary = {"headline": rep.headline(results), "counts": rep.counts(results), "seeds": n_seeds}
+    if no_store and (store_path or robustness or executor_spec):
+        raise InputError("--no-store runs locally without a store", field="--no-store",
+                         fix="leave out --store, --executor and --robustness, or --no-store")
+    show = json_file != "-"
+    with _lab(executor_spec, jobs, None if no_store else store_path or "") as (executor, store):
+        with progress("replicate", show) as update:
+            results = rep.replicate(rows, progress=lambda d, n, rid: update(d, max(n, 1)), seed=seed, seeds=n_seeds,
+                                    jobs=jobs or os.cpu_count() or 1, executor=executor, store=store)
+        summary = {"headline": rep.headline(results), "counts": rep.counts(results), "seeds": n_seeds}
+        if robustness:
+            def save(_rid: str) -> None:  # after each row: what is known so far survives an interrupt
+                from ..lab import replicate_robust as rob
+
+                summary.update(headline=rep.headline(results), robustness=rob.summary(results))
+                _write(results, summary, None, md_file, json_file if json_file != "-" else None, quiet=True)
+
+            _robustness(rows, results, seed, n_seeds, executor, store, show, save)
     _write(results, summary, html_dir, md_file, json_file)
     if json_file == "-":
         return
@@ -92,29 +103,42 @@ def _select(rows: list, only: str | None) -> list:
     return [r for r in rows if r.id in want or r.id[0] in want]
 
 
-def _robustness(rows, results, seed, n_seeds, executor_spec, store_path, jobs, show) -> None:
-    import time
-
+@contextlib.contextmanager
+def _lab(executor_spec: str | None, jobs: int | None, store_path: str | None):
+    """The executor and the store replicate runs into (no store: (None, None), local runs)."""
     from ..lab import executor as ex
     from ..lab import replicate as rep
-    from ..lab import replicate_robust as rob
     from ..lab.store import Store
-    from ..output import progress
 
-    path = Path(store_path or rep.ROOT / "runs" / "replicate" / "robustness.duckdb")
+    if store_path is None:
+        yield None, None
+        return
+    path = Path(store_path or rep.ROOT / "runs" / "replicate.duckdb")
     path.parent.mkdir(parents=True, exist_ok=True)
-    seed_of = {r.id: rep.seeds_for(r, seed, n_seeds) for r in rows if r.status == "modelled"}
-    t0 = time.monotonic()
     executor = ex.make(executor_spec, jobs if executor_spec in (None, "local") else None)
     try:
-        with Store.open(path) as store, progress("robustness", show) as update:
-            rob.check(rows, results, seed_of, executor, store, progress=lambda d, n, what: update(d, max(n, 1)))
+        with Store.open(path) as store:
+            yield executor, store
     finally:
         executor.close()
-    err_console.print(f"robustness: {time.monotonic() - t0:.0f} s on {executor.description}, store {path}")
 
 
-def _write(results: list[dict], summary: dict, html_dir, md_file, json_file) -> None:
+def _robustness(rows, results, seed, n_seeds, executor, store, show, on_row) -> None:
+    import time
+
+    from ..lab import replicate as rep
+    from ..lab import replicate_robust as rob
+    from ..output import progress
+
+    seed_of = {r.id: rep.seeds_for(r, seed, n_seeds) for r in rows if r.status == "modelled"}
+    t0 = time.monotonic()
+    with progress("robustness", show) as update:
+        rob.check(rows, results, seed_of, executor, store, on_row=on_row,
+                  progress=lambda d, n, what: update(d, max(n, 1)))
+    err_console.print(f"robustness: {time.monotonic() - t0:.0f} s on {executor.description}")
+
+
+def _write(results: list[dict], summary: dict, html_dir, md_file, json_file, quiet: bool = False) -> None:
     if html_dir:
         from ..lab import replicate_html
 
@@ -124,7 +148,8 @@ def _write(results: list[dict], summary: dict, html_dir, md_file, json_file) -> 
         tmp = Path(md_file).with_name(f".{Path(md_file).name}.tmp")
         tmp.write_text(markdown(results))
         tmp.replace(md_file)
-        err_console.print(f"Markdown written to {md_file}")
+        if not quiet:
+            err_console.print(f"Markdown written to {md_file}")
     if json_file:
         text = dumps({"summary": summary, "rows": results})
         if json_file == "-":

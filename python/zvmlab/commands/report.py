@@ -8,7 +8,7 @@ import click
 
 from ..errors import InputError
 from ..output import plain_lines, write_file
-from ..perfkit import REPORTS, find, load, render
+from ..perfkit import REPORTS, find, load, render, select
 from ..perfkit.reports import Spec
 
 FORMATS = ("text", "html", "csv", "json")
@@ -37,6 +37,18 @@ def _warn(src) -> None:
                    f"(see --format json, monitor_data.skipped)", err=True)
 
 
+def _check(src, strict: bool) -> None:
+    if src.checks and strict:
+        more = f" (and {len(src.checks) - 1} more)" if len(src.checks) > 1 else ""
+        raise InputError(f"figures outside physical bounds: {src.checks[0]}{more}", file=src.path,
+                         fix="drop --strict to report the data with these problems in the notes")
+
+
+def _noted(r, src):
+    r.notes.extend(f"Data check: {c}." for c in src.checks)
+    return r
+
+
 @click.command("report")
 @click.argument("path", type=click.Path())
 @click.option("--fcx", "fcx", metavar="ID[,ID...]",
@@ -47,21 +59,32 @@ def _warn(src) -> None:
 @click.option("--vs", "other", type=click.Path(), metavar="OTHER",
               help="A second run directory or monitor file: each cell for PATH (A), OTHER (B) and B-A.")
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Write to this file instead of standard output.")
-def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | None) -> None:
+@click.option("--strict", is_flag=True,
+              help="Fail (exit 2) when the data has figures outside physical bounds (a processor above 100 % "
+                   "busy, a user above its virtual CPUs, time running backwards, two systems or levels in one "
+                   "file) instead of reporting them in the notes.")
+@click.option("--from", "frm", metavar="TIME",
+              help="First interval end to report after: a clock time HH:MM[:SS] or seconds since the start "
+                   "of the data (e.g. 120s), as Perfkit's batch reports select a period.")
+@click.option("--to", "to", metavar="TIME", help="Last interval end to report (clock time or seconds).")
+def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | None, strict: bool = False,
+           frm: str | None = None, to: str | None = None) -> None:
     """Perfkit-style reports (processors, users, locks, devices, paging: see --fcx) from PATH:
     a run directory written by `zvmlab run --out` or a monitor file in MONWRITE format."""
     specs = _specs(fcx)
     if fmt == "csv" and len(specs) != 1:
         raise InputError("CSV holds one report", field="--fcx",
                          fix="choose one with --fcx, e.g. --fcx FCX144 (or use --format json for all)")
-    a = load(path)
+    a = select(load(path), frm, to)
     _warn(a)
-    reports = [s.build(a.m) for s in specs]
+    _check(a, strict)
+    reports = [_noted(s.build(a.m), a) for s in specs]
     dashed = None
     title = f"zvmlab performance reports: {a.label}"
     if other is not None:
-        b = load(other)
+        b = select(load(other), frm, to)
         _warn(b)
+        _check(b, strict)
         la, lb = a.label, b.label
         if la == lb:
             la, lb = f"A:{la}", f"B:{lb}"

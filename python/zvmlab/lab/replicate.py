@@ -24,6 +24,7 @@ first (``replicate_runs``), executed anywhere, then judged.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import re
@@ -248,11 +249,21 @@ def _result(base_info: dict, r: Row, m: Metric, verdict: str, means: dict, sprea
     }
     if m.at:
         out["at"] = m.at
+    if r.scenario and not r.suite and not r.scaling:
+        out["cores"] = (m.at or {}).get("processors") or _processors(m.scenario or r.scenario)
     if m.calibrates:
         out["calibrates"] = m.calibrates
     if m.why:
         out["why"] = m.why
     return out
+
+
+@functools.lru_cache(maxsize=None)
+def _processors(name: str) -> int | None:
+    try:
+        return scenario.load(ROOT / "scenarios" / "replicate" / name).processors
+    except InputError:
+        return None
 
 
 def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = ()) -> list[dict]:

@@ -73,14 +73,36 @@ def _quantity(r: dict) -> str:
     return r["metric"].split(",")[0].strip()
 
 
+def _cores(r: dict):
+    return (r.get("at") or {}).get("processors") or r.get("cores")
+
+
+def _side_points(g: list[dict], side: str) -> tuple[list, list, list, list, list]:
+    """(cores, published, simulated, below, above) of one side of a scaling quantity."""
+    pts = []
+    for x in sorted(g, key=_cores):
+        p, s = x["published"].get(side), x["simulated"].get(side)
+        if not _num(p):
+            continue
+        rng = (x.get("spread") or {}).get(side) or {}
+        lo = s - rng["min"] if _num(s) and rng.get("min") is not None else 0.0
+        hi = rng["max"] - s if _num(s) and rng.get("max") is not None else 0.0
+        pts.append((_cores(x), p, s if _num(s) else float("nan"), lo, hi))
+    return tuple(map(list, zip(*pts))) if pts else ([], [], [], [], [])  # type: ignore[return-value]
+
+
+STYLES = {"base": ("#9e9e9e", "#3182bd"), "compare": ("#6b6b6b", "#e6550d")}
+
+
 def scaling_svg(row_id: str, results: list[dict]) -> str:
-    """Lines against cores, one panel per quantity (published and simulated, seeds' range)."""
-    ms = [r for r in results if r.get("metric") and (r.get("at") or {}).get("processors")
-          and _judged(r)[0] is not None]
+    """Lines against cores, one panel per quantity; per level, published (dashed) and simulated
+    (solid, the seeds' range as error bars)."""
+    ms = [r for r in results if r.get("metric") and _cores(r) and r.get("published_ratio") is None
+          and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
     groups: dict[str, list[dict]] = {}
     for r in ms:
         groups.setdefault(_quantity(r), []).append(r)
-    groups = {q: g for q, g in groups.items() if len({x["at"]["processors"] for x in g}) >= 2}
+    groups = {q: g for q, g in groups.items() if len({_cores(x) for x in g}) >= 2}
     if not groups:
         return ""
     plt = _plt()
@@ -89,34 +111,50 @@ def scaling_svg(row_id: str, results: list[dict]) -> str:
     rows = (n + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
     for ax, (q, g) in zip(axes.flat, groups.items()):
-        g = sorted(g, key=lambda x: x["at"]["processors"])
-        xs = [x["at"]["processors"] for x in g]
-        pub = [_judged(x)[0] for x in g]
-        sim = [_judged(x)[1] for x in g]
-        lo = [(s - b[0]) if (s is not None and b) else 0 for s, b in zip(sim, (_judged(x)[2] for x in g))]
-        hi = [(b[1] - s) if (s is not None and b) else 0 for s, b in zip(sim, (_judged(x)[2] for x in g))]
-        ax.plot(xs, pub, "o--", color="#6b6b6b", label="published (IBM)")
-        ax.errorbar(xs, [s if s is not None else float("nan") for s in sim], yerr=[lo, hi], fmt="s-",
-                    color="#e6550d", capsize=3, label="simulated (zvmlab)")
+        top = 0.0
+        for side in ("base", "compare"):
+            xs, pub, sim, lo, hi = _side_points(g, side)
+            if not xs:
+                continue
+            lv = g[0].get(f"{side}_level") or side
+            cp, cs = STYLES[side]
+            ax.plot(xs, pub, "o--", color=cp, label=f"published, {lv}")
+            ax.errorbar(xs, sim, yerr=[lo, hi], fmt="s-", color=cs, capsize=3, label=f"simulated, {lv}")
+            top = max([top] + [v for v in pub + sim if v == v])
         ax.set_title(q, fontsize=9)
         ax.set_xlabel("cores", fontsize=8)
         ax.set_xscale("log", base=2)
-        ax.set_xticks(sorted(set(xs)), [str(x) for x in sorted(set(xs))])
+        ticks = sorted({_cores(x) for x in g})
+        ax.set_xticks(ticks, [str(t) for t in ticks])
         ax.tick_params(labelsize=7)
-        top = max([v for v in pub + sim if v is not None] or [1.0])
-        ax.set_ylim(0, top * 1.15)
+        ax.set_ylim(0, (top or 1.0) * 1.15)
     for ax in list(axes.flat)[n:]:
         ax.axis("off")
-    handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8, frameon=False)
-    fig.suptitle(row_id, fontsize=9, x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1, 0.92))
+    handles, labels = [], []
+    for ax in axes.flat:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in labels:
+                handles.append(h)
+                labels.append(lab)
+    fig.legend(handles, labels, loc="upper center", ncol=min(4, len(labels)), fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (3.0 * rows)))
     return _svg(fig)
+
+
+def scaling_metrics(results: list[dict]) -> list[dict]:
+    """The metrics the scaling chart draws (quantities at two core counts or more)."""
+    ms = [r for r in results if r.get("metric") and _cores(r) and r.get("published_ratio") is None
+          and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
+    groups: dict[str, list[dict]] = {}
+    for r in ms:
+        groups.setdefault(_quantity(r), []).append(r)
+    return [r for g in groups.values() if len({_cores(x) for x in g}) >= 2 for r in g]
 
 
 def panels_svg(row_id: str, results: list[dict]) -> str:
     """One small panel per numeric metric: published beside simulated, base and comparison."""
-    ms = [r for r in results if r.get("metric") and not (r.get("at") or {}).get("processors")
+    drawn = {id(r) for q in [scaling_metrics(results)] for r in q}
+    ms = [r for r in results if r.get("metric") and id(r) not in drawn
           and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
     if not ms:
         return ""
@@ -144,7 +182,7 @@ def panels_svg(row_id: str, results: list[dict]) -> str:
         ax.axis("off")
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="upper center", ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 0.9))
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.45 / (2.6 * rows)))
     return _svg(fig)
 
 

@@ -36,50 +36,65 @@ def _scenario_rows(rows: list, results: list[dict]) -> list:
 
 
 def check(rows: list, results: list[dict], seed_of: dict[str, list[int]], executor, store,
-          progress: Callable[[int, int, str], None] | None = None) -> list[dict]:
+          progress: Callable[[int, int, str], None] | None = None,
+          on_row: Callable[[str], None] | None = None) -> list[dict]:
     """Mark each predicted pass ``robust`` (True/False) with the ``fragile`` perturbations that
-    flip it; other metrics get ``robust`` = None. Returns the results, annotated in place."""
-    from .replicate import evaluate_row
-    from .replicate_runs import Runs
-
+    flip it; other metrics get ``robust`` = None. Rows are checked one at a time (``on_row``
+    is called after each, so a caller can save what is known). Returns the results, annotated
+    in place."""
     assumed = assumed_params()
-    todo = _scenario_rows(rows, results)
-    first = {r.id: seed_of[r.id][:1] for r in todo}
-    # the rows' own runs at their first seed: what they read
-    base_reqs = plan(todo, first)
-    base = stored_runs([q for q in base_reqs if isinstance(q, RunReq)], executor, store,
-                       _stage(progress, "reads"))
-    perturb: dict[str, list[tuple[str, float]]] = {}
-    for r in todo:
-        mine = [q for q in plan([r], first) if isinstance(q, RunReq)]
-        read = set().union(*(base[q].get("params_read", []) for q in mine)) & assumed
-        perturb[r.id] = [(p, f) for p in sorted(read) for f in FACTORS]
-    reqs = []
-    for r in todo:
-        for p, f in perturb[r.id]:
-            reqs.extend(q for q in plan([r], first, ((p, f),)) if isinstance(q, RunReq))
-    done = stored_runs(list(dict.fromkeys(reqs)), executor, store, _stage(progress, "perturbed runs"))
-    runs = Runs(done=done | base)
-    for r in todo:
-        passes = {x["metric"]: x for x in _predicted_passes(results, r.id)}
-        for x in passes.values():
-            x["robust"], x["fragile"], x["perturbations"] = True, [], len(perturb[r.id])
-        for p, f in perturb[r.id]:
-            for y in evaluate_row(r, first[r.id], runs, ((p, f),)):
-                x = passes.get(y["metric"])
-                if x is not None and y["verdict"] != J.PASS:
-                    x["robust"] = False
-                    x["fragile"].append({"param": p, "factor": f, "simulated": y["simulated"]})
     for x in results:
         if x.get("metric") is not None:
             x.setdefault("robust", None)
+    todo = _scenario_rows(rows, results)
+    for k, r in enumerate(todo, 1):
+        check_row(r, results, seed_of[r.id][:1], assumed, executor, store,
+                  _stage(progress, f"{r.id} ({k}/{len(todo)} rows)"))
+        if on_row:
+            on_row(r.id)
     return results
+
+
+def check_row(r, results: list[dict], first: list[int], assumed: set[str], executor, store,
+              progress: Callable[[int, int, str], None] | None = None) -> None:
+    """One row: its runs at the first seed (what they read), then each assumed parameter they
+    read at each factor; a predicted pass that misses under one of them is fragile."""
+    from .replicate import evaluate_row
+    from .replicate_runs import Runs
+
+    mine = [q for q in plan([r], {r.id: first}) if isinstance(q, RunReq)]
+    base = stored_runs(mine, executor, store, progress)
+    read = set().union(*(base[q].get("params_read", []) for q in mine)) & assumed
+    perturb = [(p, f) for p in sorted(read) for f in FACTORS]
+    reqs = [q for p, f in perturb for q in plan([r], {r.id: first}, ((p, f),)) if isinstance(q, RunReq)]
+    runs = Runs(done=stored_runs(list(dict.fromkeys(reqs)), executor, store, progress) | base)
+    passes = {x["metric"]: x for x in _predicted_passes(results, r.id)}
+    for x in passes.values():
+        x["robust"], x["fragile"], x["perturbations"] = True, [], len(perturb)
+    for p, f in perturb:
+        for y in evaluate_row(r, first, runs, ((p, f),)):
+            x = passes.get(y["metric"])
+            if x is not None and y["verdict"] != J.PASS:
+                x["robust"] = False
+                x["fragile"].append({"param": p, "factor": f, "simulated": y["simulated"]})
 
 
 def _stage(progress, label: str):
     if progress is None:
         return None
     return lambda d, n, _x: progress(d, n, label)
+
+
+def summary(results: list[dict]) -> dict:
+    """Predicted passes checked, robust, fragile, and the parameters that flip passes most."""
+    checked = [x for x in results if x.get("robust") is not None]
+    fragile = [x for x in checked if x["robust"] is False]
+    by_param: dict[str, int] = {}
+    for x in fragile:
+        for p in {f["param"] for f in x["fragile"]}:
+            by_param[p] = by_param.get(p, 0) + 1
+    return {"checked": len(checked), "robust": len(checked) - len(fragile), "fragile": len(fragile),
+            "fragile_by_param": dict(sorted(by_param.items(), key=lambda kv: (-kv[1], kv[0])))}
 
 
 def count_runs(rows: list, results: list[dict], seed_of: dict[str, list[int]]) -> int:

@@ -20,41 +20,41 @@ from dataclasses import dataclass, field
 from . import layouts as L
 from .reader import MonitorData, Problem
 
-_SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "MRAPLSDT", "MRIODDEV", "MRSTORSG")
+_SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "ZVMUSE", "ZVMDEV", "ZVMSTO")
 
-# MRIODDEV counters: (key in Measurements.dev[devno], record field, kind); durations in ns.
-DEV_COLS = (("ssch", "IODDEV_SCMSSCH", "uint"), ("blocks", "IODDEV_BLOCKS", "uint"),
-            ("reads", "IODDEV_RDEVRDCT", "uint"), ("writes", "IODDEV_RDEVWRCT", "uint"),
-            ("pend", "IODDEV_SCMFPTIM", "tod"), ("disc", "IODDEV_SCMDDTIM", "tod"),
-            ("conn", "IODDEV_SCMCNTIM", "tod"), ("queue", "IODDEV_QUEUETIM", "tod"),
-            ("busy", "IODDEV_BUSYTIM", "tod"), ("alias", "IODDEV_ALIASTIM", "tod"))
+# ZVMDEV counters: (key in Measurements.dev[devno], record field, kind); durations in ns.
+DEV_COLS = (("ssch", "ZVMDEV_SSCH", "uint"), ("blocks", "ZVMDEV_BLOCKS", "uint"),
+            ("reads", "ZVMDEV_READS", "uint"), ("writes", "ZVMDEV_WRITES", "uint"),
+            ("pend", "ZVMDEV_PENDTM", "tod"), ("disc", "ZVMDEV_DISCTM", "tod"),
+            ("conn", "ZVMDEV_CONNTM", "tod"), ("queue", "ZVMDEV_QUEUETM", "tod"),
+            ("busy", "ZVMDEV_BUSYTM", "tod"), ("alias", "ZVMDEV_ALIASTM", "tod"))
 # MRSTORSG counters (cumulative) and levels (as sampled).
-STO_COLS = (("pgreads", "STORSG_PGREADS", "uint"), ("pgwrites", "STORSG_PGWRITES", "uint"),
-            ("faults", "STORSG_FAULTS", "uint"), ("first", "STORSG_FIRSTTCH", "uint"))
-STO_LEVELS = (("frames", "STORSG_FRAMES"), ("resident", "STORSG_RESIDENT"), ("slots", "STORSG_SLOTS"),
-              ("slots_used", "STORSG_SLOTSUSED"))
+STO_COLS = (("pgreads", "ZVMSTO_PGREADS", "uint"), ("pgwrites", "ZVMSTO_PGWRITES", "uint"),
+            ("faults", "ZVMSTO_FAULTS", "uint"), ("first", "ZVMSTO_FIRSTTCH", "uint"))
+STO_LEVELS = (("frames", "ZVMSTO_FRAMES"), ("resident", "ZVMSTO_RESIDENT"), ("slots", "ZVMSTO_SLOTS"),
+              ("slots_used", "ZVMSTO_SLOTSUSED"))
 # MRSYTPRP PR/SM and SMT counters (zvmlab fields): key in Measurements.prp[cpu], field.
-PRP_COLS = (("susp", "SYTPRP_SUSPTM"), ("park", "SYTPRP_PARKTM"), ("core1", "SYTPRP_CORE1TM"),
-            ("core2", "SYTPRP_CORE2TM"))
+PRP_COLS = (("susp", "ZVMPRP_SUSPTM"), ("park", "ZVMPRP_PARKTM"), ("core1", "ZVMPRP_CORE1TM"),
+            ("core2", "ZVMPRP_CORE2TM"))
 # MRSYTCUM counters (cumulative): key in Measurements.phys, field, kind.
-CUM_COLS = (("lpdisp", "SYTCUM_LPDISP", "uint"), ("cpcdisp", "SYTCUM_CPCDISP", "uint"),
-            ("lpmgt", "SYTCUM_LPMGTTM", "tod"), ("cpcmgt", "SYTCUM_CPCMGTTM", "tod"),
-            ("unparked", "SYTCUM_UNPARKTM", "tod"), ("unparked_vl", "SYTCUM_UNPARKVL", "tod"))
+CUM_COLS = (("lpdisp", "ZVMCUM_LPDISP", "uint"), ("cpcdisp", "ZVMCUM_CPCDISP", "uint"),
+            ("lpmgt", "ZVMCUM_LPMGTTM", "tod"), ("cpcmgt", "ZVMCUM_CPCMGTTM", "tod"),
+            ("unparked", "ZVMCUM_UNPARKTM", "tod"), ("unparked_vl", "ZVMCUM_UNPARKVL", "tod"))
 # MRUSEACT paging counters and the resident-page level.
-UPG_COLS = (("pgreads", "USEACT_PGREADS", "uint"), ("pgsteals", "USEACT_PGSTEALS", "uint"))
+UPG_COLS = (("pgreads", "ZVMUSE_PGREADS", "uint"), ("pgsteals", "ZVMUSE_PGSTEALS", "uint"))
 # MRUSEACT wait-state times (zvmlab fields, cumulative; FCX114 USTAT): key, field.
-UST_COLS = (("dormant", "USEACT_STDORM"), ("eligible", "USEACT_STELIG"), ("limited", "USEACT_STLIMIT"),
-            ("cpu_wait", "USEACT_STCPUWT"), ("running", "USEACT_STRUN"), ("page_wait", "USEACT_STPGWT"),
-            ("io_wait", "USEACT_STIOWT"), ("test_idle", "USEACT_STTIDL"))
+UST_COLS = (("dormant", "ZVMUSE_STDORM"), ("eligible", "ZVMUSE_STELIG"), ("limited", "ZVMUSE_STLIMIT"),
+            ("cpu_wait", "ZVMUSE_STCPUWT"), ("running", "ZVMUSE_STRUN"), ("page_wait", "ZVMUSE_STPGWT"),
+            ("io_wait", "ZVMUSE_STIOWT"), ("test_idle", "ZVMUSE_STTIDL"))
 # MRSTORSG minidisk-cache counters (cumulative) and levels at each sample (FCX178 MDCSTOR).
-MDC_COLS = (("reads", "STORSG_MDCREADS", "uint"), ("hits", "STORSG_MDCHITS", "uint"),
-            ("inserts", "STORSG_MDCINS", "uint"), ("steals", "STORSG_MDCSTEAL", "uint"))
-MDC_LEVELS = (("max", "STORSG_MDCMAX"), ("target", "STORSG_MDCTARGT"), ("below", "STORSG_MDCBELOW"),
-              ("above", "STORSG_MDCABOVE"))
+MDC_COLS = (("reads", "ZVMSTO_MDCREADS", "uint"), ("hits", "ZVMSTO_MDCHITS", "uint"),
+            ("inserts", "ZVMSTO_MDCINS", "uint"), ("steals", "ZVMSTO_MDCSTEAL", "uint"))
+MDC_LEVELS = (("max", "ZVMSTO_MDCMAX"), ("target", "ZVMSTO_MDCTARGT"), ("below", "ZVMSTO_MDCBELOW"),
+              ("above", "ZVMSTO_MDCABOVE"))
 # MRIODHPP counters (cumulative) per I/O type: key in Measurements.hpp, field, kind.
-HPP_COLS = (("inuse_pg", "IODHPP_INUSEPG", "tod"), ("inuse_md", "IODHPP_INUSEMD", "tod"),
-            ("taken_pg", "IODHPP_TAKENPG", "uint"), ("taken_md", "IODHPP_TAKENMD", "uint"),
-            ("queued_pg", "IODHPP_QUEUEDPG", "uint"), ("queued_md", "IODHPP_QUEUEDMD", "uint"))
+HPP_COLS = (("inuse_pg", "ZVMHPP_INUSEPG", "tod"), ("inuse_md", "ZVMHPP_INUSEMD", "tod"),
+            ("taken_pg", "ZVMHPP_TAKENPG", "uint"), ("taken_md", "ZVMHPP_TAKENMD", "uint"),
+            ("queued_pg", "ZVMHPP_QUEUEDPG", "uint"), ("queued_md", "ZVMHPP_QUEUEDMD", "uint"))
 
 
 def tod_ns(units: int) -> int:
@@ -95,12 +95,15 @@ class Measurements:
     user_ns: dict[int, list] = field(default_factory=dict)
     wait_ns: dict[int, list] = field(default_factory=dict)
     emul_ns: dict[int, list] = field(default_factory=dict)  # None: not measured
+    emul_apportioned: bool = False  # SYTPRP_PFXPRBTM split from user time (ZVMPRP flag)
     users: list[str] = field(default_factory=list)
     total_ns: dict[str, list] = field(default_factory=dict)
     virt_ns: dict[str, list] = field(default_factory=dict)
     vcpus: dict[str, int] = field(default_factory=dict)
     has_appl: bool = False
     tx: dict[str, list] = field(default_factory=dict)
+    # completed requests per reported transaction ([run] tx_unit; a run directory's summary.json)
+    tx_unit: float = 1.0
     # formal spin locks (MRSYTLCK): lock name -> counter -> one value per interval
     locks: dict[str, dict[str, list]] = field(default_factory=dict)
     # devices (MRIODDEV), by device number in the order of the data: facts and, per counter of
@@ -117,6 +120,11 @@ class Measurements:
     # per-user wait states (MRUSEACT, zvmlab fields): ns of virtual-CPU time per UST_COLS state per
     # interval; empty in data without them
     ust: dict[str, dict[str, list]] = field(default_factory=dict)
+    # per user, as of the last sample (zvmlab's ZVMUSE): virtual storage and working set (pages),
+    # the minidisk its program uses (device number, 0: none) and ZVMUSE_IOFLAGS; and per user
+    # the whole period's minidisk I/Os and blocks
+    user_info: dict[str, dict] = field(default_factory=dict)
+    user_io: dict[str, dict] = field(default_factory=dict)
     # PR/SM and SMT per processor (MRSYTPRP zvmlab fields): core, polarization, and per PRP_COLS
     # one value per interval (core1/core2: the processor's core; None: not measured)
     cpu_core: dict[int, int] = field(default_factory=dict)
@@ -134,6 +142,32 @@ class Measurements:
     mdc: dict[str, list] = field(default_factory=dict)
     hpp: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # records the data holds without a layout here: (domain, record) -> count
+    skipped: dict = field(default_factory=dict)
+
+    # -- a window of intervals (zvmlab report --from/--to) ---------------------------------------
+
+    # the fields holding one value per interval, at any depth of dicts
+    _SERIES = ("busy_ns", "sys_ns", "user_ns", "wait_ns", "emul_ns", "total_ns", "virt_ns", "tx", "locks", "dev",
+               "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp")
+
+    def window(self, keep: list[int]) -> "Measurements":
+        """A copy holding only the intervals ``keep`` (indexes, in order)."""
+        import copy
+
+        def cut(v):
+            if isinstance(v, dict):
+                return {k: cut(x) for k, x in v.items()}
+            if isinstance(v, list) and len(v) == len(self.intervals):
+                return [v[k] for k in keep]
+            return v
+        out = copy.copy(self)
+        for name in self._SERIES:
+            setattr(out, name, cut(getattr(self, name)))
+        out.intervals = [self.intervals[k] for k in keep]
+        if out.intervals:
+            out.start_tod = out.intervals[0].start_tod
+        return out
 
     # -- whole-period figures, computed the way the engine's run summary computes them --------
 
@@ -153,40 +187,50 @@ class Measurements:
         p = float(len(self.cpus)) or 1.0
         busy = sum(self.cpu_total(self.busy_ns, c) for c in self.cpus)
         sys_ = sum(self.cpu_total(self.sys_ns, c) for c in self.cpus)
+        has_virt = any(v is not None for u in self.users for v in self.virt_ns.get(u, []))
         virt = sum(self.cpu_total(self.virt_ns, u) for u in self.users)
         tx = sum(self.cpu_total(self.tx, u) for u in self.tx)
         busy_frac = busy / (dur * p)
         etr = tx / (dur / 1e9) if self.has_appl else None
+        itr = (etr / busy_frac if busy_frac > 0 else 0.0) if etr is not None else None
+        if self.tx_unit != 1.0 and etr is not None:
+            # The run summary's order of operations (engine.apply_tx_unit), so both agree exactly.
+            tx, etr, itr = round(tx / self.tx_unit), etr / self.tx_unit, itr / self.tx_unit
         return {
             "duration_s": dur / 1e9,
             "processors": len(self.cpus),
             "avg_processor_busy_pct": 100.0 * busy_frac,
             "system_pct": 100.0 * sys_ / dur,
-            "tv_ratio": busy / virt if virt > 0 else 0.0,
+            "tv_ratio": (busy / virt if virt > 0 else 0.0) if has_virt else None,
             "transactions": tx if self.has_appl else None,
             "etr": etr,
-            "itr": (etr / busy_frac if busy_frac > 0 else 0.0) if etr is not None else None,
+            "itr": itr,
         }
 
     def user_totals(self, u: str) -> dict:
+        """A user's whole-period figures; None for a figure the data lacks in every interval
+        (a real system's data has no CPU time per user in IBM's public fields)."""
         dur = float(max(1, self.duration_ns))
-        t, v = self.cpu_total(self.total_ns, u), self.cpu_total(self.virt_ns, u)
+        has = lambda s: any(v is not None for v in s.get(u, []))  # noqa: E731
+        t = self.cpu_total(self.total_ns, u) if has(self.total_ns) else None
+        v = self.cpu_total(self.virt_ns, u) if has(self.virt_ns) else None
+        both = t is not None and v is not None
         return {
             "userid": u,
-            "cpu_pct": 100.0 * t / dur,
-            "virtual_pct": 100.0 * v / dur,
-            "cp_pct": 100.0 * (t - v) / dur,
-            "total_s": t / 1e9,
-            "virtual_s": v / 1e9,
-            "tv_ratio": t / v if v > 0 else None,
+            "cpu_pct": None if t is None else 100.0 * t / dur,
+            "virtual_pct": None if v is None else 100.0 * v / dur,
+            "cp_pct": 100.0 * (t - v) / dur if both else None,
+            "total_s": None if t is None else t / 1e9,
+            "virtual_s": None if v is None else v / 1e9,
+            "tv_ratio": t / v if both and v > 0 else None,
             "transactions": self.cpu_total(self.tx, u) if u in self.tx else None,
         }
 
 
 # MRSYTLCK counters: (key in Measurements.locks, record field, kind)
-_LOCK_COLS = (("acq_x", "SYTLCK_ACQEXCL", "uint"), ("acq_s", "SYTLCK_ACQSHR", "uint"),
-              ("coll_x", "SYTLCK_COLLEXCL", "uint"), ("coll_s", "SYTLCK_COLLSHR", "uint"),
-              ("spin_x", "SYTLCK_SPINEXCL", "tod"), ("spin_s", "SYTLCK_SPINSHR", "tod"))
+_LOCK_COLS = (("acq_x", "ZVMLCK_ACQEXCL", "uint"), ("acq_s", "ZVMLCK_ACQSHR", "uint"),
+              ("coll_x", "ZVMLCK_COLLEXCL", "uint"), ("coll_s", "ZVMLCK_COLLSHR", "uint"),
+              ("spin_x", "ZVMLCK_SPINEXCL", "tod"), ("spin_s", "ZVMLCK_SPINSHR", "tod"))
 
 
 def _deltas(prev: dict, cur: dict, m: Measurements, kind: str, where: dict) -> dict:
@@ -216,13 +260,16 @@ def _deltas(prev: dict, cur: dict, m: Measurements, kind: str, where: dict) -> d
 
 def measure(data: MonitorData) -> Measurements:
     """Per-interval processor, user and application figures from decoded monitor data."""
-    m = Measurements(source=data.source, origin=data.origin, level=data.release)
+    m = Measurements(source=data.source, origin=data.origin, level=data.release, skipped=dict(data.skipped))
     sysrows = data.rows("MRMTRSYS")
+    zsys = data.rows("ZVMSYS")
     if sysrows:
         r = sysrows[0]
         m.system = {"systemid": r.get("MTRSYS_SYSTMID"), "lpar": r.get("MTRSYS_LPARNAME"),
                     "processors": r.get("MTRSYS_CPUCOUNT"), "ipl_tod": r.get("MTRSYS_SYSTODST"),
-                    "level": r.get("MTRSYS_ZVMLEVEL")}
+                    "level": zsys[0].get("ZVMSYS_LEVEL") if zsys else None}
+    if zsys and zsys[0].get("ZVMSYS_INTERVAL") is not None:
+        m.system["interval_s"] = tod_ns(zsys[0]["ZVMSYS_INTERVAL"]) / 1e9
     groups = data.groups
     sample_groups = sorted({g for t in _SAMPLE_TABLES for g in data.column(t, "group") if g < len(groups)})
     if not sample_groups:
@@ -230,64 +277,11 @@ def measure(data: MonitorData) -> Measurements:
 
     # Per sample group, the cumulative values by key (and where each record was).
     kinds = (("util", "sys", "wait", "prb", "ttime", "vtime", "tx", "where") + tuple(k for k, _, _ in _LOCK_COLS)
-             + tuple("ust_" + k for k, _ in UST_COLS))
+             + tuple("ust_" + k for k, _ in UST_COLS) + tuple("prp_" + k for k, _ in PRP_COLS))
     per_group = {g: {k: {} for k in kinds} for g in sample_groups}
-    for r in data.rows("MRSYTPRP"):
-        g = r["group"]
-        if g not in per_group or r.get("SYTPRP_PFXCPUAD") is None:
-            continue
-        c, cur = r["SYTPRP_PFXCPUAD"], per_group[g]
-        cur["util"][c] = r.get("SYTPRP_PFXUTIME")
-        cur["sys"][c] = r.get("SYTPRP_PFXTMSYS")
-        cur["wait"][c] = r.get("SYTPRP_PFXTOTWT")
-        cur["prb"][c] = r.get("SYTPRP_PFXPRBTM")
-        cur["where"][c] = r["offset"]
-        if r.get("SYTPRP_PFXCPUTY") is not None:
-            m.cpu_type[c] = r["SYTPRP_PFXCPUTY"]
-        for key, col in PRP_COLS:
-            v = r.get(col)
-            cur.setdefault("prp_" + key, {})[c] = None if v == L.NOT_MEASURED else v
-        if r.get("SYTPRP_CORE") is not None:
-            m.cpu_core[c] = r["SYTPRP_CORE"]
-            m.cpu_polar[c] = L.POLARS.get(r.get("SYTPRP_POLAR"), "?")
-        if c not in m.cpus:
-            m.cpus.append(c)
-    for r in data.rows("MRUSEACT"):
-        g, u = r["group"], r.get("USEACT_VMDUSER")
-        if g not in per_group or not u:
-            continue
-        cur = per_group[g]
-        for col, key in (("USEACT_VMDTTIME", "ttime"), ("USEACT_VMDVTIME", "vtime")):
-            v = r.get(col)
-            # one record per virtual CPU in real data: the user's figure is their sum
-            cur[key][u] = None if v is None else (cur[key].get(u) or 0) + v
-        cur["where"][u] = r["offset"]
-        for key, col in UST_COLS:
-            v = r.get(col)
-            if v is not None:
-                d = cur["ust_" + key]
-                d[u] = (d.get(u) or 0) + v
-        if r.get("USEACT_VCPUCNT"):
-            m.vcpus[u] = r["USEACT_VCPUCNT"]
-        if u not in m.users:
-            m.users.append(u)
-    for r in data.rows("MRAPLSDT"):
-        g, u = r["group"], r.get("APLSDT_USERID")
-        if g not in per_group or not u or r.get("APLSDT_PRODID") != L.APPL_PRODID_ZVMLAB:
-            continue
-        if r.get("ADATA_TXDONE") is None:
-            continue
-        per_group[g]["tx"][u] = r["ADATA_TXDONE"]
-        m.has_appl = True
-    lock_names: list[str] = []
-    for r in data.rows("MRSYTLCK"):
-        g, name = r["group"], r.get("SYTLCK_LOCKNAME")
-        if g not in per_group or not name:
-            continue
-        for key, col, _ in _LOCK_COLS:
-            per_group[g][key][name] = r.get(col)
-        if name not in lock_names:
-            lock_names.append(name)
+    _processors(data, m, per_group)
+    _users(data, m, per_group)
+    lock_names = _locks(data, per_group)
     dev_keys = tuple("dev_" + k for k, _, _ in DEV_COLS)
     for g in per_group:
         for k in dev_keys + tuple("sto_" + k for k, _, _ in STO_COLS) + tuple("upg_" + k for k, _, _ in UPG_COLS):
@@ -296,36 +290,38 @@ def measure(data: MonitorData) -> Measurements:
         for k in (tuple("prp_" + k for k, _ in PRP_COLS) + tuple("cum_" + k for k, _, _ in CUM_COLS)
                   + tuple("hpp_" + k for k, _, _ in HPP_COLS) + ("hpp_max",)):
             per_group[g].setdefault(k, {})
-    for r in data.rows("MRIODHPP"):
+    for r in data.rows("ZVMHPP"):
         g = r["group"]
-        if g not in per_group or r.get("IODHPP_ALIASES") is None:
+        if g not in per_group or r.get("ZVMHPP_ALIASES") is None:
             continue
         c = lambda col: None if r.get(col) is None else r[col] / 100.0  # noqa: E731
-        m.hpp_info = {"aliases": r["IODHPP_ALIASES"],
-                      "paging_alias": bool((r.get("IODHPP_FLAGS") or 0) & L.HPPFLAG_PAGING),
-                      "share_pg": c("IODHPP_SHRPG"), "share_md": c("IODHPP_SHRMD"),
-                      "ent_pg": c("IODHPP_ENTPG"), "ent_md": c("IODHPP_ENTMD")}
+        m.hpp_info = {"aliases": r["ZVMHPP_ALIASES"],
+                      "paging_alias": bool((r.get("ZVMHPP_FLAGS") or 0) & L.HPPFLAG_PAGING),
+                      "share_pg": c("ZVMHPP_SHRPG"), "share_md": c("ZVMHPP_SHRMD"),
+                      "ent_pg": c("ZVMHPP_ENTPG"), "ent_md": c("ZVMHPP_ENTMD")}
         for key, col, _ in HPP_COLS:
             per_group[g]["hpp_" + key]["all"] = r.get(col)
-        per_group[g]["hpp_max"]["all"] = (r.get("IODHPP_MAXPG"), r.get("IODHPP_MAXMD"))
-    for r in data.rows("MRSYTCUP"):
+        per_group[g]["hpp_max"]["all"] = (r.get("ZVMHPP_MAXPG"), r.get("ZVMHPP_MAXMD"))
+    for r in data.rows("ZVMCUP"):
         g = r["group"]
-        if g not in per_group or not r.get("SYTCUP_LPNAME") or r.get("SYTCUP_LPNUM") is None:
+        if g not in per_group or not r.get("ZVMCUP_LPNAME") or r.get("ZVMCUP_LPNUM") is None:
             continue
-        lp = {"name": r["SYTCUP_LPNAME"], "number": r["SYTCUP_LPNUM"], "logical": r.get("SYTCUP_LCPUS"),
-              "weight": r.get("SYTCUP_WEIGHT"),
-              "entitlement": None if r.get("SYTCUP_ENTMIL") is None else r["SYTCUP_ENTMIL"] / 1000.0,
-              "self": bool((r.get("SYTCUP_FLAGS") or 0) & L.CUPFLAG_SELF),
-              "dedicated": bool((r.get("SYTCUP_FLAGS") or 0) & L.CUPFLAG_DEDICATED),
-              "vh": r.get("SYTCUP_VH"), "vm": r.get("SYTCUP_VM"), "vl": r.get("SYTCUP_VL"),
-              "hz": r.get("SYTCUP_HZ"), "ded": r.get("SYTCUP_DED")}
+        lp = {"name": r["ZVMCUP_LPNAME"], "number": r["ZVMCUP_LPNUM"], "logical": r.get("ZVMCUP_LCPUS"),
+              "weight": r.get("ZVMCUP_WEIGHT"),
+              "entitlement": None if r.get("ZVMCUP_ENTMIL") is None else r["ZVMCUP_ENTMIL"] / 1000.0,
+              "self": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_SELF),
+              "dedicated": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_DEDICATED),
+              "vh": r.get("ZVMCUP_VH"), "vm": r.get("ZVMCUP_VM"), "vl": r.get("ZVMCUP_VL"),
+              "hz": r.get("ZVMCUP_HZ"), "ded": r.get("ZVMCUP_DED"),
+              "busy": None if r.get("ZVMCUP_BUSYMIL") is None else r["ZVMCUP_BUSYMIL"] / 1000.0,
+              "horizontal": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_HORIZONTAL)}
         m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
     m.lpars.sort(key=lambda x: x["number"])
-    for r in data.rows("MRSYTCUM"):
+    for r in data.rows("ZVMCUM"):
         g = r["group"]
-        if g not in per_group or r.get("SYTCUM_LPDISP") is None:
+        if g not in per_group or r.get("ZVMCUM_LPDISP") is None:
             continue
-        m.phys_info = {"shared": r.get("SYTCUM_SHARED"), "dedicated": r.get("SYTCUM_DEDIC")}
+        m.phys_info = {"shared": r.get("ZVMCUM_SHARED"), "dedicated": r.get("ZVMCUM_DEDIC")}
         for key, col, _ in CUM_COLS:
             per_group[g]["cum_" + key]["all"] = r.get(col)
     levels: dict[int, dict] = {g: {} for g in per_group}
@@ -334,8 +330,9 @@ def measure(data: MonitorData) -> Measurements:
     for r in data.rows("MRSTOASP"):
         if r.get("STOASP_RDEVDEV") is not None and r.get("STOASP_CALPAGE") is not None:
             slots[r["STOASP_RDEVDEV"]] = r["STOASP_CALPAGE"]
-    for r in data.rows("MRIODDEV"):
-        g, d = r["group"], r.get("IODDEV_RDEVDEV")
+    config = {r.get("ZVMDVC_DEVNO"): r for r in data.rows("ZVMDVC")}
+    for r in data.rows("ZVMDEV"):
+        g, d = r["group"], r.get("ZVMDEV_DEVNO")
         if g not in per_group or d is None:
             continue
         for key, col, _ in DEV_COLS:
@@ -343,19 +340,28 @@ def measure(data: MonitorData) -> Measurements:
         per_group[g]["where"][("dev", d)] = r["offset"]
         if d not in m.devs:
             m.devs.append(d)
-            flag = r.get("IODDEV_CALFLAG1") or 0
-            m.dev_info[d] = {"name": r.get("IODDEV_RDEVSER") or f"{d:04X}",
-                             "type": L.DEVTYPES.get(r.get("IODDEV_RDEVTYPE"), "?"),
+            dc = config.get(d, {})
+            flag = dc.get("ZVMDVC_FLAGS") or 0
+            m.dev_info[d] = {"name": dc.get("ZVMDVC_VOLSER") or f"{d:04X}",
+                             "type": L.DEVTYPES.get(dc.get("ZVMDVC_TYPE"), "?"),
                              "paging": bool(flag & L.DEVFLAG_PAGING), "minidisk": bool(flag & L.DEVFLAG_MINIDISK),
-                             "exposures": r.get("IODDEV_EXPOSURES")}
+                             "exposures": dc.get("ZVMDVC_EXPOSURES")}
+    # devices a real system's configuration names (D1R6) without zvmlab's activity records:
+    # listed, their figures missing
+    for r in data.rows("MRMTRDEV"):
+        d = r.get("MTRDEV_RDEVDEV")
+        if d is not None and d not in m.devs and not data.rows("ZVMDVC"):
+            m.devs.append(d)
+            m.dev_info[d] = {"name": f"{d:04X}", "type": "?", "paging": d in slots, "minidisk": False,
+                             "exposures": None}
     for d in m.devs:
         m.dev_info[d]["slots"] = slots.get(d)
     mdc_levels: dict[int, dict] = {g: {} for g in per_group}
-    for r in data.rows("MRSTORSG"):
+    for r in data.rows("ZVMSTO"):
         g = r["group"]
         if g not in per_group:
             continue
-        flags = r.get("STORSG_ZVMFLAGS")
+        flags = r.get("ZVMSTO_FLAGS")
         if flags is not None and flags & L.STOFLAG_MDC:
             m.has_mdc = True
             for key, col, _ in MDC_COLS:
@@ -368,15 +374,15 @@ def measure(data: MonitorData) -> Measurements:
             per_group[g]["sto_" + key]["all"] = r.get(col)
         levels[g] = {key: r.get(col) for key, col in STO_LEVELS}
     if m.has_storage:
-        for r in data.rows("MRUSEACT"):
-            g, u = r["group"], r.get("USEACT_VMDUSER")
+        for r in data.rows("ZVMUSE"):
+            g, u = r["group"], r.get("ZVMUSE_USERID")
             if g not in per_group or not u:
                 continue
             for key, col, _ in UPG_COLS:
                 v = r.get(col)
                 cur = per_group[g]["upg_" + key]
                 cur[u] = None if v is None else (cur.get(u) or 0) + v
-            v = r.get("USEACT_RESPAGES")
+            v = r.get("ZVMUSE_RESPAGES")
             ulevels[g][u] = None if v is None else (ulevels[g].get(u) or 0) + v
     m.cpus.sort()
 
@@ -387,6 +393,12 @@ def measure(data: MonitorData) -> Measurements:
         prev, prev_tod, todo = {k: {} for k in per_group[g0]}, groups[g0 - 1]["tod"], sample_groups
     else:
         prev, prev_tod, todo = per_group[g0], groups[g0]["tod"], sample_groups[1:]
+    from_ipl = todo is sample_groups
+    for io in m.user_io.values():
+        for k, _ in _UIO:
+            base = 0 if from_ipl else io.get("first_" + k)
+            io[k] = None if io[k] is None or base is None or io[k] < base else io[k] - base
+            io.pop("first_" + k, None)
     m.start_tod = prev_tod
     t0 = tod_ns(prev_tod)
     for c in m.cpus:
@@ -494,3 +506,100 @@ def measure(data: MonitorData) -> Measurements:
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod
     return m
+
+
+def _processors(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """IBM's MRSYTPRP (times), zvmlab's ZVMPRP (PR/SM, parking, SMT core times)."""
+    for r in data.rows("MRSYTPRP"):
+        g = r["group"]
+        if g not in per_group or r.get("SYTPRP_PFXCPUAD") is None:
+            continue
+        c, cur = r["SYTPRP_PFXCPUAD"], per_group[g]
+        cur["util"][c] = r.get("SYTPRP_PFXUTIME")
+        cur["sys"][c] = r.get("SYTPRP_PFXTMSYS")
+        cur["wait"][c] = r.get("SYTPRP_PFXTOTWT")
+        cur["prb"][c] = r.get("SYTPRP_PFXPRBTM")
+        cur["where"][c] = r["offset"]
+        if r.get("SYTPRP_PFXCPUTY") is not None:
+            m.cpu_type[c] = r["SYTPRP_PFXCPUTY"]
+        if c not in m.cpus:
+            m.cpus.append(c)
+    for r in data.rows("ZVMPRP"):
+        g, c = r["group"], r.get("ZVMPRP_CPUAD")
+        if g not in per_group or c is None:
+            continue
+        flags = r.get("ZVMPRP_FLAGS") or 0
+        m.emul_apportioned |= bool(flags & L.PRPFLAG_PRB_APPORTIONED)
+        for key, col in PRP_COLS:
+            v = r.get(col)
+            if key.startswith("core") and not flags & L.PRPFLAG_CORETM:
+                v = None
+            per_group[g]["prp_" + key][c] = v
+        if r.get("ZVMPRP_CORE") is not None:
+            m.cpu_core[c] = r["ZVMPRP_CORE"]
+            m.cpu_polar[c] = L.POLARS.get(r.get("ZVMPRP_POLAR"), "?")
+    m.cpus.sort()
+
+
+def _users(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """Users and their virtual CPUs from IBM's MRUSEACT (one per virtual CPU); CPU time,
+    transactions and wait states from zvmlab's ZVMUSE where the data has it."""
+    vcpus: dict[tuple[int, str], int] = {}
+    for r in data.rows("MRUSEACT"):
+        g, u = r["group"], r.get("USEACT_VMDUSER")
+        if g not in per_group or not u:
+            continue
+        vcpus[(g, u)] = vcpus.get((g, u), 0) + 1
+        per_group[g]["where"].setdefault(u, r["offset"])
+        if u not in m.users:
+            m.users.append(u)
+    for (_, u), n in vcpus.items():
+        m.vcpus[u] = max(n, m.vcpus.get(u, 0))
+    first: dict[str, dict] = {}
+    for r in data.rows("ZVMUSE"):
+        g, u = r["group"], r.get("ZVMUSE_USERID")
+        if g not in per_group or not u:
+            continue
+        m.user_info[u] = {"vsize": r.get("ZVMUSE_VSIZE"), "wss": r.get("ZVMUSE_WSS"),
+                          "iodev": r.get("ZVMUSE_IODEV"), "ioflags": r.get("ZVMUSE_IOFLAGS")}
+        first.setdefault(u, r)
+        # cumulative at the last sample, and at the first (the baseline when monitoring did not
+        # start at IPL: measure() subtracts it then)
+        m.user_io[u] = {k: r.get(col) for k, col in _UIO}
+        m.user_io[u].update({"first_" + k: first[u].get(col) for k, col in _UIO})
+        cur = per_group[g]
+        cur["ttime"][u] = r.get("ZVMUSE_TTIME")
+        cur["vtime"][u] = r.get("ZVMUSE_VTIME")
+        cur["where"][u] = r["offset"]
+        for key, col in UST_COLS:
+            if r.get(col) is not None:
+                cur["ust_" + key][u] = r[col]
+        if r.get("ZVMUSE_TXDONE") is not None:
+            cur["tx"][u] = r["ZVMUSE_TXDONE"]
+            m.has_appl = True
+        if r.get("ZVMUSE_VCPUS"):
+            m.vcpus[u] = r["ZVMUSE_VCPUS"]
+        if u not in m.users:
+            m.users.append(u)
+
+
+_UIO = (("ios", "ZVMUSE_IOS"), ("blocks", "ZVMUSE_IOBLKS"))
+
+
+def _locks(data: MonitorData, per_group: dict) -> list[str]:
+    """Lock counters from zvmlab's ZVMLCK (with acquires) or else IBM's MRSYTLCK entries."""
+    names: list[str] = []
+    zvm = bool(data.rows("ZVMLCK"))
+    table = "ZVMLCK" if zvm else "MRSYTLCK"
+    ibm = (("coll_x", "SYTLCK_CALXSCNT"), ("coll_s", "SYTLCK_CALSSCNT"), ("spin_x", "SYTLCK_CALXTIME"),
+           ("spin_s", "SYTLCK_CALSTIME"))
+    for r in data.rows(table):
+        g, name = r["group"], r.get("ZVMLCK_NAME" if zvm else "SYTLCK_CALLCKID")
+        if g not in per_group or not name:
+            continue
+        cols = [(key, col) for key, col, _ in _LOCK_COLS] if zvm else ibm
+        for key, col in cols:
+            per_group[g][key][name] = r.get(col)
+        if name not in names:
+            names.append(name)
+    return names

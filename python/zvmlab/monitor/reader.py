@@ -6,7 +6,9 @@ and end address in the monitor DCSS), followed by the DCSS frames holding the re
 entry, from frame floor(start/4096) to floor(end/4096), the first record at start mod 4096
 (this frame rule is inferred, see shared/research/monitor-data.md). Records carry a 20-byte
 header (length, zeros, domain, record number, TOD) and never span a frame; D1R13 ends a frame,
-D1R11 ends an interval (and the initial configuration set).
+D1R11 ends an interval (and the initial configuration set). A control record whose control
+area is all zeros is the end-of-data block zvmlab writes last; data after it (concatenated
+files) is read on.
 
 The reader never raises on bad data: it records each problem with the byte offset where it
 found it, skips what it cannot read (a frame, a control record) and carries on. Records without
@@ -55,6 +57,10 @@ class MonitorData:
     problems_dropped: int = 0
     control_records: int = 0
     records: int = 0
+    # end-of-data blocks (offsets); each configuration set's system id and level, with offset
+    end_of_data: list[int] = field(default_factory=list)
+    systems: list[tuple[int, str]] = field(default_factory=list)
+    levels: list[tuple[int, str]] = field(default_factory=list)
 
     def problem(self, offset: int, message: str) -> None:
         if len(self.problems) < _MAX_PROBLEMS:
@@ -107,14 +113,17 @@ class _Reader:
     def __init__(self, data: bytes, source: str):
         self.b = data
         self.m = MonitorData(source=source, size=len(data))
-        self.layouts = L.table("")
+        self.layouts = L.table()
         self.open_records = 0  # records read since the last interval end
 
     # -- control records ---------------------------------------------------------------------
 
     def control(self, pos: int) -> list[tuple[str, int, int, int]] | None:
-        """The entries of the control record at ``pos``, or None if it is not one."""
+        """The entries of the control record at ``pos`` ([] for the end-of-data block), or None
+        if it is not one."""
         b = self.b
+        if not any(b[pos + 40:pos + L.FRAME]):
+            return []
         entries = []
         for i in range(_MAX_ENTRIES):
             o = pos + 40 + 12 * i
@@ -152,6 +161,10 @@ class _Reader:
             if bad_from is not None:
                 self.not_control(bad_from, pos)
                 bad_from = None
+            if not entries:
+                m.end_of_data.append(pos)
+                pos += L.FRAME
+                continue
             m.control_records += 1
             fpos = pos + L.FRAME
             for kind, _doms, start, end in entries:
@@ -227,35 +240,63 @@ class _Reader:
     def record(self, key: tuple[int, int], at: int, ln: int, tod: int) -> None:
         m = self.m
         raw = self.b[at:at + ln]
-        if key == (1, 4):
-            self.configure(raw)
         lay = self.layouts.get(key)
         if lay is None:
             m.skipped[key] += 1
             return
-        t = m.tables.setdefault(lay.name, {"group": [], "tod": [], "offset": [], "length": []})
+        values = {f.name: (_decode(f.kind, raw[f.offset:f.end]) if f.end <= ln else None) for f in lay.fields}
+        if key in ((1, 4), (L.ZVM_DOMAIN, 1)):
+            self.configure(key, at, values)
+        if lay.array is None:
+            self.row(lay.name, at, ln, tod, values)
+            return
+        for eat, entry in self.entries(lay, at, raw, values):
+            self.row(lay.name, eat, ln, tod, {**values, **entry})
+
+    def entries(self, lay: L.Record, at: int, raw: bytes, values: dict):
+        """The entries of an array record: (offset, values) each; problems for bad headers."""
+        a = lay.array
+        n, size, first = values.get(a.count), values.get(a.size), values.get(a.first)
+        if n is None or size is None or first is None:
+            self.m.problem(at, f"{lay.name} too short for its entry header; entries skipped")
+            return
+        need = max((f.end for f in a.fields), default=0)
+        if size < need or first < L.HEADER_LEN or first + n * size > len(raw):
+            self.m.problem(at, f"{lay.name} header says {n} entries of {size} bytes from offset {first}, which "
+                               f"do not fit its {len(raw)} bytes (entries need {need}); entries skipped")
+            return
+        for i in range(n):
+            o = first + i * size
+            yield at + o, {f.name: _decode(f.kind, raw[o + f.offset:o + f.end]) for f in a.fields}
+
+    def row(self, name: str, at: int, ln: int, tod: int, values: dict) -> None:
+        m = self.m
+        t = m.tables.setdefault(name, {"group": [], "tod": [], "offset": [], "length": []})
         n = len(t["offset"])
         t["group"].append(len(m.groups))
         t["tod"].append(tod)
         t["offset"].append(at)
         t["length"].append(ln)
-        for f in lay.fields:
-            col = t.setdefault(f.name, [None] * n)
-            col.append(_decode(f.kind, raw[f.offset:f.end]) if f.end <= ln else None)
-        for col in t.values():  # columns this record's layout lacks stay aligned
+        for k, v in values.items():
+            t.setdefault(k, [None] * n).append(v)
+        for col in t.values():  # columns this record lacks stay aligned
             if len(col) < n + 1:
                 col.append(None)
 
-    def configure(self, raw: bytes) -> None:
-        """MTRSYS says who wrote the data (and which level): pick the layouts to decode with."""
-        fields = {f.name: f for f in L.table(L.ORIGIN_ZVMLAB)[(1, 4)].fields}
-        f = fields["MTRSYS_HCPCPEID"]
-        if f.end > len(raw) or _decode(f.kind, raw[f.offset:f.end]) != L.ORIGIN_ZVMLAB:
+    def configure(self, key: tuple[int, int], at: int, v: dict) -> None:
+        """MTRSYS says which system wrote the data; zvmlab's ZVMSYS which level it simulated."""
+        m = self.m
+        if key == (1, 4):
+            sysid = v.get("MTRSYS_SYSTMID") or ""
+            m.systems.append((at, sysid))
+            if v.get("MTRSYS_HCPCPEID") == L.ORIGIN_ZVMLAB:
+                m.origin = L.ORIGIN_ZVMLAB
             return
-        lv = fields["MTRSYS_ZVMLEVEL"]
-        level = _decode(lv.kind, raw[lv.offset:lv.end]) if lv.end <= len(raw) else None
-        self.m.origin, self.m.release = L.ORIGIN_ZVMLAB, level
-        self.layouts = L.table(L.ORIGIN_ZVMLAB, level)
+        level = v.get("ZVMSYS_LEVEL")
+        if level:
+            m.levels.append((at, level))
+            m.release = level
+            self.layouts = L.table(level)
 
 
 def read(data: bytes, source: str = "") -> MonitorData:

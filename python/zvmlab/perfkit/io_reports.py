@@ -1,6 +1,6 @@
 """Device, paging-space and user-paging reports: FCX108 DEVICE, FCX109 DEVICE CPOWNED, FCX146
-AUXLOG and FCX113 UPAGE, from D6R3 MRIODDEV, D3R4 MRSTOASP, D3R1 MRSTORSG and the paging fields
-of D4R3 MRUSEACT.
+AUXLOG and FCX113 UPAGE, from zvmlab's D15R5 ZVMDEV and D15R2 ZVMDVC, IBM's D3R4 MRSTOASP, and
+zvmlab's D15R6 ZVMSTO and the paging fields of D15R4 ZVMUSE.
 
 Figures follow the run summary's definitions, so the reports agree with summary.json: an I/O
 rate is SSCHs per second (the engine counts an I/O when it starts), a time per I/O is the
@@ -25,7 +25,7 @@ def _div(a, b):
 
 def _base_busy(c: dict):
     """The bases' own busy time of counters ``c``: service minus the I/Os run on HyperPAV aliases
-    (IODDEV_ALIASTIM; absent in older data, then nothing ran on aliases)."""
+    (ZVMDEV_ALIASTM)."""
     return None if c["busy"] is None else c["busy"] - (c.get("alias") or 0)
 
 
@@ -63,8 +63,13 @@ def _use(info: dict) -> str:
 
 
 def _no_devices(m: Measurements, r: Report) -> bool:
+    n = m.skipped.get((6, 3), 0)
+    if n:
+        r.notes.append(f"{n} device activity records (D6 R3 MRIODDEV) in the data, but their fields are not in "
+                       f"IBM's public layout excerpts (docs/research/monitor-layouts.md): device figures '...'.")
     if not m.devs:
-        r.notes.append("No device activity records (D6 R3 MRIODDEV) in the data.")
+        if not n:
+            r.notes.append("No device activity records (D15 R5 ZVMDEV) in the data.")
         return True
     return False
 
@@ -147,7 +152,7 @@ def cpowned(m: Measurements, r: Report) -> None:
     t = Table("volumes", cols, key=("addr",))
     paging = [d for d in m.devs if m.dev_info[d]["paging"]]
     if not paging:
-        r.notes.append("No CP-owned paging volumes in the data (D6 R3 MRIODDEV with the paging flag).")
+        r.notes.append("No CP-owned paging volumes in the data (D15 R2 ZVMDVC with the paging flag).")
         r.tables.append(t)
         return
     secs, ks = _secs(m), _all(m)
@@ -160,8 +165,8 @@ def cpowned(m: Measurements, r: Report) -> None:
     n = c["ssch"] or 0
     nexp = sum(m.dev_info[d].get("exposures") or 1 for d in paging)
     slots = [m.dev_info[d].get("slots") for d in paging]
-    used = m.sto_level.get("slots_used", [None])[-1] if m.has_storage else None
-    total = m.sto_level.get("slots", [None])[-1] if m.has_storage else None
+    used = (m.sto_level.get("slots_used") or [None])[-1] if m.has_storage else None
+    total = (m.sto_level.get("slots") or [None])[-1] if m.has_storage else None
     t.add(TOTAL, addr=TOTAL, volser="", area="PAGE", slots=None if None in slots else sum(slots),
           used=None if used is None or not total else 100.0 * used / total,
           pgread=_div(ssum(m.sto["pgreads"]), secs) if m.has_storage else None,
@@ -177,7 +182,7 @@ def cpowned(m: Measurements, r: Report) -> None:
                         {"Read SSCH/s": [row["rd"] for row in rows], "Write SSCH/s": [row["wr"] for row in rows]},
                         kind="bar", categories=[row["volser"] for row in rows], xlabel="volume"))
     r.notes.append("Page Rate and Used %: pages read and written per second and slots in use at the end, for "
-                   "the system (D3 R1 MRSTORSG); the data has them per volume only as I/Os, shown as * = zvmlab "
+                   "the system (D15 R6 ZVMSTO); the data has them per volume only as I/Os, shown as * = zvmlab "
                    "additions Rd/Wr SSCH/s. Total Slots from D3 R4 MRSTOASP.")
 
 
@@ -199,7 +204,7 @@ def auxlog(m: Measurements, r: Report) -> None:
             Column("busy", ("Avg", "%Busy"), "pct", 5, "Paging Volume I/O")]
     t = Table("intervals", cols, key=("time",))
     if not m.has_storage:
-        r.notes.append("No storage records (D3 R1 MRSTORSG) in the data.")
+        r.notes.append("No storage records (D15 R6 ZVMSTO) in the data.")
         r.tables.append(t)
         return
     paging = [d for d in m.devs if m.dev_info[d]["paging"]]
@@ -231,8 +236,8 @@ def auxlog(m: Measurements, r: Report) -> None:
     r.plots.append(Plot("Paging rate", "pages/s", x, {"Reads/s": [row_["reads"] for row_ in data],
                                                       "Writes/s": [row_["writes"] for row_ in data]}))
     r.plots.append(Plot("Paging space in use", "% of slots", x, {"Used %": [row_["used"] for row_ in data]}))
-    r.notes.append("Pages: read from and written to the paging volumes per second (D3 R1 MRSTORSG). Paging "
-                   "Volume I/O: all CP-owned paging volumes together (D6 R3 MRIODDEV); Avg %Busy per exposure. "
+    r.notes.append("Pages: read from and written to the paging volumes per second (D15 R6 ZVMSTO). Paging "
+                   "Volume I/O: all CP-owned paging volumes together (D15 R5 ZVMDEV); Avg %Busy per exposure. "
                    "The >>Mean>> row's Used % is the mean of the interval samples.")
 
 
@@ -248,7 +253,10 @@ def upage(m: Measurements, r: Report) -> None:
             Column("resend", ("End", "Resid"), "int", 9, "Number of Pages", extension=True)]
     t = Table("users", cols, key=("userid",))
     if not m.has_storage or not m.upg:
-        r.notes.append("No per-user paging data (D4 R3 MRUSEACT paging fields, with D3 R1 MRSTORSG) in the data.")
+        for u in sorted(m.users) if not m.has_storage and not m.user_info else ():
+            t.add(DATA, userid=u)  # a real system's users (MRUSEACT): their paging is not in the data
+        r.notes.append("No per-user paging data (D15 R4 ZVMUSE paging fields, with D15 R6 ZVMSTO) in the data"
+                       + (": the users' figures are '...'." if t.rows else "."))
         r.tables.append(t)
         return
     secs = _secs(m)
@@ -284,7 +292,7 @@ def upage(m: Measurements, r: Report) -> None:
         "the control unit's HyperPAV alias pool by interval: aliases, SET CU shares and entitlements, "
         "aliases in use (mean, max) and taken, I/Os that queued, for paging and minidisk I/O")
 def hpalias(m: Measurements, r: Report) -> None:
-    """From D6R28 MRIODHPP (record number confirmed, fields zvmlab's). The FCX number and name
+    """From zvmlab's D15R9 ZVMHPP. The FCX number and name
     are Perfkit's HyperPAV alias report's as remembered, not checked against IBM's list."""
     cols = [TIME_COL, Column("aliases", ("", "Alias"), "int", 5)]
     for g, sfx in (("Paging", "_pg"), ("Minidisk", "_md")):
@@ -296,7 +304,7 @@ def hpalias(m: Measurements, r: Report) -> None:
     t = Table("pool", cols, key=("time",))
     info, h = m.hpp_info, m.hpp
     if not info or not h:
-        r.notes.append("No HyperPAV pool records (D6 R28 MRIODHPP) in the data: a run needs a [cu] with aliases.")
+        r.notes.append("No HyperPAV pool records (D15 R9 ZVMHPP) in the data: a run needs a [cu] with aliases.")
         r.tables.append(t)
         return
 
@@ -332,7 +340,7 @@ def hpalias(m: Measurements, r: Report) -> None:
         "the minidisk cache by interval: maximum and target size, frames in use below and above "
         "2 GB, reads, hits and hit ratio, inserts and steals per second")
 def mdcstor(m: Measurements, r: Report) -> None:
-    """From the zvmlab minidisk-cache fields of D3R1 MRSTORSG (IBM's MDC fields are not
+    """From the minidisk-cache fields of zvmlab's D15R6 ZVMSTO (IBM's MDC fields are not
     transcribed). Sizes in MB as Perfkit shows storage; rates per second."""
     mb = lambda f: None if f is None else f * 4096 / 2**20  # noqa: E731
     cols = [TIME_COL,
@@ -347,7 +355,7 @@ def mdcstor(m: Measurements, r: Report) -> None:
             Column("steals", ("Steals", "/sec"), "rate", 9, "Cache changes")]
     t = Table("mdc", cols, key=("time",))
     if not m.has_mdc:
-        r.notes.append("No minidisk cache data (zvmlab fields of D3 R1 MRSTORSG) in the data: a run needs [mdc].")
+        r.notes.append("No minidisk cache data (D15 R6 ZVMSTO) in the data: a run needs [mdc].")
         r.tables.append(t)
         return
     c = m.mdc

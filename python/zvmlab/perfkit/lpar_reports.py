@@ -1,6 +1,6 @@
 """LPAR, physical-CPU and logical-processor reports: FCX126 LPAR, FCX302 PHYSLOG and FCX304
-PRCLOG, from D0R16 MRSYTCUP (the CPC's LPARs), D0R17 MRSYTCUM (PR/SM counters) and the PR/SM,
-parking and SMT fields of D0R2 MRSYTPRP (all zvmlab placements: see the README).
+PRCLOG, from zvmlab's records D15R7 ZVMCUP (the CPC's LPARs), D15R8 ZVMCUM (PR/SM counters) and
+D15R3 ZVMPRP (PR/SM, parking and SMT per processor; see the README).
 
 Figures follow the run summary's definitions (lpar.intervals, intervals[].smt): %Susp = time a
 logical processor wanted to run but PR/SM did not power it, %LPmgt = PR/SM dispatches x PR/SM
@@ -19,7 +19,7 @@ from .reports import CPU_TYPES, TIME_COL, end_time, pct, report, ssum, xs
 
 def _none_note(m: Measurements, r: Report, what: str) -> bool:
     if not m.phys:
-        r.notes.append(f"No PR/SM data (D0 R17 MRSYTCUM) in the data: {what} needs a run with a [cpc].")
+        r.notes.append(f"No PR/SM data (D15 R8 ZVMCUM) in the data: {what} needs a run with a [cpc].")
         return True
     return False
 
@@ -58,7 +58,7 @@ def prclog(m: Measurements, r: Report) -> None:
             Column("td", ("Thread", "Dens."), "ratio", 6, "SMT")]
     t = Table("processors", cols, key=("time", "cpu"))
     if not m.prp:
-        r.notes.append("No PR/SM or SMT fields in the processor records (D0 R2 MRSYTPRP written by zvmlab).")
+        r.notes.append("No PR/SM or SMT fields in the processor records (D15 R3 ZVMPRP).")
         r.tables.append(t)
         return
 
@@ -157,7 +157,7 @@ def lpar(m: Measurements, r: Report) -> None:
             Column("lpmgt", ("", "%LPmgt"), "pct", 6, "Load")]
     t = Table("lpars", cols, key=("name",))
     if not m.lpars:
-        r.notes.append("No LPAR records (D0 R16 MRSYTCUP) in the data: the report needs a run with a [cpc].")
+        r.notes.append("No LPAR records (D15 R7 ZVMCUP) in the data: the report needs a run with a [cpc].")
         r.tables.append(t)
         return
     dur = float(max(1, m.duration_ns))

@@ -7,7 +7,7 @@ A report is registered with its Perfkit id and name; it builds a ``Report`` from
 
 Figures follow the run summary's definitions, so a report agrees with summary.json:
 percentages of one processor (100 = one processor busy for the interval), T/V = total CPU time /
-virtual CPU time, ETR = transactions per second (from the workload's APPLDATA records).
+virtual CPU time, ETR = transactions per second (from zvmlab's D15R4 ZVMUSE records).
 """
 
 from __future__ import annotations
@@ -63,6 +63,9 @@ def meta(m: Measurements) -> dict:
         "from": start.strftime("%Y/%m/%d %H:%M:%S"),
         "to": end.strftime("%Y/%m/%d %H:%M:%S"),
         "seconds": secs,
+        # the window as seconds since the start of the data, beside the clock times above
+        "from_s": m.intervals[0].start_ns / 1e9 if m.intervals else 0.0,
+        "to_s": m.intervals[-1].end_ns / 1e9 if m.intervals else 0.0,
         "system": m.system.get("systemid") or "",
         "level": m.level or m.system.get("level") or "",
         "origin": m.origin or "unknown",
@@ -145,8 +148,12 @@ def proclog(m: Measurements, r: Report) -> None:
                         {f"CPU {c:X}": [pct(v, iv.len_ns) for v, iv in zip(m.sys_ns[c], m.intervals)]
                          for c in m.cpus}))
     if any(v is None for c in m.cpus for v in m.emul_ns[c]):
-        r.notes.append("Emul per processor: '...' = not in the data (the simulator does not account guest time "
-                       "per processor); the '.' row's Emul is the users' virtual time (MRUSEACT).")
+        r.notes.append("Emul per processor: '...' = not in the data; the '.' row's Emul is then the users' "
+                       "virtual time (D15 R4 ZVMUSE).")
+    elif m.emul_apportioned:
+        r.notes.append("Emul per processor (SYTPRP_PFXPRBTM): the simulator does not account guest time per "
+                       "processor; each processor's user time is split in the interval's proportion of guest "
+                       "to user-charged time (flagged in D15 R3 ZVMPRP).")
 
 
 # -- FCX100 CPU ----------------------------------------------------------------------------------
@@ -170,7 +177,9 @@ def cpu(m: Measurements, r: Report) -> None:
               wt=pct(ssum(m.wait_ns[c]), dur), sys=pct(ssum(m.sys_ns[c]), dur))
     p = len(m.cpus) or 1
     busy = ssum(ssum(m.busy_ns[c]) for c in m.cpus)
-    virt = ssum(ssum(m.virt_ns[u]) for u in m.users) if m.users else None
+    virt = ssum(ssum(m.emul_ns[c]) for c in m.cpus) if m.cpus else None
+    if virt is None:  # no emulation time per processor: the users' virtual time
+        virt = ssum(ssum(m.virt_ns[u]) for u in m.users) if m.users else None
     t.add(TOTAL, proc="Avg", type="", cpu=pct(busy, dur * p),
           cp=pct(None if busy is None or virt is None else busy - virt, dur * p), emu=pct(virt, dur * p),
           wt=pct(ssum(ssum(m.wait_ns[c]) for c in m.cpus), dur * p),
@@ -195,7 +204,7 @@ def cpu(m: Measurements, r: Report) -> None:
                         {"%CPU": [row["cpu"] for row in procs], "%SYS": [row["sys"] for row in procs],
                          "%WT": [row["wt"] for row in procs]},
                         kind="bar", categories=[row["proc"] for row in procs], xlabel="processor"))
-    r.notes.append("* = zvmlab addition: transactions come from the workload's APPLDATA (D10R2) records.")
+    r.notes.append("* = zvmlab addition: transactions come from the workload, in zvmlab's D15R4 ZVMUSE records.")
 
 
 # -- FCX225 SYSSUMLG -----------------------------------------------------------------------------
@@ -220,15 +229,17 @@ def syssumlg(m: Measurements, r: Report) -> None:
         virt = interval_virt(m, k)
         tx = interval_tx(m, k)
         frac = None if busy is None else busy / (ln * p)
-        etr = None if tx is None else tx / (ln / 1e9)
+        etr = None if tx is None else tx / (ln / 1e9) / m.tx_unit
         t.add(DATA, time=end_time(m, k), busy=None if frac is None else 100.0 * frac,
               tv=busy / virt if busy is not None and virt else None, logged=len(m.users),
-              active=sum(1 for u in m.users if m.total_ns[u][k]),
+              active=(None if any(m.total_ns[u][k] is None for u in m.users)
+                      else sum(1 for u in m.users if m.total_ns[u][k])),
               etr=etr, itr=etr / frac if etr is not None and frac else None)
     tot = m.totals()
     n = len(m.intervals) or 1
     t.add(MEAN, time=MEAN, busy=tot["avg_processor_busy_pct"], tv=tot["tv_ratio"], logged=len(m.users),
-          active=sum(row["active"] for row in t.rows) / n, etr=tot["etr"], itr=tot["itr"])
+          active=ssum(row["active"] for row in t.rows if row["_kind"] == DATA) / n
+          if all(row["active"] is not None for row in t.rows) else None, etr=tot["etr"], itr=tot["itr"])
     r.tables.append(t)
     x = xs(m)
     rows = [row for row in t.rows if row["_kind"] == DATA]
@@ -237,7 +248,7 @@ def syssumlg(m: Measurements, r: Report) -> None:
         r.plots.append(Plot("Transaction rate (APPLDATA)", "transactions/s", x, {"ETR": [row["etr"] for row in rows]}))
     r.plots.append(Plot("T/V ratio", "total / virtual", x, {"T/V": [row["tv"] for row in rows]}))
     r.notes.append("Pct Busy: average of the processors. * = zvmlab addition: ETR/ITR from the workload's "
-                   "APPLDATA (D10R2) records; ITR = ETR / busy fraction.")
+                   "transactions in zvmlab's D15R4 ZVMUSE records; ITR = ETR / busy fraction.")
 
 
 # -- FCX112 USER ---------------------------------------------------------------------------------
@@ -265,20 +276,22 @@ def user(m: Measurements, r: Report) -> None:
     data = [row for row in t.rows]
     if data:
         n = len(data)
-        tsum = sum(row["tcpu"] for row in data)
-        vsum = sum(row["vcpu"] for row in data)
+        tsum = ssum(row["tcpu"] for row in data)
+        vsum = ssum(row["vcpu"] for row in data)
 
         def agg(key, f):
             vals = [row[key] for row in data if row[key] is not None]
             return f(vals) if vals else None
 
         mean = lambda vals: sum(vals) / n  # noqa: E731
-        t.add(MEAN, userid=MEAN, vcpus=agg("vcpus", mean), cpu=agg("cpu", mean), tcpu=tsum / n, vcpu=vsum / n,
-              ratio=tsum / vsum if vsum else None, cp=agg("cp", mean), tx=agg("tx", mean))
+        ratio = tsum / vsum if tsum is not None and vsum else None
+        t.add(MEAN, userid=MEAN, vcpus=agg("vcpus", mean), cpu=agg("cpu", mean),
+              tcpu=None if tsum is None else tsum / n, vcpu=None if vsum is None else vsum / n,
+              ratio=ratio, cp=agg("cp", mean), tx=agg("tx", mean))
         t.add(TOTAL, userid=TOTAL, vcpus=agg("vcpus", sum), cpu=agg("cpu", sum), tcpu=tsum, vcpu=vsum,
-              ratio=tsum / vsum if vsum else None, cp=agg("cp", sum), tx=agg("tx", sum))
+              ratio=ratio, cp=agg("cp", sum), tx=agg("tx", sum))
     r.tables.append(t)
-    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"]))[:12]
+    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"] or 0.0))[:12]
     r.plots.append(Plot("CPU by user and interval" + (" (12 busiest)" if len(m.users) > 12 else ""),
                         "% of one processor", xs(m),
                         {u: [pct(v, iv.len_ns) for v, iv in zip(m.total_ns[u], m.intervals)] for u in top},
@@ -305,7 +318,11 @@ def ustat(m: Measurements, r: Report) -> None:
     cols += [Column(c, ("", h), "pct", 5) for _, c, h in _USTAT]
     t = Table("users", cols, key=("userid",))
     if not m.ust:
-        r.notes.append("No wait-state data (D4 R3 MRUSEACT wait-state fields) in the data.")
+        # users known (MRUSEACT) but their states not in the data: listed with '...'
+        for u in sorted(m.users):
+            t.add(DATA, userid=u, vcpus=m.vcpus.get(u))
+        r.notes.append("No wait-state data (D15 R4 ZVMUSE wait-state fields) in the data"
+                       + (": the users' states are '...'." if m.users else "."))
         r.tables.append(t)
         return
 

@@ -1,0 +1,205 @@
+//! What a monitor sample records beyond the interval deltas: cumulative counters at the sample.
+
+use crate::sim::Sim;
+
+/// What the monitor records beyond the interval deltas of [`crate::monitor::IntervalRec`]:
+/// cumulative device and storage counters at the sample instant (as CP's records carry them).
+#[derive(Clone, Debug, Default)]
+pub struct Snapshot {
+    /// Paging volumes, then minidisk volumes: (name, type, exposures, slots, counters).
+    pub devices: Vec<DevSnap>,
+    pub storage: Option<StoSnap>,
+    /// Per user: (pages read, pages stolen, resident pages); empty without a storage model.
+    pub users: Vec<(u64, u64, u64)>,
+    /// Per user: time its virtual CPUs spent in each state up to the sample (dormant without
+    /// test idle), and test idle (FCX114 USTAT; `Sim::user_wait_states`).
+    pub states: Vec<[u64; crate::sim::N_VSTATES]>,
+    pub tidle: Vec<u64>,
+    /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
+    /// busy thread, with two: None without SMT tracking).
+    pub lpus: Vec<LpuSnap>,
+    /// PR/SM counters (Sim::prsm_monitor_counters); None without a [cpc].
+    pub prsm: Option<(u64, f64, u64, f64, f64)>,
+    /// The minidisk cache at the sample: max, target, below, above, reads, hits, inserts, steals.
+    pub mdc: Option<[u64; 8]>,
+    /// The HyperPAV pool (hyperpav.rs) at the sample, alias time integrated to it; None
+    /// without a [cu].
+    pub hpp: Option<(crate::hyperpav::AliasPool, [u64; 2])>,
+    /// Per user: virtual storage and working set in pages (0: no storage model).
+    pub mem: Vec<(u64, u64)>,
+    /// Per user with a minidisk program: its volume (index into the minidisk volumes), I/Os and
+    /// blocks done, writes, MDC, paced.
+    pub io: Vec<Option<UserIo>>,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UserIo {
+    pub vol: u32,
+    pub ios: u64,
+    pub blocks: u64,
+    pub write: bool,
+    pub mdc: bool,
+    pub paced: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LpuSnap {
+    pub core: u32,
+    pub susp_ns: u64,
+    pub parked_ns: u64,
+    pub parked: bool,
+    pub core_t: Option<(u64, u64)>,
+}
+
+#[derive(Clone, Debug)]
+pub struct DevSnap {
+    pub name: String,
+    pub dtype: crate::io::DevType,
+    pub paging: bool,
+    pub servers: u32,
+    pub slots: u64,
+    pub stats: crate::io::DevStats,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StoSnap {
+    pub frames: u64,
+    pub resident: u64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub faults: u64,
+    pub first_touches: u64,
+    pub slots: u64,
+    pub slots_used: u64,
+}
+
+impl Sim {
+    /// The cumulative device and storage counters now (taken at every monitor sample).
+    pub(crate) fn monitor_snapshot(&self) -> Snapshot {
+        let dev = |d: &crate::io::Device, paging: bool| DevSnap {
+            name: d.name.clone(),
+            dtype: d.dtype,
+            paging,
+            servers: d.servers,
+            slots: d.slots,
+            stats: d.stats.clone(),
+        };
+        let mut devices = Vec::new();
+        if let Some(pg) = &self.paging {
+            devices.extend(pg.devs.iter().map(|d| dev(d, true)));
+        }
+        if let Some(m) = &self.dasd {
+            devices.extend(m.devs.iter().map(|d| dev(d, false)));
+        }
+        let storage = self.paging.as_ref().map(|pg| {
+            let s = &pg.st;
+            StoSnap {
+                frames: s.frames,
+                resident: s.resident,
+                pages_read: s.pages_read,
+                pages_written: s.pages_written,
+                faults: s.faults,
+                first_touches: s.first_touches,
+                slots: s.slots,
+                slots_used: s.slots_used,
+            }
+        });
+        let users = self.paging.as_ref().map_or(Vec::new(), |pg| {
+            let s = &pg.st;
+            (0..s.res_user.len())
+                .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
+                .collect()
+        });
+        let lpus = self
+            .lpus
+            .iter()
+            .enumerate()
+            .map(|(l, x)| {
+                let core = self.cpu.core_of(l as u32);
+                LpuSnap {
+                    core,
+                    susp_ns: x.susp_ns,
+                    parked_ns: x.parked_ns
+                        + if x.parked {
+                            self.now - x.parked_since
+                        } else {
+                            0
+                        },
+                    parked: x.parked,
+                    core_t: if self.cpu.track {
+                        let c = &self.cpu.core_state[core as usize];
+                        Some((c.t1, c.t2))
+                    } else {
+                        None
+                    },
+                }
+            })
+            .collect();
+        let hpp = self.aliases.as_ref().map(|p| {
+            let mut p = p.clone();
+            p.account(self.now);
+            let queued = self.alias_queued();
+            (p, queued)
+        });
+        let mdc = self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
+            [
+                c.max_frames,
+                c.cap_frames,
+                c.used_below,
+                c.used_frames - c.used_below.min(c.used_frames),
+                c.reads,
+                c.hits,
+                c.inserts,
+                c.steals,
+            ]
+        });
+        let mem = self.paging.as_ref().map_or(Vec::new(), |pg| {
+            (0..pg.st.tables.len())
+                .map(|u| {
+                    let wss = pg
+                        .refs
+                        .get(u)
+                        .and_then(|r| r.as_ref())
+                        .map_or(0, |r| r.range());
+                    (pg.st.tables[u].pages, wss)
+                })
+                .collect()
+        });
+        let io = self.dasd.as_ref().map_or(Vec::new(), |d| {
+            d.prog
+                .iter()
+                .enumerate()
+                .map(|(u, p)| {
+                    p.as_ref()
+                        .filter(|p| !p.vdisk && !p.format)
+                        .map(|p| UserIo {
+                            vol: p.vol,
+                            ios: d.ios[u],
+                            blocks: d.blocks[u],
+                            write: p.write,
+                            mdc: p.mdc,
+                            paced: p.pace > 0.0,
+                        })
+                })
+                .collect()
+        });
+        let (states, tidle) = self
+            .users
+            .iter()
+            .map(|u| self.user_wait_states(u, self.now))
+            .unzip();
+        Snapshot {
+            devices,
+            storage,
+            users,
+            states,
+            tidle,
+            lpus,
+            prsm: self.prsm_monitor_counters(),
+            mdc,
+            hpp,
+            mem,
+            io,
+        }
+    }
+}

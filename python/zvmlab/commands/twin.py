@@ -1,0 +1,84 @@
+"""zvmlab twin: a scenario built from monitor data, and what-if runs of it."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+from rich.table import Table
+
+from .. import engine, scenario
+from ..errors import InputError
+from ..monitor import twin as T
+from ..output import console, print_json
+from ..perfkit import load
+
+
+def _run(tw: T.Twin, path: str) -> dict:
+    try:
+        sc = scenario.loads(tw.toml(), f"<twin of {tw.source}>")
+    except InputError as e:
+        raise InputError(f"the twin built from this data is not a valid scenario: {e}", file=path,
+                         fix="write it with --out, correct it and run it with `zvmlab run`") from None
+    return engine.simulate(sc.engine_config())
+
+
+def _figures(s: dict) -> dict:
+    return {"avg_processor_busy_pct": s["avg_processor_busy_pct"], "tv_ratio": s["tv_ratio"], "etr": s["etr"],
+            "itr": s["itr"], "users": {u["userid"]: u["cpu_pct"] for u in s["users"]}}
+
+
+def _show(base: dict, what: dict | None, edits: list[str]) -> None:
+    t = Table(title="Twin" + (" and what-if: " + "; ".join(edits) if what else ""))
+    t.add_column("Figure")
+    t.add_column("Baseline", justify="right")
+    if what:
+        t.add_column("What-if", justify="right")
+        t.add_column("Change", justify="right")
+    rows = [("Avg processor busy %", "avg_processor_busy_pct"), ("T/V", "tv_ratio"), ("ETR /s", "etr"),
+            ("ITR", "itr")]
+    cells = [(label, base[k], what[k] if what else None) for label, k in rows]
+    cells += [(f"{u} CPU %", v, what["users"].get(u) if what else None) for u, v in base["users"].items()]
+    for label, a, b in cells:
+        row = [label, f"{a:,.2f}"]
+        if what:
+            row += [f"{b:,.2f}", f"{100.0 * (b - a) / a:+.1f} %" if a else ""]
+        t.add_row(*row)
+    console.print(t)
+
+
+@click.command("twin")
+@click.argument("monfile", type=click.Path())
+@click.option("--out", "out", type=click.Path(dir_okay=False), help="Write the twin scenario here (TOML).")
+@click.option("--what-if", "edits", multiple=True, metavar="KEY=VALUE",
+              help='An edit of the twin, e.g. "processors=12", "smt=smt2", "level=zvm-7.3", '
+                   '"share.USER1=RELATIVE 200", "vcpus.USER1=4"; repeatable. Runs the twin and the edited '
+                   'twin and prints them side by side.')
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -> None:
+    """Build a scenario from MONFILE (a monitor file or a run directory): the level, processors,
+    SMT and each guest's virtual CPUs and CPU demand, with a comment naming the records each value
+    came from. Without --what-if and --out, prints the scenario."""
+    src = load(monfile)
+    mixed = [c for c in src.checks if c.startswith("two or more")]
+    if mixed:
+        raise InputError(f"cannot model this data as one system: {mixed[0]}", file=src.path,
+                         fix="split the file into one per system and level")
+    tw = T.build(src.data, src.m, Path(src.path).name)
+    what = T.apply(tw, list(edits)) if edits else None
+    if out:
+        try:
+            Path(out).write_text(tw.toml())
+        except OSError as e:
+            raise InputError(f"cannot write: {e.strerror}", file=out) from None
+    if not edits:
+        if not out:
+            sys.stdout.write(tw.toml())
+        return
+    base = _figures(_run(tw, src.path))
+    alt = _figures(_run(what, src.path))
+    if as_json:
+        print_json({"baseline": base, "what_if": alt, "edits": list(edits)})
+    else:
+        _show(base, alt, list(edits))

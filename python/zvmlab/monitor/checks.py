@@ -1,0 +1,89 @@
+"""Physical-bounds checks on decoded monitor data: what no real system can produce.
+
+A report shows these as notes (``--strict`` makes them an error): a processor more than 100 %
+busy, a user using more CPU than its virtual CPUs can, a figure that is negative, time running
+backwards, and two systems or two levels in one file. A figure that fails a check is still
+shown (the note says which); the checks never change a figure.
+"""
+
+from __future__ import annotations
+
+from .derive import Measurements, tod_datetime
+from .reader import MonitorData
+
+# Rounding of TOD units to nanoseconds may put an idle processor's busy time a few ns over
+# the interval: a figure is out of bounds beyond this fraction of the interval.
+_SLACK = 1e-6
+# Notes beyond this many are counted, not listed.
+_MAX_NOTES = 20
+
+
+def _when(m: Measurements, k: int) -> str:
+    return tod_datetime(m.intervals[k].end_tod).strftime("%H:%M:%S")
+
+
+def _processors(m: Measurements) -> list[str]:
+    out = []
+    for c in m.cpus:
+        for k, iv in enumerate(m.intervals):
+            ln = iv.len_ns * (1 + _SLACK)
+            for what, s in (("busy", m.busy_ns), ("in wait", m.wait_ns), ("in emulation", m.emul_ns)):
+                v = s.get(c, [None] * len(m.intervals))[k]
+                if v is not None and v > ln:
+                    out.append(f"processor {c:X} {100.0 * v / iv.len_ns:.1f} % {what} in the interval ending "
+                               f"{_when(m, k)} (above 100 %)")
+    return out
+
+
+def _users(m: Measurements) -> list[str]:
+    out = []
+    for u in m.users:
+        n = m.vcpus.get(u) or 0
+        for k, iv in enumerate(m.intervals):
+            t, v = m.total_ns.get(u, [None] * (k + 1))[k], m.virt_ns.get(u, [None] * (k + 1))[k]
+            if n and t is not None and t > n * iv.len_ns * (1 + _SLACK):
+                out.append(f"user {u} used {100.0 * t / iv.len_ns:.1f} % CPU with {n} virtual CPU(s) in the "
+                           f"interval ending {_when(m, k)} (above {100 * n} %)")
+            if t is not None and v is not None and v > t * (1 + _SLACK) + 1:
+                out.append(f"user {u}: virtual CPU time above total CPU time in the interval ending "
+                           f"{_when(m, k)}")
+    return out
+
+
+def _devices(m: Measurements) -> list[str]:
+    out = []
+    for d in m.devs:
+        n = m.dev_info.get(d, {}).get("exposures") or 1
+        for k, iv in enumerate(m.intervals):
+            v = m.dev.get(d, {}).get("busy", [None] * (k + 1))[k]
+            if v is not None and v > n * iv.len_ns * (1 + _SLACK):
+                out.append(f"device {d:04X} busy {100.0 * v / (n * iv.len_ns):.1f} % per exposure in the interval "
+                           f"ending {_when(m, k)} (above 100 %)")
+    return out
+
+
+def _file(data: MonitorData) -> list[str]:
+    out = []
+    systems = sorted({s for _, s in data.systems})
+    if len(systems) > 1:
+        out.append(f"two or more systems in one file ({', '.join(systems)}): report them separately")
+    levels = sorted({lv for _, lv in data.levels})
+    if len(levels) > 1:
+        out.append(f"two or more levels in one file ({', '.join(levels)}): report them separately")
+    tods = [g["tod"] for g in data.groups]
+    back = [i for i in range(1, len(tods)) if tods[i] < tods[i - 1]]
+    if back:
+        g = data.groups[back[0]]
+        out.append(f"time runs backwards at offset {g['offset']}: an interval ends at "
+                   f"{tod_datetime(tods[back[0]]).isoformat()}, before the previous one "
+                   f"({len(back)} time(s) in the file)")
+    return out
+
+
+def check(data: MonitorData, m: Measurements) -> list[str]:
+    """The problems no real system's data can have, as sentences (empty: none found)."""
+    found = _file(data) + _processors(m) + _users(m) + _devices(m)
+    found += [f"offset {p.offset}: {p.message}" for p in m.problems]
+    if len(found) > _MAX_NOTES:
+        found = found[:_MAX_NOTES] + [f"... and {len(found) - _MAX_NOTES} more"]
+    return found
