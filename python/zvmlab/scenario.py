@@ -40,7 +40,6 @@ _UNITS_NS = {
 }
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+)\s*$", re.IGNORECASE)
 # CP's userids: 1-8 characters, letters, digits and @ # $ _ - (upper case; fullmatch, so no newline).
-USERID_CHARS = "A-Z 0-9 @ # $ _ -"
 _USERID = re.compile(r"[A-Z0-9@#$_-]{1,8}")
 MAX_SCENARIO_BYTES = 4 << 20  # a scenario is a few KB; 4 MB holds 10,000 guest tables
 MAX_DEPTH = 8  # tables and arrays nested deeper than this are no scenario

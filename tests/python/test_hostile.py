@@ -435,8 +435,8 @@ def _cgroup_skip() -> str | None:
 
 
 @pytest.mark.skipif(_cgroup_skip() is not None, reason="the cgroup runner needs root and cgroups")
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
-def test_cgroup_runner_leaves_no_cgroup(tmp_path, sig):
+@pytest.mark.parametrize("sig, delay", [(signal.SIGTERM, 0.0), (signal.SIGTERM, 0.5), (signal.SIGKILL, 0.5)])
+def test_cgroup_runner_leaves_no_cgroup(tmp_path, sig, delay):
     """SIGTERM: the runner removes its cgroups itself (exit 143). SIGKILL: its burners die with
     it, and the next start removes the cgroups it left, with a note."""
     from zvmlab.lab.cgroup_runner import _find_cgroup
@@ -454,7 +454,7 @@ def test_cgroup_runner_leaves_no_cgroup(tmp_path, sig):
         if len(ours()) > len(before):
             break
         time.sleep(0.05)
-    time.sleep(0.5)
+    time.sleep(delay)  # 0: while the groups and their burners are being set up
     p.send_signal(sig)
     _, err = p.communicate(timeout=30)
     assert p.returncode == (143 if sig == signal.SIGTERM else -9), err

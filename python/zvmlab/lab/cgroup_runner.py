@@ -117,18 +117,26 @@ def remove_leftovers(roots: list[Path], say=None) -> int:
         for top in tops:
             if _alive(int(_NAME.fullmatch(top.name).group(1))):
                 continue  # another runner at work
-            for d in sorted((d for d in top.rglob("*") if d.is_dir()), key=lambda d: -len(d.parts)) + [top]:
-                for pid in _tasks(d):
-                    with contextlib.suppress(OSError):
-                        os.kill(pid, signal.SIGKILL)
-                removed += _rmdir(d)
+            removed += _remove([top, *sorted((d for d in top.rglob("*") if d.is_dir()), key=lambda d: len(d.parts))])
     if removed and say:
         say(f"removed {removed} cgroup(s) left behind by a killed zvmlab run")
     return removed
 
 
+def _remove(dirs: list[Path]) -> int:
+    """Remove cgroup directories (parents first in ``dirs``; removed children first), killing any
+    process still in them; returns how many were removed."""
+    n = 0
+    for d in reversed(dirs):
+        for pid in _tasks(d):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        n += _rmdir(d)
+    return n
+
+
 def _rmdir(d: Path) -> bool:
-    for _ in range(50):
+    for _ in range(150):  # a killed process leaves its cgroup when it has exited: up to 3 s
         try:
             d.rmdir()
             return True
@@ -231,11 +239,11 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
                 for _ in range(g.vcpus):
                     p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
                                          stdin=subprocess.PIPE, text=True)
+                    groups[-1].procs.append(p)  # tracked before it enters a cgroup: always killed
                     for target in {d, a} | ({top_set} if top_set is not None and version == "v1" else set()):
                         write(target / ("tasks" if version == "v1" else "cgroup.procs"), str(p.pid))
                     if cpuset_root is None and len(cpus) < ncpu:
                         os.sched_setaffinity(p.pid, cpus)
-                    groups[-1].procs.append(p)
         for g in groups:
             for p in g.procs:
                 p.stdin.write("go\n")
@@ -283,8 +291,7 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
                 p.wait()
                 if p.stdin:
                     p.stdin.close()
-        for d in reversed(made):
-            _rmdir(d)
+        _remove(made)
     return {
         "runner": "cgroup",
         "cgroup_version": version,
