@@ -464,3 +464,15 @@ def test_cgroup_runner_leaves_no_cgroup(tmp_path, sig, delay):
         _, err = q.communicate(timeout=60)
         assert "left behind by a killed zvmlab run" in err, err
     assert ours() == before
+
+
+def test_file_names_with_markup_are_printed_as_text(tmp_path):
+    d = tmp_path / "a[bold]b"
+    d.mkdir()
+    f = d / "s[red].toml"
+    f.write_text(SHORT.format(title="", userid="A"))
+    for args in (("validate", f), ("run", f, "--out", d / "o[link=x]"), ("sweep", f, "-p", "seed=1", "-j", "1",
+                                                                       "--store", d / "st[red].duckdb")):
+        p = zvmlab(*args)
+        assert p.returncode == 0, (args, p.stderr)
+        assert "a[bold]b" in p.stdout.replace("\n", ""), p.stdout

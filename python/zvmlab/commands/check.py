@@ -84,4 +84,4 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
         for n in r.notes:
             console.print(f"  note: {n}")
     if plot_path:
-        console.print(f"  chart: {plot_path}")
+        console.print(f"  chart: {safe(plot_path)}")

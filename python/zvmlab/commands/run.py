@@ -212,4 +212,4 @@ def run(file: str, level: str | None, seed: int | None, duration: str | None, ou
     else:
         print_summary(sc, summary)
         if out:
-            console.print(f"  written to {out}/")
+            console.print(f"  written to {safe(out)}/")

@@ -59,7 +59,7 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
         for ser in res["series"]:
             _table(heading, sc, ser["rows"], f" SMT {ser['smt']}")
         if plot_path:
-            console.print(f"  chart: {plot_path}")
+            console.print(f"  chart: {safe(plot_path)}")
         return
     if sc.smt != "off" and ns[-1] > scenario.MAX_SMT_CORES:
         raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most {scenario.MAX_SMT_CORES} cores",
@@ -73,7 +73,7 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
         return
     _table(heading, sc, res["rows"], "")
     if plot_path:
-        console.print(f"  chart: {plot_path}")
+        console.print(f"  chart: {safe(plot_path)}")
 
 
 def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:

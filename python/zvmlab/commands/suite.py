@@ -99,7 +99,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
     try:
         with Store.open(store_path) as store:
             if not as_json:
-                err_console.print(f"suite {s.name}: {len(cells)} scenarios x 2 levels x {repeat} seeds "
+                err_console.print(f"suite {safe(s.name)}: {len(cells)} scenarios x 2 levels x {repeat} seeds "
                                   f"on {executor.description}; store {store_path}")
             try:
                 with progress(f"suite {s.name}", True) as update:
@@ -109,7 +109,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
                     n = f"{store.counts()['runs']} runs"
                 except Exception:  # the store is whole (each run is one transaction); only the count failed
                     n = "count unavailable"
-                err_console.print(f"interrupted: finished runs are kept in {store_path} ({n}); "
+                err_console.print(f"interrupted: finished runs are kept in {safe(store_path)} ({n}); "
                                   "run the same command again to resume")
                 raise
     finally:
