@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import time
 from typing import Callable
 
@@ -50,6 +51,55 @@ def switches(level: str, overrides: dict[str, str] | None = None) -> dict[str, s
         raise InputError(str(e)) from None
 
 
+_AT = re.compile(r"^(.*) at line 1 column (\d+)$", re.DOTALL)
+
+
+def located(e: Exception, text: str) -> InputError:
+    """An engine refusal as an InputError: serde's "at line 1 column N" becomes the field there."""
+    msg = str(e)
+    m = _AT.match(msg)
+    if not m:
+        return InputError(msg, fix="see `zvmlab validate`")
+    where = json_path_at(text, int(m.group(2)) - 1)
+    return InputError(f"the engine refused the value: {m.group(1).removeprefix('engine config: ')}",
+                      field=f"engine config {where}" if where else "engine config",
+                      fix="this value passed the scenario checks; please report it (see `zvmlab validate --json`)")
+
+
+def json_path_at(text: str, pos: int) -> str:
+    """The key path (``guests[3].storage_pages``) of the value at character ``pos`` of JSON ``text``."""
+    stack: list[list] = []  # [kind, key or index]
+    expecting_key, i = False, 0
+    while i < min(pos, len(text)):
+        c = text[i]
+        if c == '"':
+            j = i + 1
+            while j < len(text) and text[j] != '"':
+                j += 2 if text[j] == "\\" else 1
+            if expecting_key and stack and stack[-1][0] == "obj":
+                stack[-1][1] = json.loads(text[i:j + 1])
+                expecting_key = False
+            i = j
+        elif c in "{[":
+            stack.append(["obj", None] if c == "{" else ["arr", 0])
+            expecting_key = c == "{"
+        elif c in "}]":
+            stack.pop() if stack else None
+        elif c == "," and stack:
+            if stack[-1][0] == "arr":
+                stack[-1][1] += 1
+            else:
+                expecting_key = True
+        i += 1
+    out = ""
+    for kind, k in stack:
+        if kind == "arr":
+            out += f"[{k}]"
+        elif k is not None:
+            out += f".{k}" if out else str(k)
+    return out
+
+
 def simulate(config: dict, progress: Callable[[int, int], None] | None = None, steps: int = 200,
              monitor: bool = False):
     """Run a normalized engine configuration; returns the summary with timing added.
@@ -59,17 +109,14 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     """
     config = dict(config)
     unit = float(config.pop("tx_unit", 1.0))
+    text = json.dumps(config)
     try:
-        sim = _engine.Simulation(json.dumps(config))
+        sim = _engine.Simulation(text)
     except EngineError as e:
-        raise InputError(str(e), fix="see `zvmlab validate`") from None
+        raise located(e, text) from None
     end = sim.end_ns
-    step = max(1, end // steps)
     t0 = time.perf_counter()
-    while not sim.finished():
-        sim.run_until(min(end, sim.now_ns + step))
-        if progress:
-            progress(sim.now_ns, end)
+    advance(sim, end, progress, max(1, end // steps))
     wall = time.perf_counter() - t0
     summary = apply_tx_unit(json.loads(sim.summary_json()), unit)
     summary["wall_s"] = wall
@@ -77,6 +124,32 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     if monitor:
         return summary, sim.monitor_bytes()
     return summary
+
+
+# Each call into the engine runs about this long (wall time), so that Ctrl-C and SIGTERM, which
+# Python handles between calls, stop a run of any length within a second.
+SLICE_S = 0.1
+
+
+def advance(sim, end: int, progress: Callable[[int, int], None] | None, step: int) -> None:
+    """Run ``sim`` to ``end`` in slices of simulated time sized to take about SLICE_S each.
+
+    The results do not depend on the slicing (events run in the same order whatever the stops);
+    ``progress(now_ns, end_ns)`` is called after each slice that crossed a ``step`` boundary.
+    """
+    span = max(1, min(step, 1_000_000))  # start with 1 ms of simulated time (or less)
+    mark = 0
+    while not sim.finished():
+        c0 = time.perf_counter()
+        sim.run_until(min(end, sim.now_ns + span))
+        dt = time.perf_counter() - c0
+        if dt < SLICE_S / 2 and span < step:
+            span = min(step, span * 2)
+        elif dt > SLICE_S * 2 and span > 1:
+            span = max(1, span // 4)
+        if progress and (sim.now_ns // step != mark or sim.finished()):
+            mark = sim.now_ns // step
+            progress(sim.now_ns, end)
 
 
 def apply_tx_unit(summary: dict, unit: float) -> dict:

@@ -5,13 +5,16 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
+import stat
 import sys
 import tempfile
 from pathlib import Path
 from typing import Callable, Iterator
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from .errors import InputError
@@ -27,6 +30,25 @@ def _width(stream) -> int | None:
         return max(80, int(os.environ.get("COLUMNS", "160")))
     except ValueError:
         return 160
+
+
+# C0 and C1 control characters (ESC, BEL, CR, backspace, CSI ...): never sent to a terminal as they are.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def plain(text: object) -> str:
+    """``text`` with every control character shown as ``\\xNN``: safe to print on one line."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def plain_lines(text: str) -> str:
+    """Like :func:`plain`, but newlines and tabs are kept (multi-line reports)."""
+    return "\n".join(plain(line).replace("\\x09", "\t") for line in text.split("\n"))
+
+
+def safe(text: object) -> str:
+    """Text from a user's file, to embed in rich markup: control characters shown, markup escaped."""
+    return escape(plain(text))
 
 
 console = Console(highlight=False, width=_width(sys.stdout))
@@ -68,25 +90,96 @@ def progress(label: str, enabled: bool = True) -> Iterator[Callable[[float, floa
         yield lambda done, total: p.update(task, completed=done / total if total else 1.0)
 
 
+# Temporary directories being written: removed by a second Ctrl-C, which exits at once.
+_TEMPORARIES: set[Path] = set()
+
+
+def remove_temporaries() -> None:
+    for d in list(_TEMPORARIES):
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def umask() -> int:
+    """The process's umask (read by setting and restoring it)."""
+    m = os.umask(0o022)
+    os.umask(m)
+    return m
+
+
+def _through_link(dest: Path) -> Path:
+    """Where writing ``dest`` lands: a symlink is written through (its target), never replaced."""
+    return Path(os.path.realpath(dest)) if dest.is_symlink() else dest
+
+
+def write_file(path: str | Path, body: str | bytes) -> None:
+    """Write a file atomically (a temporary sibling renamed into place: never half a file).
+
+    An existing symlink is written through; an existing file keeps its mode; a new file gets
+    0666 less the umask; a character device or FIFO (/dev/stdout, /dev/null) is written into,
+    never replaced; a directory or block device is refused.
+    """
+    dest = Path(path)
+    target = _through_link(dest)
+    try:
+        st = target.stat()
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        _write_into(dest, body)  # /dev/stdout, /dev/null, a pipe: written to, never replaced
+        return
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InputError("exists and is not a regular file (a directory or block device is never replaced)",
+                         file=str(dest), fix="choose another --out path")
+    mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~umask()
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.absolute().parent)
+        with os.fdopen(fd, "wb") as f:
+            os.fchmod(f.fileno(), mode)
+            f.write(body.encode("utf-8") if isinstance(body, str) else body)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
+    finally:
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _write_into(dest: Path, body: str | bytes) -> None:
+    try:
+        with open(dest, "wb") as f:
+            f.write(body.encode("utf-8") if isinstance(body, str) else body)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
+
+
 @contextlib.contextmanager
 def result_dir(path: str | Path, force: bool = False) -> Iterator[Path]:
     """Write a result directory atomically: into a temporary sibling, renamed into place at the end.
 
-    On any error the temporary directory is removed, so no half-written result is left behind.
+    On any error or catchable signal (Ctrl-C, SIGTERM) the temporary directory is removed, so no
+    half-written result is left behind. A symlink to a directory is written through; the new
+    directory gets 0777 less the umask.
     """
-    dest = Path(path)
+    dest = _through_link(Path(path))
     if dest.exists() and not dest.is_dir():
-        raise InputError("exists and is not a directory", file=str(dest), fix="choose another --out path")
+        raise InputError("exists and is not a directory", file=str(path), fix="choose another --out path")
     if dest.exists() and any(dest.iterdir()) and not force:
-        raise InputError("already exists and is not empty", file=str(dest),
+        raise InputError("already exists and is not empty", file=str(path),
                          fix="choose another --out directory or add --force to replace it")
     parent = dest.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", dir=parent))
     except OSError as e:
-        raise InputError(f"cannot create the output directory: {e.strerror}", file=str(dest)) from None
+        raise InputError(f"cannot create the output directory: {e.strerror}", file=str(path)) from None
+    _TEMPORARIES.add(tmp)
     try:
+        os.chmod(tmp, 0o777 & ~umask())
         yield tmp
         if dest.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=parent))
@@ -98,3 +191,5 @@ def result_dir(path: str | Path, force: bool = False) -> Iterator[Path]:
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    finally:
+        _TEMPORARIES.discard(tmp)

@@ -39,7 +39,10 @@ _UNITS_NS = {
     "h": 3_600_000_000_000,
 }
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+)\s*$", re.IGNORECASE)
-_USERID = re.compile(r"^[A-Z0-9@#$_-]{1,8}$")
+# CP's userids: 1-8 characters, letters, digits and @ # $ _ - (upper case; fullmatch, so no newline).
+_USERID = re.compile(r"[A-Z0-9@#$_-]{1,8}")
+MAX_SCENARIO_BYTES = 4 << 20  # a scenario is a few KB; 4 MB holds 10,000 guest tables
+MAX_DEPTH = 8  # tables and arrays nested deeper than this are no scenario
 
 # Allowed keys per table, with a one-line description used in messages.
 _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "model parameters",
@@ -107,6 +110,9 @@ _REFS_KEYS = {"uniform": {"pattern", "range", "touches"}, "strided": {"pattern",
 _VOLUME_KEYS = {"type", "size", "count", "xiv"}
 PAGE = 4096
 MAX_GUEST_PAGES = 1 << 28  # 1 TB, the engine's limit
+MAX_SIZE = 8 << 40  # no storage size beyond 8 TB: larger than any z/VM LPAR, volume or virtual machine
+MAX_REAL = 4 << 40  # z/VM 7.3 supports up to 4 TB of real storage
+MAX_REF_PAGES = (1 << 32) - 1  # pages with references, all guests together (the storage model's 16 TB)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
 _ACTION_KEYS = {"at": "time into the run",
                 "command": "the CP command, e.g. \"SET SHARE USER1 RELATIVE 200\" or \"SET MULTITHREAD 2\""}
@@ -168,6 +174,14 @@ def parse_duration(text: Any, *, where: str = "duration", file: str | None = Non
         raise InputError(f"duration {text!r} is too long", file=file, line=line, field=where,
                          fix="keep durations below about 290 years")
     return ns
+
+
+def check_userid(text: Any, *, file: str | None = None, line: int | None = None, field: str = "userid") -> str:
+    """A z/VM userid by CP's rules (the one place they are checked); returns it in upper case."""
+    if not isinstance(text, str) or not _USERID.fullmatch(text.upper()):
+        raise InputError(f"{text!r} is not a z/VM userid", file=file, line=line, field=field,
+                         fix="1-8 characters: letters, digits and @ # $ _ -")
+    return text.upper()
 
 
 def format_duration(ns: int) -> str:
@@ -473,10 +487,11 @@ class _Lines:
     _HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
 
     def __init__(self, text: str):
-        self.rows: list[tuple[str, int, int]] = []  # (table, index, line) per line
+        # (table, index) -> [(line number, text)]: a lookup costs the lines of one table, so
+        # validating is linear in the size of the file.
+        self.tables: dict[tuple[str, int], list[tuple[int, str]]] = {}
         table, counts, index = "", {}, 0
-        self.lines = text.splitlines()
-        for n, raw in enumerate(self.lines, 1):
+        for n, raw in enumerate(text.splitlines(), 1):
             m = self._HEADER.match(raw)
             if m:
                 table = m.group(2).strip().strip("\"'")
@@ -485,18 +500,46 @@ class _Lines:
                     index = counts[table]
                 else:
                     index = 0
-            self.rows.append((table, index, n))
+            self.tables.setdefault((table, index), []).append((n, raw))
 
     def find(self, table: str, key: str | None = None, index: int = 0) -> int | None:
-        pat = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=") if key else None
-        first = None
-        for (t, i, n), raw in zip(self.rows, self.lines):
-            if t == table and i == index:
-                if first is None:
-                    first = n
-                if pat is None or pat.match(raw) or (key and re.search(r"[{,]\s*" + re.escape(key) + r"\s*=", raw)):
-                    return n
-        return first
+        """The line of ``key`` in the table, else the table's first line."""
+        rows = self.tables.get((table, index), [])
+        if key is None or not rows:
+            return rows[0][0] if rows else None
+        return self.find_key(table, key, index) or rows[0][0]
+
+    def find_key(self, table: str, key: str, index: int = 0) -> int | None:
+        """The line where ``key`` is set in the table, or None."""
+        pat = re.compile(r"^\s*[\"']?" + re.escape(key) + r"[\"']?\s*=")
+        inline = re.compile(r"[{,]\s*" + re.escape(key) + r"\s*=")
+        for n, raw in self.tables.get((table, index), []):
+            if pat.match(raw) or inline.search(raw):
+                return n
+        return None
+
+
+def _check_tree(doc: dict, file: str, lines: _Lines) -> None:
+    """Before any field is read: no nesting deeper than MAX_DEPTH, no integer beyond 64 bits."""
+    stack: list[tuple[Any, str, str, int, int]] = [(doc, "", "", 0, 0)]  # node, field, table, index, depth
+    while stack:
+        node, where, table, index, depth = stack.pop()
+        if isinstance(node, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise InputError("nested too deeply", file=file, line=lines.find(table, None, index), field=where,
+                                 fix=f"a scenario nests tables and arrays at most {MAX_DEPTH} levels")
+            items = node.items() if isinstance(node, dict) else enumerate(node)
+            for k, v in items:
+                sub = f"{where}[{k}]" if isinstance(node, list) else (f"{where}.{k}" if where else str(k))
+                t, i = (str(k), 0) if depth == 0 else (table, index)
+                if depth == 1 and isinstance(node, list):
+                    i = k
+                stack.append((v, sub, t, i, depth + 1))
+        elif isinstance(node, int) and not isinstance(node, bool) and not -(2**63) <= node < 2**63:
+            key = where.rsplit(".", 1)[-1].split("[")[0]
+            raise InputError(f"{len(str(abs(node)))}-digit number is beyond any range", file=file,
+                             line=lines.find(table, key, index), field=where,
+                             fix="give a value in the field's range (`zvmlab params` lists parameter ranges)")
 
 
 def _check_level(level: Any, *, file, line, where) -> str:
@@ -531,6 +574,17 @@ def _int(v: Any, lo: int, hi: int, *, file, line, where, what: str) -> int:
     return v
 
 
+def _param_value(v: Any, info: dict, *, file, line) -> float:
+    """A [params] value inside the parameter's physical range (the engine refuses the same)."""
+    lo, hi, unit = info.get("min", 0.0), info.get("max", math.inf), info["unit"]
+    fix = f"{info['name']} is {lo:g} to {hi:g} {unit} (default {info['default']:g})"
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise InputError(f"{v!r} is not a number", file=file, line=line, field=f"params.{info['name']}", fix=fix)
+    if not lo <= v <= hi:  # NaN and infinities fail here too
+        raise InputError(f"{v!r} is out of range", file=file, line=line, field=f"params.{info['name']}", fix=fix)
+    return float(v)
+
+
 def _flatten_params(d: dict, prefix: str = "") -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in d.items():
@@ -550,12 +604,19 @@ _SET_MT = re.compile(r"^\s*SET\s+MULTITHREAD(?:ING)?\s+(?:ALL\s+|TYPE\s+IFL\s+)?
 def loads(text: str, path: str = "<scenario>") -> Scenario:
     """Validate scenario text; ``path`` is used in messages."""
     file = path
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise InputError(f"{len(text):,} characters: larger than a scenario can be ({MAX_SCENARIO_BYTES:,})",
+                         file=file, fix="a scenario is a small TOML file; use count = N for many alike guests")
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"not valid TOML: {e}", file=file,
                          fix="a scenario is a TOML file with [system], [run] and [[guest]] tables") from None
+    except RecursionError:
+        raise InputError("arrays or tables nested too deeply", file=file,
+                         fix=f"a scenario nests at most {MAX_DEPTH} levels") from None
     lines = _Lines(text)
+    _check_tree(doc, file, lines)
     _unknown_keys(doc, _TOP_KEYS, file=file, lines=lines, table="", index=0, where="")
 
     def table(name: str) -> dict:
@@ -627,16 +688,15 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
 
         known = {p["name"]: p for p in engine.params()}
         for k, v in params_in.items():
-            line = ln("params", k.split(".")[-1])
+            head, _, last = k.rpartition(".")
+            line = (lines.find_key("params", k) or lines.find_key(f"params.{head}", last)
+                    or lines.find_key("params", last) or ln("params", None))
             if k not in known:
                 close = difflib.get_close_matches(k, list(known), n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
                 raise InputError(f"unknown parameter {k!r}", file=file, line=line, field=f"params.{k}",
                                  fix=f"{hint}`zvmlab params` lists them")
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
-                raise InputError(f"{v!r} is not a non-negative number", file=file, line=line, field=f"params.{k}",
-                                 fix=f"give a number in {known[k]['unit']}")
-            params[k] = float(v)
+            params[k] = _param_value(v, known[k], file=file, line=line)
 
     raw_guests = doc.get("guest", [])
     if not isinstance(raw_guests, list) or not raw_guests:
@@ -655,10 +715,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                      what="count")
         userid = g["userid"]
         uline = ln("guest", "userid", i)
-        if not isinstance(userid, str) or not _USERID.match(userid.upper()):
-            raise InputError(f"{userid!r} is not a z/VM userid", file=file, line=uline, field=f"{where}.userid",
-                             fix="1-8 characters: letters, digits and @ # $ _ -")
-        userid = userid.upper()
+        userid = check_userid(userid, file=file, line=uline, field=f"{where}.userid")
         if count > 1 and len(userid) + len(str(count - 1)) > 8:
             raise InputError(f"with count = {count} the userids {userid}0..{userid}{count - 1} exceed 8 characters",
                              file=file, line=uline, field=f"{where}.userid", fix="shorten the userid prefix")
@@ -820,14 +877,19 @@ def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
     return cpc * max(1, round(table[f"cpu.{machine}.chips_per_drawer"]))
 
 
-def parse_size(text: Any, *, where: str, file: str | None, line: int | None) -> int:
-    """A storage size ("512M", "2G", "4K"; binary units) in 4 KB pages."""
+def parse_size(text: Any, *, where: str, file: str | None, line: int | None, hi: int = MAX_SIZE,
+               why: str = "") -> int:
+    """A storage size ("512M", "2G", "4K"; binary units) in 4 KB pages, at most ``hi`` bytes."""
     m = _SIZE.match(text) if isinstance(text, str) else None
     if not m:
         raise InputError(f"{text!r} is not a storage size", file=file, line=line, field=where,
                          fix='write a number with K, M, G or T (binary units), e.g. "512M"')
     mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
-    pages = int(float(m.group(1)) * mult) // PAGE
+    size = float(m.group(1)) * mult
+    if size > hi:
+        raise InputError(f"{text!r} is above {hi >> 40}T", file=file, line=line, field=where,
+                         fix=f"give at most {hi >> 40}T{f' ({why})' if why else ''}")
+    pages = int(size) // PAGE
     if pages <= 0:
         raise InputError(f"{text!r} is less than one 4 KB page", file=file, line=line, field=where,
                          fix='sizes are at least "4K"')
@@ -844,7 +906,7 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
     if "refs" not in g:
         return spages, None
     r, rl, rw = g["refs"], line("refs"), f"{where}.refs"
-    if not isinstance(r, dict) or r.get("pattern") not in _REFS_KEYS:
+    if not isinstance(r, dict) or not isinstance(r.get("pattern"), str) or r["pattern"] not in _REFS_KEYS:
         raise InputError(f"{r!r} is not a page-reference pattern", file=file, line=rl, field=rw,
                          fix='e.g. refs = { pattern = "uniform", range = "480M" }; patterns: uniform, strided')
     extra = set(r) - _REFS_KEYS[r["pattern"]]
@@ -901,7 +963,15 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
     if "real" not in st:
         raise InputError("missing", file=file, line=ln("storage", None), field="storage.real",
                          fix='say how much real storage guest pages may use, e.g. real = "180M"')
-    frames = parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"))
+    frames = parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"), hi=MAX_REAL,
+                        why="z/VM 7.3 supports up to 4 TB of real storage")
+    total = sum(g.storage_pages * g.count for g in with_refs)
+    if total > MAX_REF_PAGES:
+        i = max(range(len(guests)), key=lambda i: (guests[i].storage_pages or 0) * guests[i].count
+                if guests[i].refs is not None else 0)
+        raise InputError(f"guests with page references total {total * PAGE >> 30:,} GB", file=file,
+                         line=ln("guest", "storage", i), field=f"guest[{i}].storage",
+                         fix="the storage model handles up to 16 TB of referenced guest storage in all")
     prefill = st.get("prefill", False)
     if not isinstance(prefill, bool):
         raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),
@@ -1192,7 +1262,7 @@ def _workload(w: Any, *, file, line, where) -> Workload:
         raise InputError(f"{w!r} is not a table", file=file, line=line, field=where,
                          fix=f'e.g. workload = {{ kind = "cpu-bound" }}; kinds: {kinds}')
     kind = w.get("kind")
-    if kind not in _WORKLOAD_KEYS:
+    if not isinstance(kind, str) or kind not in _WORKLOAD_KEYS:
         close = difflib.get_close_matches(str(kind), list(_WORKLOAD_KEYS), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
         raise InputError(f"unknown workload kind {kind!r}", file=file, line=line, field=f"{where}.kind",
@@ -1285,18 +1355,17 @@ def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
             if isinstance(b, bool) or not isinstance(b, (int, str)):
                 raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
                                  fix='payload bytes per request: a whole number such as 1920 or a size such as "1M"')
-            if isinstance(b, int):
-                if not (0 <= b <= 1 << 34):
-                    raise InputError(f"bytes {b!r} is out of range", file=file, line=line, field=f"{where}.bytes",
-                                     fix="payload bytes per request, 0..16G")
-                out["bytes"] = b
-            else:
+            if isinstance(b, str):
                 m = _SIZE.match(b)
                 if not m:
                     raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
                                      fix='e.g. bytes = 1920 or bytes = "1M"')
                 mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
-                out["bytes"] = int(float(m.group(1)) * mult)
+                b = float(m.group(1)) * mult
+            if not (0 <= b <= 1 << 34):
+                raise InputError(f"bytes {w['bytes']!r} is out of range", file=file, line=line,
+                                 field=f"{where}.bytes", fix="payload bytes per request, 0..16G")
+            out["bytes"] = int(b)
         if "connect" in w:
             if not isinstance(w["connect"], bool):
                 raise InputError(f"{w['connect']!r} is not true or false", file=file, line=line,
@@ -1512,13 +1581,17 @@ def load(path: str | Path) -> Scenario:
     """Read and validate a scenario file."""
     p = Path(path)
     try:
-        data = p.read_bytes()
+        with open(p, "rb") as f:
+            data = f.read(MAX_SCENARIO_BYTES + 1)  # never more: /dev/zero is not a scenario
     except FileNotFoundError:
         raise InputError("no such file", file=str(p), fix="give the path of a scenario .toml file") from None
     except IsADirectoryError:
         raise InputError("is a directory", file=str(p), fix="give the path of a scenario .toml file") from None
     except OSError as e:
         raise InputError(f"cannot read: {e.strerror}", file=str(p)) from None
+    if len(data) > MAX_SCENARIO_BYTES:
+        raise InputError(f"larger than a scenario can be ({MAX_SCENARIO_BYTES:,} bytes)", file=str(p),
+                         fix="a scenario is a small TOML file; use count = N for many alike guests")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:

@@ -14,11 +14,14 @@ pub struct ParamInfo {
     pub name: &'static str,
     pub default: f64,
     pub unit: &'static str,
+    /// The physical range: `Params::set` refuses a value outside `[min, max]` (in `unit`).
+    pub min: f64,
+    pub max: f64,
     pub source: &'static str,
 }
 
 macro_rules! params {
-    ($( $field:ident : $name:literal = $val:expr , $unit:literal , $source:literal ; )*) => {
+    ($( $field:ident : $name:literal = $val:expr , $unit:literal , [ $lo:expr , $hi:expr ] , $source:literal ; )*) => {
         /// Values of every model parameter for one run.
         ///
         /// The engine reads a parameter through its method (`p.clock_ghz()`), which records the
@@ -38,9 +41,9 @@ macro_rules! params {
         /// The table's names, in table order (the index of a parameter's read bit).
         const NAMES: &[&str] = &[ $( $name, )* ];
 
-        /// The table: name, default, unit, source.
+        /// The table: name, default, unit, range, source.
         pub fn table() -> Vec<ParamInfo> {
-            vec![ $( ParamInfo { name: $name, default: $val, unit: $unit, source: $source }, )* ]
+            vec![ $( ParamInfo { name: $name, default: $val, unit: $unit, min: $lo, max: $hi, source: $source }, )* ]
         }
 
         impl Params {
@@ -55,11 +58,16 @@ macro_rules! params {
 
             /// Override one parameter by its table name.
             pub fn set(&mut self, name: &str, v: f64) -> Result<(), String> {
-                if !v.is_finite() || v < 0.0 {
-                    return Err(format!("parameter '{name}' must be a finite, non-negative number (got {v})"));
-                }
                 match name {
-                    $( $name => { self.$field = v; Ok(()) } )*
+                    $( $name => {
+                        // NaN is in no range: refused too.
+                        if !($lo..=$hi).contains(&v) {
+                            return Err(format!(
+                                "parameter '{name}' must be within [{}, {}] {} (got {v})", $lo, $hi, $unit));
+                        }
+                        self.$field = v;
+                        Ok(())
+                    } )*
                     _ => Err(format!("unknown parameter '{name}'; `zvmlab params` lists them")),
                 }
             }
@@ -121,279 +129,279 @@ pub fn names_read(r: ReadSet) -> Vec<&'static str> {
 }
 
 params! {
-    clock_ghz: "cpu.clock_ghz" = 5.2, "GHz",
+    clock_ghz: "cpu.clock_ghz" = 5.2, "GHz", [0.5, 10.0],
         "public: z14 processor clock 5.2 GHz (cp-model §10.1); the seeds' recent measurements ran on z13/z14";
-    cpi_cp: "cpu.cpi_cp" = 3.0, "cycles/instruction",
+    cpi_cp: "cpu.cpi_cp" = 3.0, "cycles/instruction", [0.5, 20.0],
         "assumed: CP code CPI ~3 (cp-model §10.1) on a one-chip LPAR; on more chips and drawers CP work slows with the core's speed factor from the drawer CPI model (cpi.*, cpu.rs)";
-    path_dispatch: "path.dispatch" = 2100.0, "instructions",
+    path_dispatch: "path.dispatch" = 2100.0, "instructions", [0.0, 100000000.0],
         "assumed: dispatcher select 1500 + SIE entry/exit 600 instructions per dispatch (cp-model §10.2); charged to the dispatched user";
-    hw_sie_cycles: "hw.sie_cycles" = 3000.0, "cycles",
+    hw_sie_cycles: "hw.sie_cycles" = 3000.0, "cycles", [0.0, 1000000.0],
         "assumed: hardware SIE entry + exit cost per dispatch (cp-model §10.2)";
-    path_slice_end: "path.slice_end" = 1500.0, "instructions",
+    path_slice_end: "path.slice_end" = 1500.0, "instructions", [0.0, 100000000.0],
         "assumed: deadline recompute + requeue at each minor time slice end (cp-model §4.2); system (nonchargeable) time";
-    dspslice: "srm.dspslice" = 5.0, "ms",
-        "public: SET SRM DSPSLICE, 1-100 ms, computed at IPL, about 5 ms on z13/z14 (cp-model §4.2)";
-    iabias_intensity: "srm.iabias_intensity" = 90.0, "%",
+    dspslice: "srm.dspslice" = 5.0, "ms", [1.0, 1000000000.0],
+        "public: SET SRM DSPSLICE, 1-100 ms, computed at IPL, about 5 ms on z13/z14 (cp-model §4.2); the range goes beyond CP's 100 ms for the FCFS reference model of `zvmlab bench` (1e9 ms: never preempt)";
+    iabias_intensity: "srm.iabias_intensity" = 90.0, "%", [0.0, 100.0],
         "public: SET SRM IABIAS intensity, initial value 90 (CP Commands, cp-model §4.2); shape of the decay over the slices is assumed (cp-model §4.2 [A])";
-    iabias_duration: "srm.iabias_duration" = 2.0, "minor time slices",
+    iabias_duration: "srm.iabias_duration" = 2.0, "minor time slices", [0.0, 100.0],
         "public: SET SRM IABIAS duration, initial value 2 (CP Commands, cp-model §4.2)";
-    dspbuf_e1: "srm.dspbuf_e1" = 32767.0, "users",
+    dspbuf_e1: "srm.dspbuf_e1" = 32767.0, "users", [0.0, 32767.0],
         "public: SET SRM DSPBUF, openings in the dispatch list for E1..E3 users; DSPBUF INITIAL is effectively infinite (CP Commands p.1420, cp-model §4.3)";
-    dspbuf_e2: "srm.dspbuf_e2" = 32767.0, "users",
+    dspbuf_e2: "srm.dspbuf_e2" = 32767.0, "users", [0.0, 32767.0],
         "public: SET SRM DSPBUF second value (openings for E2 and E3), INITIAL effectively infinite (cp-model §4.3)";
-    dspbuf_e3: "srm.dspbuf_e3" = 32767.0, "users",
+    dspbuf_e3: "srm.dspbuf_e3" = 32767.0, "users", [0.0, 32767.0],
         "public: SET SRM DSPBUF third value (openings for E3), INITIAL effectively infinite (cp-model §4.3)";
-    storbuf_e1: "srm.storbuf_e1" = 0.0, "% of pageable storage",
+    storbuf_e1: "srm.storbuf_e1" = 0.0, "% of pageable storage", [0.0, 999.0],
         "public: SET SRM STORBUF first value, the storage an E1 user must fit under counting Q1+Q2+Q3 working sets (CP Commands p.1417-1420, cp-model §4.3); 0 = the level's default, 125 through z/VM 6.2 and 300 from 6.3 (cp-model §4.3 [K])";
-    storbuf_e2: "srm.storbuf_e2" = 0.0, "% of pageable storage",
+    storbuf_e2: "srm.storbuf_e2" = 0.0, "% of pageable storage", [0.0, 999.0],
         "public: SET SRM STORBUF second value (E2, counting Q2+Q3; cp-model §4.3); 0 = the level's default, 105 through 6.2, 250 from 6.3 [K]";
-    storbuf_e3: "srm.storbuf_e3" = 0.0, "% of pageable storage",
+    storbuf_e3: "srm.storbuf_e3" = 0.0, "% of pageable storage", [0.0, 999.0],
         "public: SET SRM STORBUF third value (E3, counting Q3; cp-model §4.3); 0 = the level's default, 95 through 6.2, 200 from 6.3 [K]";
-    ldubuf_e1: "srm.ldubuf_e1" = 100.0, "% of paging exposures",
+    ldubuf_e1: "srm.ldubuf_e1" = 100.0, "% of paging exposures", [0.0, 9999.0],
         "public: SET SRM LDUBUF first value, loading users (Q1+Q2+Q3) per paging exposure an E1 loading user must fit under (cp-model §4.3); default 100 [K, verify on QUERY SRM]; applied by levels with storage_admission = classic (through 6.2), see level.rs";
-    ldubuf_e2: "srm.ldubuf_e2" = 75.0, "% of paging exposures",
+    ldubuf_e2: "srm.ldubuf_e2" = 75.0, "% of paging exposures", [0.0, 9999.0],
         "public: SET SRM LDUBUF second value (cp-model §4.3); default 75 [K]";
-    ldubuf_e3: "srm.ldubuf_e3" = 60.0, "% of paging exposures",
+    ldubuf_e3: "srm.ldubuf_e3" = 60.0, "% of paging exposures", [0.0, 9999.0],
         "public: SET SRM LDUBUF third value (cp-model §4.3); default 60 [K]";
-    maxwss: "srm.maxwss" = 9999.0, "% of pageable storage",
+    maxwss: "srm.maxwss" = 9999.0, "% of pageable storage", [0.0, 9999.0],
         "public: SET SRM MAXWSS, the largest working set a user may have on the dispatch list before it is dropped to the eligible list (cp-model §4.3); default 9999 (no limit) [K]";
-    loading_faults: "srm.loading_faults" = 5.0, "page-ins per minor time slice of CPU",
+    loading_faults: "srm.loading_faults" = 5.0, "page-ins per minor time slice of CPU", [0.0, 1000.0],
         "assumed: a user is loading (counted against LDUBUF) when its last dispatch-list stay took at least this many page-ins per minor time slice of CPU it used; CP's exact test is not public, 'a high page-fault rate' (cp-model §4.3)";
-    ets_e1: "srm.ets_e1" = 50.0, "ms",
+    ets_e1: "srm.ets_e1" = 50.0, "ms", [1.0, 60000.0],
         "assumed: elapsed time slice of an E1 (Q1) stay in the dispatch list; CP adjusts it dynamically (cp-model §4.1), fixed here";
-    ets_ratio_e2: "srm.ets_ratio_e2" = 8.0, "x E1",
+    ets_ratio_e2: "srm.ets_ratio_e2" = 8.0, "x E1", [1.0, 100.0],
         "assumed: E2 elapsed time slice = 8 x E1, the classic documented ratio, not re-read (cp-model §4.1 [K])";
-    ets_ratio_e3: "srm.ets_ratio_e3" = 6.0, "x E2",
+    ets_ratio_e3: "srm.ets_ratio_e3" = 6.0, "x E2", [1.0, 100.0],
         "assumed: E3 elapsed time slice = 6 x E2, the classic documented ratio, not re-read (cp-model §4.1 [K])";
-    test_idle: "srm.test_idle" = 300.0, "ms",
+    test_idle: "srm.test_idle" = 300.0, "ms", [0.0, 60000.0],
         "assumed: grace period a user that went idle stays in the dispatch list (test-idle, cp-model §3.1 [K]) before it drops to the dormant list";
-    sched_tick: "sched.tick" = 100.0, "ms",
+    sched_tick: "sched.tick" = 100.0, "ms", [1.0, 10000.0],
         "assumed: period of the scheduler's own pass (test-idle scan, eligible-list admission check, 6.4 entitlement refresh); short against the 1-2 s of cp-model §4.6";
-    demand_tau: "sched.demand_tau" = 500.0, "ms",
+    demand_tau: "sched.demand_tau" = 500.0, "ms", [1.0, 1000000.0],
         "assumed: smoothing time constant of the 6.4 scheduler's measured demand (consumption + time wanting CPU); a few ticks, short against a monitor interval";
-    abs_cap: "sched.abs_cap" = 0.99, "fraction of system",
+    abs_cap: "sched.abs_cap" = 0.99, "fraction of system", [0.01, 2.0],
         "assumed: ABSOLUTE shares summing above this are scaled down to it so relative users keep something (cp-model §4.5 [K/A])";
-    limit_bucket: "srm.limit_bucket" = 4.0, "minor time slices per virtual CPU",
+    limit_bucket: "srm.limit_bucket" = 4.0, "minor time slices per virtual CPU", [0.1, 1000.0],
         "assumed: credit (in slices per virtual CPU) a LIMITHARD user may save up while it waits for a processor, consumption method (cp-model §4.6); a few slices so that dispatch delays among processors busy with full slices are not lost, small against a monitor interval";
-    path_dlist: "path.dlist_add_drop" = 3000.0, "instructions",
+    path_dlist: "path.dlist_add_drop" = 3000.0, "instructions", [0.0, 100000000.0],
         "assumed: dispatch-list add or drop under the scheduler lock (cp-model §10.2); system time";
-    path_limit: "path.limit_list" = 1500.0, "instructions",
+    path_limit: "path.limit_list" = 1500.0, "instructions", [0.0, 100000000.0],
         "assumed: limit-list add plus later drop of one virtual CPU (cp-model §4.6); system time";
-    path_entitle: "path.entitlement_per_user" = 400.0, "instructions",
+    path_entitle: "path.entitlement_per_user" = 400.0, "instructions", [0.0, 100000000.0],
         "assumed: per user and scheduler tick, 6.4 demand measurement and entitlement/excess water-fill (sort + pass); system time";
-    tx_cpu_default: "workload.tx_cpu_default" = 10.0, "ms",
+    tx_cpu_default: "workload.tx_cpu_default" = 10.0, "ms", [0.001, 60000.0],
         "assumed: CPU per transaction of a cpu-bound workload when the scenario names none (a unit of work for ETR)";
-    burst_default: "workload.burst_default" = 2.0, "ms",
+    burst_default: "workload.burst_default" = 2.0, "ms", [0.001, 60000.0],
         "assumed: mean CPU burst of a partially busy cpu-bound user (demand < 1): short against the 5 ms slice, long against dispatch cost";
-    path_vnet_msg: "path.vnet_msg" = 56000.0, "instructions per message",
+    path_vnet_msg: "path.vnet_msg" = 56000.0, "instructions per message", [0.0, 100000000.0],
         "seed 001 (row B7, 4-core column, kind C: calibrated so that scenarios/apache-cpu.toml gives T/V 1.13 and ITR 6878 at 4 cores): CP path of one HTTP request or reply through guest LAN / VSWITCH (several frames copied into the receiver's buffers, adapter interruptions); chargeable to the sender";
     // --- processors, PR/SM, SMT, spin locks (issue 4): add entries below this line ---
     // spin locks (crate::locks)
-    lock_line_cycles: "lock.line_cycles" = 150.0, "cycles per cache-line transfer",
+    lock_line_cycles: "lock.line_cycles" = 150.0, "cycles per cache-line transfer", [0.0, 1000000.0],
         "assumed: one transfer of a lock word's line between processors of one drawer (on-chip L3 ~50 cycles, other chip via L4 a few hundred); each processor spinning on the line adds one more (invalidation), cp-model §5.2";
-    lock_hold_dispatch: "lock.hold_dispatch" = 300.0, "instructions",
+    lock_hold_dispatch: "lock.hold_dispatch" = 300.0, "instructions", [0.0, 100000000.0],
         "assumed: part of path.dispatch that reads the dispatch list under the scheduler lock (SRMSLOCK, shared where the manager allows), cp-model §4.7 [A]";
-    lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions",
+    lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions", [0.0, 100000000.0],
         "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
-    lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions", // calibrated from row C1 (16 cores)
+    lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core SRMSLOCK usec/collision 2.3, calibrated on the Apache DASD paging workload d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; in that workload these readyings are most of SRMSLOCK's exclusive holds, which the shared lookers collide with (lock.hold_requeue and lock.hold_dispatch barely move the figure)";
-    lock_hold_atod: "lock.hold_atod" = 22000.0, "instructions", // calibrated from row C1 (16 cores)
+    lock_hold_atod: "lock.hold_atod" = 22000.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core SRMATDLK usec/collision 15.1, calibrated on d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]; far longer than a TOD update needs, because the model takes SRMATDLK once per page-in (about 50000/s at 16 cores), so only a long hold queues long enough for 15.1 us per collision; its collisions/s and spin %busy then come out about 17 times the seed's";
-    lock_hold_slot: "lock.hold_slot" = 11000.0, "instructions per use", // calibrated from row C1 (16 cores)
+    lock_hold_slot: "lock.hold_slot" = 11000.0, "instructions per use", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core HCPPGDAL usec/collision 4.82, calibrated on the Apache DASD paging workload d8-apache-paging.toml, rechecked after its D8 4-core calibration: 4.73, docs/research/calibration.md): one use of the CP-owned volume list under HCPPGDAL: finding a contiguous run of slots for a block page-out (next-fit on the least-busy volume, cp-model §7.2), or giving back the slot of a page read (assumed); collisions/s and spin %busy at 16 cores then come out within 5 % of the seed";
-    path_iske: "path.iske" = 1500.0, "instructions",
+    path_iske: "path.iske" = 1500.0, "instructions", [0.0, 100000000.0],
         "assumed: CP's simulation of one intercepted guest ISKE (SIE exit, decode, key from the PGSTE, SIE re-entry), chargeable to the guest (seed 001: guest ISKE is simulated)";
-    lock_hold_pte: "lock.hold_pte" = 400.0, "instructions",
+    lock_hold_pte: "lock.hold_pte" = 400.0, "instructions", [0.0, 100000000.0],
         "assumed: the part of the ISKE simulation run with the guest PTE locked (cp-model §5.1 [A])";
-    key_update_fraction: "memtst.key_update_fraction" = 0.1, "fraction of key operations",
+    key_update_fraction: "memtst.key_update_fraction" = 0.1, "fraction of key operations", [0.0, 1.0],
         "assumed: with the PTE serialization fix only key operations that change the key or its reference/change bits still lock the PTE; memtst allocates and frees storage, so about one in ten is taken to set a key (not derived from row C2's figures)";
-    cpu_list_batch: "storage.cpu_list_batch" = 16.0, "frames",
+    cpu_list_batch: "storage.cpu_list_batch" = 16.0, "frames", [1.0, 1024.0],
         "assumed: frames one demand-sensitive refill of a logical CPU's list of free cleared frames moves from the global available list under one RSA2GLCK hold (seed 001 describes the lists, not their size)";
-    lock_hold_ndmbk: "lock.hold_ndmbk" = 150.0, "instructions",
+    lock_hold_ndmbk: "lock.hold_ndmbk" = 150.0, "instructions", [0.0, 100000000.0],
         "assumed: taking an NDMBK from (or giving one back to) the free list under the NDMBK lock: unchain or chain one block and count it (seed 001 names the lock, not its path)";
-    ndmbk_cache: "vnet.ndmbk_cache" = 16.0, "NDMBKs",
+    ndmbk_cache: "vnet.ndmbk_cache" = 16.0, "NDMBKs", [0.0, 4096.0],
         "assumed: NDMBKs one refill (or spill) of a processor's cache moves under one NDMBK lock hold, with per-processor caches (switch ndmbk); like storage.cpu_list_batch";
-    lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame",
+    lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame", [0.0, 100000000.0],
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
-    lock_frame_zones: "storage.frame_zones" = 8.0, "zones",
+    lock_frame_zones: "storage.frame_zones" = 8.0, "zones", [1.0, 64.0],
         "assumed: frame-manager zones of the 6.4 2 TB support (seed 000 gives no count); RSA2GLCK is split with them";
-    smt_c2: "smt.c2" = 1.25, "x a non-SMT core", // calibrated from row B1
+    smt_c2: "smt.c2" = 1.25, "x a non-SMT core", [1.0, 2.0], // calibrated from row B1
         "seed 000 (row B1, kind C, calibrated): z14 SMT-2 vs non-SMT per-core capacity +10 % to +40 %, average +25 %: capacity of a core with both threads busy (each thread runs at c2 / 2)";
-    z13_cores_per_chip: "cpu.z13.cores_per_chip" = 8.0, "cores",
+    z13_cores_per_chip: "cpu.z13.cores_per_chip" = 8.0, "cores", [1.0, 32.0],
         "public: z13 PU chip with 8 physical cores, 6-8 enabled (IBM z13 Technical Guide SG24-8251, via docs/research/machines-and-caches.md §1.1); a dedicated LPAR is taken to fill whole chips (assumed)";
-    z13_chips_per_drawer: "cpu.z13.chips_per_drawer" = 6.0, "chips",
+    z13_chips_per_drawer: "cpu.z13.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
         "public: z13 CPC drawer of 2 nodes x (3 PU chips + 1 SC) (IBM z13 Technical Guide SG24-8251, via docs/research/machines-and-caches.md §1.1); with 8 cores per chip a 32-core LPAR fits one drawer and 64 cores span two, as in seed 001 Table 9";
-    z14_cores_per_chip: "cpu.z14.cores_per_chip" = 10.0, "cores",
+    z14_cores_per_chip: "cpu.z14.cores_per_chip" = 10.0, "cores", [1.0, 32.0],
         "public: z14 PU chip with 10 physical cores, 7-10 enabled (IBM z14 Technical Guide SG24-8451, via docs/research/machines-and-caches.md §1.1)";
-    z14_chips_per_drawer: "cpu.z14.chips_per_drawer" = 6.0, "chips",
+    z14_chips_per_drawer: "cpu.z14.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
         "public: z14 CPC drawer of 2 clusters x 3 PU chips + 1 SC (IBM z14 Technical Guide SG24-8451 §2.1, via docs/research/machines-and-caches.md §1.1)";
-    cpi_inf: "cpi.infinite" = 1.15, "cycles/instruction", // calibrated from row B10, 16-core column
+    cpi_inf: "cpi.infinite" = 1.15, "cycles/instruction", [0.5, 20.0], // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated): infinite-cache CPI of the Apache workload; used for guest and CP work alike (one workload CPI)";
-    l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", // calibrated from row B10, 16-core column
+    l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", [0.0, 1.0], // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated): L1 miss percent 1.31; 0 turns the drawer CPI model off (every core at speed 1.0)";
-    cycles_chip: "cpi.cycles_chip" = 1.5, "cycles per L1 miss", // calibrated from row B10 (16/32 cores)
+    cycles_chip: "cpi.cycles_chip" = 1.5, "cycles per L1 miss", [0.0, 1000000.0], // calibrated from row B10 (16/32 cores)
         "seed 001 (row B10, kind C, calibrated): average sourcing cycles of a miss on the core's own chip (mostly its own L2, hence small); with cpi.cycles_drawer solved so that the z13 placement gives B10's sourcing cycles at 16 and 32 cores (one drawer)";
-    cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", // calibrated from row B10 (16/32 cores)
+    cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", [0.0, 1000000.0], // calibrated from row B10 (16/32 cores)
         "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer; a miss is sourced from any core of the own drawer alike (work moves between the drawer's processors); across drawers only data that moves pays (cpi.msg_remote)";
-    msg_remote: "cpi.msg_remote" = 4.05e6, "cycles per message", // calibrated from row B10 (64 cores)
+    msg_remote: "cpi.msg_remote" = 4.05e6, "cycles per message", [0.0, 1000000000.0], // calibrated from row B10 (64 cores)
         "seed 001 (row B10, kind C, calibrated on the 64-core column: 168 sourcing cycles per L1 miss when the Apache LPAR spans two drawers): cycles CP's guest LAN / VSWITCH path spends sourcing the receiver's buffers and control blocks from the other drawer, where the receiver last took a message; the stand-in's one message per request or reply lumps the real workload's several frames and interruptions";
-    cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss",
+    cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss", [0.0, 1000000.0],
         "assumed: one cache miss served from another drawer or from memory (z13 order of magnitude; the value an earlier uniform-sharing CPI model solved from row B10), used for the below-2GB frame search (storage.path_frame_search)";
-    prsm_lpdisp: "prsm.c_lpdisp" = 2.0, "us per PR/SM dispatch",
+    prsm_lpdisp: "prsm.c_lpdisp" = 2.0, "us per PR/SM dispatch", [0.0, 1000.0],
         "assumed: PR/SM time to dispatch one logical core on a physical core (cp-model §1.4, §10.2 [A]); reported as %LPmgt (FCX302), chargeable to no LPAR";
-    prsm_trun_k: "prsm.trun_k" = 25.0, "ms",
+    prsm_trun_k: "prsm.trun_k" = 25.0, "ms", [0.1, 1000.0],
         "assumed: PR/SM dispatch interval = k x shared physical / active shared logical cores, clamped to [trun_min, trun_max]; 'dynamically determined' by the number of logical and physical processors (PR/SM planning guide, cp-model §1.4 [P]/[A])";
-    prsm_trun_min: "prsm.trun_min" = 12.5, "ms",
+    prsm_trun_min: "prsm.trun_min" = 12.5, "ms", [0.1, 1000.0],
         "public [K]: z/OS-documented default PR/SM dispatch interval range 12.5-25 ms (cp-model §10.2), assumed to apply to IFL pools";
-    prsm_trun_max: "prsm.trun_max" = 25.0, "ms",
+    prsm_trun_max: "prsm.trun_max" = 25.0, "ms", [0.1, 1000.0],
         "public [K]: upper end of the 12.5-25 ms default PR/SM dispatch interval (cp-model §10.2)";
-    prsm_min_avail: "prsm.min_avail" = 0.01, "fraction of wall time",
+    prsm_min_avail: "prsm.min_avail" = 0.01, "fraction of wall time", [1e-06, 1.0],
         "assumed: floor of the share of wall time a wanting logical core is powered, so a core PR/SM barely powers still progresses (a numerical guard, far below any share that matters)";
-    path_wake: "prsm.path_wake" = 2000.0, "instructions",
+    path_wake: "prsm.path_wake" = 2000.0, "instructions", [0.0, 100000000.0],
         "assumed: z/VM side of waking a logical processor that loaded an enabled wait in an LPAR (SIGP to it, wait exit, dispatcher re-entry); system time of the woken processor; only with a [cpc] (without one the engine has no PR/SM layer)";
-    hd_t_park: "hd.t_park" = 2000.0, "ms",
+    hd_t_park: "hd.t_park" = 2000.0, "ms", [1.0, 3600000.0],
         "public: z/VM makes its parking decision every two seconds (Velocity Software lparpark, cp-model §3.3)";
-    hd_gpd_window: "hd.gpd_window" = 20000.0, "ms",
+    hd_gpd_window: "hd.gpd_window" = 20000.0, "ms", [1.0, 3600000.0],
         "assumed: history of Global Performance Data samples z/VM projects the excess capacity from (the mean over the window); z/VM forecasts from a history with a confidence level (Velocity lparpark, cp-model §3.3) whose length is not public: ten parking periods";
-    hd_headroom: "hd.headroom" = 1.0, "cores",
+    hd_headroom: "hd.headroom" = 1.0, "cores", [0.0, 64.0],
         "assumed: the 'needed' capacity of the unparking models is the last period's utilization plus one core, like the CPUPAD default of 100 % (SRM statement, cp-model §3.3), so a saturated unparked set can grow";
-    hd_excess_high: "hd.excess_high" = 1.0, "fraction of projected excess",
+    hd_excess_high: "hd.excess_high" = 1.0, "fraction of projected excess", [0.0, 4.0],
         "assumed: SET SRM EXCESSUSE HIGH counts on all of the projected unentitled capacity (cp-model §3.3 confidence levels [A])";
-    hd_excess_medium: "hd.excess_medium" = 0.5, "fraction of projected excess",
+    hd_excess_medium: "hd.excess_medium" = 0.5, "fraction of projected excess", [0.0, 4.0],
         "assumed: SET SRM EXCESSUSE MEDIUM (the default) counts on half of the projected unentitled capacity (cp-model §3.3 [A])";
-    hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess",
+    hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess", [0.0, 4.0],
         "assumed: SET SRM EXCESSUSE LOW counts on a quarter of the projected unentitled capacity (cp-model §3.3 [A]); NONE counts on none";
     // --- end of processors ---
     // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
-    path_fault: "storage.path_fault" = 4000.0, "instructions",
+    path_fault: "storage.path_fault" = 4000.0, "instructions", [0.0, 100000000.0],
         "assumed: page fault on a page that is on DASD: translation exception, page-state lookup, frame obtained, page-in built and queued (cp-model §6); chargeable to the faulting user";
-    path_first_touch: "storage.path_first_touch" = 2500.0, "instructions",
+    path_first_touch: "storage.path_first_touch" = 2500.0, "instructions", [0.0, 100000000.0],
         "assumed: first reference to a never-touched page: frame obtained and cleared (4 KB), DAT tables updated; chargeable";
-    path_revalidate: "storage.path_revalidate" = 800.0, "instructions",
+    path_revalidate: "storage.path_revalidate" = 800.0, "instructions", [0.0, 100000000.0],
         "assumed: reference to a page on the global aging list: PTE revalidated, frame back to the in-use list; chargeable";
-    path_steal: "storage.path_steal" = 1200.0, "instructions",
+    path_steal: "storage.path_steal" = 1200.0, "instructions", [0.0, 100000000.0],
         "assumed: per frame stolen (invalidate PTE, move through the lists, queue the page-out); system time";
-    agelist_pct: "storage.agelist_pct" = 2.0, "% of frames",
+    agelist_pct: "storage.agelist_pct" = 2.0, "% of frames", [0.0, 100.0],
         "public: SET AGELIST KEEPSIZE default 2 % of the DPA (z/VM 6.3 CP Commands) [K]";
-    block_pages: "paging.block_pages" = 8.0, "pages per write I/O",
+    block_pages: "paging.block_pages" = 8.0, "pages per write I/O", [1.0, 256.0],
         "assumed: block paging writes stolen pages in blocks (cp-model §6); 8 pages per SSCH, not re-read";
-    block_pages_64: "paging.block_pages_64" = 16.0, "pages per write I/O",
+    block_pages_64: "paging.block_pages_64" = 16.0, "pages per write I/O", [1.0, 256.0],
         "assumed: z/VM 6.4 larger paging I/O payloads (seed 000 D9 says only that payloads and block paging efficiency increased, no figure); twice the 6.3 block, so pages per SSCH rises";
-    path_ssch: "paging.path_ssch" = 613.0, "instructions per paging I/O",
+    path_ssch: "paging.path_ssch" = 613.0, "instructions per paging I/O", [0.0, 100000000.0],
         "assumed: the part of a paging I/O's CP path paid once per start subchannel whatever its pages (channel program set up, SSCH, interrupt and completion handling): three quarters of the 5.3 ECKD path per page moved at D6's 0.5625 paging I/Os per page moved (reads one page, block writes eight); with it, larger block-paging payloads (switch paging_payload, row D9) cost less per page";
-    hpf_pend_factor: "dasd.hpf.pend_factor" = 0.5, "x command-mode pend",
+    hpf_pend_factor: "dasd.hpf.pend_factor" = 0.5, "x command-mode pend", [0.0, 10.0],
         "assumed: zHPF transport mode sends the whole channel program (TCW/TCCB) in one exchange instead of CCW-by-CCW interlocks, so the start-to-first-data part of an I/O shrinks; IBM's zHPF descriptions promise up to about twice the small-block I/O rate (not re-read [K]), taken as half";
-    hpf_connect_factor: "dasd.hpf.connect_factor" = 0.5, "x command-mode connect per page",
+    hpf_connect_factor: "dasd.hpf.connect_factor" = 0.5, "x command-mode connect per page", [0.0, 10.0],
         "assumed: the same for the channel time per 4 KB page moved (fewer frames and acknowledgements per transfer)";
-    hpf_ssch_factor: "paging.hpf_ssch_factor" = 0.8, "x paging.path_ssch",
+    hpf_ssch_factor: "paging.hpf_ssch_factor" = 0.8, "x paging.path_ssch", [0.0, 10.0],
         "assumed: CP builds one TCW and TCCB for a transport-mode paging I/O instead of a CCW chain with IDAWs, a smaller part of the per-SSCH path";
-    crypt_setup: "paging.crypt_setup" = 300.0, "instructions per page",
+    crypt_setup: "paging.crypt_setup" = 300.0, "instructions per page", [0.0, 100000000.0],
         "assumed: CP's work around encrypting or decrypting one 4 KB page with CPACF besides the cipher itself (key block, KM invocation, the page's tweak)";
-    decrypt_factor: "paging.decrypt_factor" = 0.85, "x the encryption of a page",
+    decrypt_factor: "paging.decrypt_factor" = 0.85, "x the encryption of a page", [0.0, 10.0],
         "assumed: seed 000 says decryption costs less than encryption on average, with no figure; the cipher part of a page-in's decryption taken as 0.85 of a page-out's encryption";
-    path_io_eckd: "paging.path_io_eckd" = 115.0, "instructions per page moved",
+    path_io_eckd: "paging.path_io_eckd" = 115.0, "instructions per page moved", [0.0, 100000000.0],
         "seed 004 (row D6, calibrated on the 5.3 ECKD CP/move, with paging.path_ssch per I/O): per-page part of the 3390 paging I/O (one CCW and IDAW, the page's slot), net of the fault, steal and dispatch paths";
-    path_io_edev_fba: "paging.path_io_edev_fba" = 11175.0, "instructions per page moved",
+    path_io_edev_fba: "paging.path_io_edev_fba" = 11175.0, "instructions per page moved", [0.0, 100000000.0],
         "seed 004 (row D5, calibrated on the 5.2 EDEV CP/move, with paging.path_ssch per I/O): per-page cost of an FBA channel program emulated on SCSI";
-    path_io_edev_scsi: "paging.path_io_edev_scsi" = 6835.0, "instructions per page moved",
+    path_io_edev_scsi: "paging.path_io_edev_scsi" = 6835.0, "instructions per page moved", [0.0, 100000000.0],
         "seed 004 (row D5, calibrated on the 5.3 EDEV CP/move, with paging.path_ssch per I/O): per-page cost of a direct SCSI-container request";
-    path_dispatch_specialty: "path.dispatch_specialty" = 1370.0, "instructions",
+    path_dispatch_specialty: "path.dispatch_specialty" = 1370.0, "instructions", [0.0, 100000000.0],
         "seed 004 (row D6, calibrated on the 5.2 -> 5.3 change of ECKD CP/move): dispatcher path added by 5.3's specialty-engine support; levels before 5.3 run path.dispatch minus this";
-    eckd_pend: "dasd.eckd.pend_ms" = 0.15, "ms",
+    eckd_pend: "dasd.eckd.pend_ms" = 0.15, "ms", [0.0, 1000.0],
         "assumed: FICON pend (start to first command accepted) on a 2105 with little contention; typical RMF/FCX108 figures 0.1-0.2 ms";
-    eckd_disconnect: "dasd.eckd.disconnect_ms" = 0.25, "ms (mean, exponential)",
+    eckd_disconnect: "dasd.eckd.disconnect_ms" = 0.25, "ms (mean, exponential)", [0.0, 1000.0],
         "assumed: mean disconnect of a 4 KB paging I/O on a 2105 with a 16 GB cache (mostly hits, some destage waits)";
-    eckd_connect: "dasd.eckd.connect_ms_per_page" = 0.06, "ms per 4 KB",
+    eckd_connect: "dasd.eckd.connect_ms_per_page" = 0.06, "ms per 4 KB", [0.0001, 100.0],
         "assumed: 4 KB over a 1 Gb FICON channel (~70 MB/s effective) per page moved";
-    edev_pend: "dasd.edev.pend_ms" = 0.05, "ms",
+    edev_pend: "dasd.edev.pend_ms" = 0.05, "ms", [0.0, 1000.0],
         "assumed: FCP request start to the LUN (no ECKD pend; QDIO queueing only)";
-    edev_disconnect: "dasd.edev.disconnect_ms" = 0.25, "ms (mean, exponential)",
+    edev_disconnect: "dasd.edev.disconnect_ms" = 0.25, "ms (mean, exponential)", [0.0, 1000.0],
         "assumed: same 2105 cache behaviour as for ECKD";
-    edev_connect: "dasd.edev.connect_ms_per_page" = 0.05, "ms per 4 KB",
+    edev_connect: "dasd.edev.connect_ms_per_page" = 0.05, "ms per 4 KB", [0.0001, 100.0],
         "assumed: 4 KB over a 1 Gb FCP channel per page moved";
-    edev_queue_depth: "dasd.edev.queue_depth" = 4.0, "I/Os",
+    edev_queue_depth: "dasd.edev.queue_depth" = 4.0, "I/Os", [1.0, 256.0],
         "assumed: I/Os the SCSI container keeps in flight to one LUN when paging calls it directly (5.3+); 1 through FBA emulation";
-    path_reorder_page: "storage.path_reorder_page" = 100.0, "instructions per resident page",
+    path_reorder_page: "storage.path_reorder_page" = 100.0, "instructions per resident page", [0.0, 100000000.0],
         "assumed: pre-6.3 reorder: reset the reference bit and requeue one resident frame of the guest (seed 003 says only that the time grows with the guest's resident pages); bounded by seed 004 D6, where reorder must stay a small part of the 5.2 ECKD CP/move";
-    reorder_interval: "storage.reorder_interval" = 10000.0, "ms",
+    reorder_interval: "storage.reorder_interval" = 10000.0, "ms", [1.0, 3600000.0],
         "assumed: a faulting guest is reordered at most once per this interval (pre-6.3 CP reorders periodically; the period is not public in the seeds)";
-    mdisk_path_ccw: "mdisk.path_ccw_translate" = 3000.0, "instructions per I/O",
+    mdisk_path_ccw: "mdisk.path_ccw_translate" = 3000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: CCW translation of a guest channel program (copy, fix the data pages, build the real CCWs); Diagnose X'250' block I/O skips it";
-    mdisk_path_eckd: "mdisk.path_eckd_io" = 6000.0, "instructions per I/O",
+    mdisk_path_eckd: "mdisk.path_eckd_io" = 6000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: start subchannel on the real ECKD device, its interrupt, and reflecting the interrupt to the guest";
-    mdisk_path_fba_emul: "mdisk.path_fba_emulation" = 8313.0, "instructions per I/O",
+    mdisk_path_fba_emul: "mdisk.path_fba_emulation" = 8313.0, "instructions per I/O", [0.0, 100000000.0],
         "seed 004 (row E2, calibrated with mdisk.path_scsi_container_53 on the XEDIT read CP CPU/read): FBA emulation of an EDEV request and the interrupt back to the guest, without the SCSI container";
-    mdisk_path_container_52: "mdisk.path_scsi_container_52" = 6000.0, "instructions per I/O",
+    mdisk_path_container_52: "mdisk.path_scsi_container_52" = 6000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: the z/VM 5.2 SCSI container's path per request; its difference to the 5.3 path is set by row E2 (seed 004) through mdisk.path_scsi_container_53";
-    mdisk_path_container_53: "mdisk.path_scsi_container_53" = 2620.0, "instructions per I/O",
+    mdisk_path_container_53: "mdisk.path_scsi_container_53" = 2620.0, "instructions per I/O", [0.0, 100000000.0],
         "seed 004 (row E2, calibrated: the 5.2 -> 5.3 drop of XEDIT CP CPU/read): the tuned SCSI container's path per request";
-    mdisk_path_block: "mdisk.path_per_block" = 390.0, "instructions per 4 KB block",
+    mdisk_path_block: "mdisk.path_per_block" = 390.0, "instructions per 4 KB block", [0.0, 100000000.0],
         "seed 004 (row E1, calibrated on the CP CPU of CMS FORMAT without write-same): per 4 KB block, translating and fixing the guest's data buffer; write-same passes one block and skips it";
-    mdisk_path_native_scsi: "mdisk.path_native_scsi" = 2000.0, "instructions per I/O",
+    mdisk_path_native_scsi: "mdisk.path_native_scsi" = 2000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: a Linux guest's dedicated FCP subchannel: CP handles the QDIO adapter interruption and the SIGA only";
-    mdisk_edev_read: "mdisk.edev.read_ms_per_block" = 0.034, "ms per 4 KB",
+    mdisk_edev_read: "mdisk.edev.read_ms_per_block" = 0.034, "ms per 4 KB", [0.0, 100.0],
         "seed 004 (row E2, calibrated on the 5.2 XEDIT read rate): transfer of a 4 KB cache hit from the 2105 over 1 Gb FCP";
-    mdisk_edev_write: "mdisk.edev.write_ms_per_block" = 0.178, "ms per 4 KB",
+    mdisk_edev_write: "mdisk.edev.write_ms_per_block" = 0.178, "ms per 4 KB", [0.0, 100.0],
         "seed 004 (row E1, calibrated on the 5.2 FORMAT elapsed time): sustained sequential write rate of the 2105 LUN (destage-bound)";
-    mdisk_edev_write_same: "mdisk.edev.write_same_ms_per_block" = 0.105, "ms per 4 KB",
+    mdisk_edev_write_same: "mdisk.edev.write_same_ms_per_block" = 0.105, "ms per 4 KB", [0.0, 100.0],
         "seed 004 (row E1, calibrated on the 5.3 FORMAT elapsed time): the subsystem's write-same rate";
-    vdisk_path_io: "vdisk.path_io" = 6000.0, "instructions per I/O",
+    vdisk_path_io: "vdisk.path_io" = 6000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: VDISK request handling besides CCW translation (locate the address space pages, build the move, reflect the completion); cp-model section 9";
-    vdisk_path_block: "vdisk.path_per_block" = 1500.0, "instructions per 4 KB block",
+    vdisk_path_block: "vdisk.path_per_block" = 1500.0, "instructions per 4 KB block", [0.0, 100000000.0],
         "assumed: move of one 4 KB block between the VDISK address space and guest storage (MVCL-like copy, about 1 byte per cycle at CPI 3 would be 4096 cycles)";
-    cp_below2g_frames: "storage.cp_below2g_fixed" = 8192.0, "frames (4 KB)",
+    cp_below2g_frames: "storage.cp_below2g_fixed" = 8192.0, "frames (4 KB)", [0.0, 524288.0],
         "assumed: frames below 2 GB that CP's nucleus, fixed control blocks and trace tables keep out of the dynamic paging area (32 MB); the rest of the first 2 GB of real storage is pageable";
-    below2g_per_io: "storage.below2g_per_paging_io" = 1.0, "frames per paging I/O",
+    below2g_per_io: "storage.below2g_per_paging_io" = 1.0, "frames per paging I/O", [0.0, 64.0],
         "assumed: before 6.2 CP builds each paging I/O's control blocks and channel program in a below-2GB frame (31-bit addressable), held until the I/O completes (cp-model 6.1: CP's residual below-2GB needs)";
-    avail_fraction: "storage.avail_fraction" = 0.01, "fraction of real storage",
+    avail_fraction: "storage.avail_fraction" = 0.01, "fraction of real storage", [1e-06, 1.0],
         "assumed: share of the frames on CP's available lists when it looks for two contiguous free frames (a PGMBK); without coalescing (switch frame_coalesce) freed frames lie singly in address order, so a free frame's neighbour is free with about this probability and the search examines 1 / this many frames on average (each storage.path_frame_search plus a cache miss)";
-    path_frame_search: "storage.path_frame_search" = 100.0, "instructions per frame examined",
+    path_frame_search: "storage.path_frame_search" = 100.0, "instructions per frame examined", [0.0, 100000000.0],
         "assumed: examining one frame of a frame-owned list during a search for a below-2GB frame, the same per-frame work as reorder (storage.path_reorder_page); each frame examined also takes one cache miss at cpi.cycles_remote (the frame table of a large storage does not fit the caches, and a search follows it out of address order)";
-    mdc_arbiter_interval: "mdc.arbiter_interval" = 1.0, "s",
+    mdc_arbiter_interval: "mdc.arbiter_interval" = 1.0, "s", [0.01, 3600.0],
         "assumed: period of the MDC arbiter's pass that sizes the cache against paging (cp-model §8 [A])";
-    mdc_arbiter_step: "mdc.arbiter_step" = 0.05, "fraction of the maximum size",
+    mdc_arbiter_step: "mdc.arbiter_step" = 0.05, "fraction of the maximum size", [0.0, 1.0],
         "assumed: how far one arbiter pass moves the cache's target size (cp-model §8 [A])";
-    mdc_bias: "mdc.bias" = 1.0, "factor",
+    mdc_bias: "mdc.bias" = 1.0, "factor", [0.001, 100.0],
         "public: SET MDCACHE STORAGE BIAS, default 1.0: weight of the cache's claim on storage against paging's";
-    mdc_path_hit: "mdc.path_hit" = 1500.0, "instructions per 4 KB block",
+    mdc_path_hit: "mdc.path_hit" = 1500.0, "instructions per 4 KB block", [0.0, 100000000.0],
         "assumed: an MDC read hit: look the block up in the cache's hash and move 4 KB to the guest's buffer (the same order as a VDISK block move, vdisk.path_per_block)";
-    mdc_path_insert: "mdc.path_insert" = 1000.0, "instructions per 4 KB block",
+    mdc_path_insert: "mdc.path_insert" = 1000.0, "instructions per 4 KB block", [0.0, 100000000.0],
         "assumed: an MDC insert or write-through refresh: obtain a frame for the block (stealing one when the cache is full) and copy 4 KB into it";
     // --- end of storage, paging and I/O ---
     // --- issue 6: the TLS/SSL server, the crypto adapter, RSCS, dumps (ssl.rs, dasd.rs) ---
-    ssl_aes_cpb_round: "ssl.aes_cycles_per_byte_round" = 0.708, "cycles per byte per AES round",
+    ssl_aes_cpb_round: "ssl.aes_cycles_per_byte_round" = 0.708, "cycles per byte per AES round", [0.0, 1000.0],
         "seed 000 (row E6 case 2A, calibrated: CPU/tx secured TLS 1.0 RSA_AES_256 / not secured 1.56): the SSL server's cipher work per byte and AES round (CPACF KMC through System SSL, with the buffer handling around it); AES-256 has 14 rounds, AES-128 10 (FIPS 197)";
-    ssl_sha1_cpb: "ssl.sha1_cycles_per_byte" = 3.0, "cycles per byte",
+    ssl_sha1_cpb: "ssl.sha1_cycles_per_byte" = 3.0, "cycles per byte", [0.0, 1000.0],
         "assumed: HMAC-SHA-1 of the TLS 1.0 record MAC per byte through System SSL (CPACF KIMD SHA-1, about 1-2 GB/s on a zEC12/z13 core: a few cycles per byte)";
-    ssl_sha256_cpb: "ssl.sha256_cycles_per_byte" = 0.735, "cycles per byte",
+    ssl_sha256_cpb: "ssl.sha256_cycles_per_byte" = 0.735, "cycles per byte", [0.0, 1000.0],
         "seed 000 (row E6 case 2B, calibrated: CPU/tx secured TLS 1.2 RSA_AES_128_SHA256 / not secured 1.39, with ssl.aes_cycles_per_byte_round from case 2A): HMAC-SHA-256 of the TLS 1.2 record MAC per byte. It comes out below the assumed SHA-1 figure: E6's drop from 2A to 2B is more than the AES rounds (10 against 14) explain; row E5's -1.1 % is then a prediction";
-    ssl_record_bytes: "ssl.record_bytes" = 16384.0, "bytes",
+    ssl_record_bytes: "ssl.record_bytes" = 16384.0, "bytes", [1.0, 16384.0],
         "public: the largest TLS plaintext record, 2^14 bytes (RFC 5246 section 6.2.1); a request is cut into records of at most this size";
-    ssl_path_record_v21: "ssl.path_record_v21" = 20000.0, "instructions per TLS record",
+    ssl_path_record_v21: "ssl.path_record_v21" = 20000.0, "instructions per TLS record", [0.0, 100000000.0],
         "assumed: SSL server V2.1 (z/VM 6.3) per record: IUCV receive and send between TCP/IP and the SSL server, record framing, the System SSL call";
-    ssl_path_record_v22: "ssl.path_record_v22" = 87165.0, "instructions per TLS record",
+    ssl_path_record_v22: "ssl.path_record_v22" = 87165.0, "instructions per TLS record", [0.0, 100000000.0],
         "seed 000 (row E5, calibrated: z/VM 6.4 SSL V2.2 +13.6 % CPU/tx against 6.3 V2.1 at the same cipher): SSL server V2.2 per record (the new System SSL level's longer record path; seed 000 says most of the increase was within the SSL server)";
-    ssl_path_handshake: "ssl.path_handshake" = 3000000.0, "instructions per new connection",
+    ssl_path_handshake: "ssl.path_handshake" = 3000000.0, "instructions per new connection", [0.0, 100000000.0],
         "assumed: a full TLS handshake without the RSA private-key operation (certificate, key derivation, the handshake messages, connection setup in the SSL server); seed 000's chart puts a new connection's SSL CPU at some ms to tens of ms (axis 0-40 ms, values not legible)";
-    ssl_path_rsa: "ssl.path_rsa_private" = 12000000.0, "instructions per RSA-2048 private-key operation",
+    ssl_path_rsa: "ssl.path_rsa_private" = 12000000.0, "instructions per RSA-2048 private-key operation", [0.0, 100000000.0],
         "assumed: RSA-2048 private-key decrypt (CRT) in software, about 7 ms at CPI 3 and 5.2 GHz; without a crypto adapter the SSL server runs it on the CPU";
-    ssl_path_ap_request: "ssl.path_ap_request" = 150000.0, "instructions per AP request",
+    ssl_path_ap_request: "ssl.path_ap_request" = 150000.0, "instructions per AP request", [0.0, 100000000.0],
         "assumed: the SSL server builds the AP request for the RSA operation, enqueues it and takes the reply (with CRYPTO APVIRT); small against the operation itself";
-    crypto_path_apvirt: "crypto.path_apvirt_cp" = 30000.0, "instructions per AP request",
+    crypto_path_apvirt: "crypto.path_apvirt_cp" = 30000.0, "instructions per AP request", [0.0, 100000000.0],
         "assumed: CP's simulation of a virtual (APVIRT, shared) AP queue per request: intercept of NQAP/DQAP, the real AP queue, the reply back to the guest (chargeable CP time)";
-    crypto_rsa_us: "crypto.rsa_service_us" = 400.0, "us per RSA-2048 private-key operation",
+    crypto_rsa_us: "crypto.rsa_service_us" = 400.0, "us per RSA-2048 private-key operation", [0.0, 1000000.0],
         "assumed: a shared Crypto Express adapter's (CEX accelerator) service time for one RSA-2048 CRT operation: a few thousand operations per second per adapter domain";
-    dump_pages_old: "dump.pages_per_io_old" = 1.0, "4 KB pages per channel program",
+    dump_pages_old: "dump.pages_per_io_old" = 1.0, "4 KB pages per channel program", [0.5, 256.0],
         "assumed: before VM65989 CP writes a dump one 4 KB page per channel program";
-    dump_pages_new: "dump.pages_per_io_vm65989" = 12.0, "4 KB pages per channel program",
+    dump_pages_new: "dump.pages_per_io_vm65989" = 12.0, "4 KB pages per channel program", [1.0, 256.0],
         "public: a 3390 track holds 12 4 KB records (IBM 3390 geometry); with VM65989 a dump channel program writes a full track";
-    dump_io_overhead: "dump.io_overhead_ms" = 0.0664, "ms per channel program",
+    dump_io_overhead: "dump.io_overhead_ms" = 0.0664, "ms per channel program", [0.0, 1000.0],
         "seed 000 (row E4, calibrated: dump rate +260 % with VM65989): time per dump channel program besides the data transfer (start, pend, the device's end-of-chain and rotational repositioning between programs)";
-    dump_path_io: "dump.path_io" = 8000.0, "instructions per channel program",
+    dump_path_io: "dump.path_io" = 8000.0, "instructions per channel program", [0.0, 100000000.0],
         "assumed: CP's path to build and start one dump channel program and take its interrupt (like mdisk.path_eckd_io plus the channel program build)";
     // --- end of issue 6 ---
     // --- the lab's expectation curves (not used by the simulator) ---
-    caf_4way: "lab.caf_4way" = 0.890, "1",
+    caf_4way: "lab.caf_4way" = 0.890, "1", [0.5, 1.0],
         "seed 001 (row B11, kind C): z13 MP CAF coefficient for N = 4; the CAF curve assumes a geometric decline per doubling of N through this point (public STSI tables, e.g. s390 /proc/sysinfo 'Adjustment NN-way', decline roughly geometrically up to the top of the table)";
 }
 
@@ -426,6 +434,40 @@ mod tests {
         assert_eq!(p.dspslice, 8.0);
         assert!(p.set("srm.dspslyce", 1.0).is_err());
         assert!(p.set("srm.dspslice", -1.0).is_err());
+    }
+
+    #[test]
+    fn defaults_lie_inside_their_ranges() {
+        for p in table() {
+            assert!(p.min <= p.max, "{}: empty range", p.name);
+            assert!(
+                p.min <= p.default && p.default <= p.max,
+                "{}: default {} outside [{}, {}] {}",
+                p.name,
+                p.default,
+                p.min,
+                p.max,
+                p.unit
+            );
+        }
+    }
+
+    #[test]
+    fn set_refuses_values_outside_the_range() {
+        let mut p = Params::default();
+        for (name, v) in [
+            ("cpu.clock_ghz", 0.0),
+            ("srm.dspslice", 0.0),
+            ("dasd.eckd.disconnect_ms", 1e300),
+            ("memtst.key_update_fraction", 1.5),
+            ("cpu.clock_ghz", f64::NAN),
+            ("cpu.clock_ghz", f64::INFINITY),
+        ] {
+            let e = p.set(name, v).unwrap_err();
+            assert!(e.contains(name) && e.contains('['), "{e}");
+        }
+        assert!(p.set("cpu.clock_ghz", 0.5).is_ok() && p.set("cpu.clock_ghz", 10.0).is_ok());
+        assert!(p.set("srm.dspslice", 1.0).is_ok());
     }
 
     #[test]

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from .. import engine, scenario
 from ..errors import InputError
-from ..output import console, print_json, progress
+from ..output import console, print_json, progress, safe
 
 
 def _run(sc: scenario.Scenario, runner: str) -> dict:
@@ -64,7 +64,7 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
     for r in results:
         users = list(r.intervals[0]["users"]) if r.intervals else []
         head = f"{r.runner}" + (f" {r.level}" if r.level else "")
-        t = Table(title=f"{base.title or file}: {head} vs Solver (observed / expected CPU %, 100 = one processor)",
+        t = Table(title=f"{safe(base.title or file)}: {head} vs Solver (observed / expected CPU %, 100 = one processor)",
                   title_justify="left")
         t.add_column("End (s)", justify="right")
         for u in users:
@@ -84,4 +84,4 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
         for n in r.notes:
             console.print(f"  note: {n}")
     if plot_path:
-        console.print(f"  chart: {plot_path}")
+        console.print(f"  chart: {safe(plot_path)}")

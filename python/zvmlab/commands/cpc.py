@@ -13,7 +13,7 @@ from rich.table import Table
 
 from .. import engine, scenario
 from ..errors import InputError
-from ..output import console, print_json
+from ..output import console, print_json, safe
 
 
 def _ranges(xs: list[int]) -> str:
@@ -72,7 +72,7 @@ def cpc(file: str, as_json: bool) -> None:
     if as_json:
         print_json(d)
         return
-    t = Table(title=f"CPC of {file}: {d['shared_ifls']} shared + {d['dedicated_ifls']} dedicated IFLs",
+    t = Table(title=f"CPC of {safe(file)}: {d['shared_ifls']} shared + {d['dedicated_ifls']} dedicated IFLs",
               title_justify="left")
     for col in ("LPAR", "Weight", "Logical", "Entitled %", "Vh", "Vm", "Vl", "Hz", "Ded",
                 "Vh physical", "Others on physical"):

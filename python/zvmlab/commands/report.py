@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import os
 import sys
-import tempfile
-from pathlib import Path
 
 import click
 
 from ..errors import InputError
+from ..output import plain_lines, write_file
 from ..perfkit import REPORTS, find, load, render, select
 from ..perfkit.reports import Spec
 
 FORMATS = ("text", "html", "csv", "json")
-
-
-def _write_atomically(dest: Path, body: str) -> None:
-    """Write via a temporary sibling renamed into place: never a half-written report."""
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=dest.absolute().parent)
-        with os.fdopen(fd, "w") as f:
-            f.write(body)
-        os.replace(tmp, dest)
-    except OSError as e:
-        if tmp and os.path.exists(tmp):
-            os.unlink(tmp)
-        raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
 
 
 def _specs(fcx: str | None) -> list[Spec]:
@@ -108,7 +92,7 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
         dashed = f"({lb})"
         title = f"zvmlab performance reports: {la} vs {lb}"
     if fmt == "text":
-        body = render.text(reports)
+        body = plain_lines(render.text(reports))  # text from a monitor file never reaches a terminal as codes
     elif fmt == "csv":
         body = render.csv_text(reports[0])
     elif fmt == "json":
@@ -116,6 +100,6 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     else:
         body = render.html_text(reports, title, describe=a.data.describe(), dashed_suffix=dashed)
     if out:
-        _write_atomically(Path(out), body)
+        write_file(out, body)
     else:
         sys.stdout.write(body)

@@ -9,8 +9,9 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .. import engine, scenario
-from ..output import console, dumps, print_json, progress, result_dir
+from .. import admission, engine, scenario
+from ..errors import InputError
+from ..output import console, dumps, print_json, progress, result_dir, safe
 
 # Keys that measure the machine running zvmlab, not the simulated system: kept out of the
 # deterministic summary and written to timing.json.
@@ -18,15 +19,22 @@ TIMING_KEYS = ("wall_s", "events_per_s")
 
 
 def run_scenario(path: str, level: str | None = None, seed: int | None = None, duration: str | None = None,
-                 show_progress: bool = True, monitor: list | None = None) -> tuple[scenario.Scenario, dict]:
-    """Load and run a scenario. With a list as ``monitor``, appends the run's monitor data to it."""
+                 show_progress: bool = True, monitor: list | None = None,
+                 max_memory: str | None = None) -> tuple[scenario.Scenario, dict]:
+    """Load and run a scenario. With a list as ``monitor``, appends the run's monitor data to it.
+    A run whose memory estimate exceeds the limit is refused before it starts."""
     sc = scenario.load(path).with_overrides(level=level, seed=seed, duration=duration)
+    admission.admit(sc, max_memory)
     with progress(f"{Path(path).name} ({sc.level})", show_progress) as update:
-        if monitor is not None:
-            summary, mon = engine.simulate(sc.engine_config(), progress=update, monitor=True)
-            monitor.append(mon)
-        else:
-            summary = engine.simulate(sc.engine_config(), progress=update)
+        try:
+            if monitor is not None:
+                summary, mon = engine.simulate(sc.engine_config(), progress=update, monitor=True)
+                monitor.append(mon)
+            else:
+                summary = engine.simulate(sc.engine_config(), progress=update)
+        except InputError as e:
+            e.file = e.file or sc.path  # an engine refusal: name the scenario it came from
+            raise
     summary["scenario"] = sc.path
     summary["title"] = sc.title
     return sc, summary
@@ -72,7 +80,7 @@ def conditions(s: dict) -> list[str]:
 
 
 def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
-    title = sc.title or Path(sc.path).name
+    title = safe(sc.title or Path(sc.path).name)
     console.print(f"[bold]{title}[/bold]  level {s['level']}, {s['processors']} processors, "
                   f"{s['duration_s']:g} s simulated, seed {s['seed']}")
     console.print(f"  ETR {s['etr']:.3f} tx/s   ITR {s['itr']:.3f} tx/s   T/V {s['tv_ratio']:.4f}   "
@@ -190,11 +198,13 @@ def print_subsystems(s: dict, max_rows: int = 8) -> None:
 @click.option("--out", "out", type=click.Path(file_okay=False), help="Write the summary and all run output here.")
 @click.option("--force", is_flag=True, help="Replace an existing --out directory.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
+@click.option("--max-memory", metavar="SIZE", help='Refuse a run estimated to need more memory, e.g. "4G" '
+              "(default: ZVMLAB_MAX_MEMORY, else the memory available here).")
 def run(file: str, level: str | None, seed: int | None, duration: str | None, out: str | None, force: bool,
-        as_json: bool) -> None:
+        as_json: bool, max_memory: str | None) -> None:
     """Simulate scenario FILE and report ETR, ITR, T/V and CPU per user and interval."""
     mon: list = []
-    sc, summary = run_scenario(file, level, seed, duration, monitor=mon if out else None)
+    sc, summary = run_scenario(file, level, seed, duration, monitor=mon if out else None, max_memory=max_memory)
     if out:
         write_run_dir(out, sc, summary, force, monitor=mon[0])
     if as_json:
@@ -202,4 +212,4 @@ def run(file: str, level: str | None, seed: int | None, duration: str | None, ou
     else:
         print_summary(sc, summary)
         if out:
-            console.print(f"  written to {out}/")
+            console.print(f"  written to {safe(out)}/")

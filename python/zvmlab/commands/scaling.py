@@ -9,7 +9,7 @@ from rich.table import Table
 
 from .. import scenario
 from ..errors import InputError
-from ..output import console, print_json, progress
+from ..output import console, print_json, progress, safe
 
 
 @click.command("scaling")
@@ -43,7 +43,7 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
     sc = scenario.load(file).with_overrides(level=level, duration=duration)
     # The scenario's title names its own configuration; the runs are at other core counts.
     heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
-               f"{'' if no_scale_count else ' (guest counts scaled with cores)'}: {sc.title or ''}").rstrip(": ")
+               f"{'' if no_scale_count else ' (guest counts scaled with cores)'}: {safe(sc.title or '')}").rstrip(": ")
     if smt_modes is not None:
         modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
         bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
@@ -59,7 +59,7 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
         for ser in res["series"]:
             _table(heading, sc, ser["rows"], f" SMT {ser['smt']}")
         if plot_path:
-            console.print(f"  chart: {plot_path}")
+            console.print(f"  chart: {safe(plot_path)}")
         return
     if sc.smt != "off" and ns[-1] > scenario.MAX_SMT_CORES:
         raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most {scenario.MAX_SMT_CORES} cores",
@@ -73,7 +73,7 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, no_s
         return
     _table(heading, sc, res["rows"], "")
     if plot_path:
-        console.print(f"  chart: {plot_path}")
+        console.print(f"  chart: {safe(plot_path)}")
 
 
 def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:

@@ -6,7 +6,7 @@ import click
 from rich.table import Table
 
 from .. import scenario
-from ..output import console, print_json
+from ..output import console, print_json, safe
 
 
 @click.command("solve")
@@ -24,7 +24,7 @@ def solve(file: str, at: str | None, as_json: bool) -> None:
     if as_json:
         print_json({"users": users, "capacity_pct": sc.processors * 100.0})
         return
-    t_ = Table(title=f"Solver: {sc.title or file} ({sc.processors} processors = {sc.processors * 100} %)",
+    t_ = Table(title=f"Solver: {safe(sc.title or file)} ({sc.processors} processors = {sc.processors * 100} %)",
                title_justify="left")
     for c in ("Userid", "Share", "Demand %", "Correct CPU %"):
         t_.add_column(c, justify="left" if c in ("Userid", "Share") else "right")

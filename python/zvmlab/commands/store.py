@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from ..output import console, err_console, print_json
+from ..output import console, err_console, print_json, safe
 
 _STORE = click.option("--store", "store_path", type=click.Path(dir_okay=False), default="runs/store.duckdb",
                       show_default=True, help="The results store.")
@@ -47,7 +47,7 @@ def ls(store_path: str, as_json: bool) -> None:
     if as_json:
         print_json({"tables": counts, "collections": _records(cols), "levels": _records(by_level)})
         return
-    console.print(f"{store_path}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
+    console.print(f"{safe(store_path)}: " + ", ".join(f"{n} {t}" for t, n in counts.items()))
     console.print(_table(cols, "Collections"))
     console.print(_table(by_level, "Runs by level"))
 
@@ -96,4 +96,4 @@ def export(directory: str, store_path: str) -> None:
     with Store.open(store_path, read_only=True) as st:
         paths = st.export_parquet(directory)
     for p in paths:
-        err_console.print(f"wrote {p}")
+        err_console.print(f"wrote {safe(p)}")

@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from ..errors import InputError
-from ..output import console, err_console, print_json, progress
+from ..output import console, err_console, print_json, progress, safe
 
 
 def _r(x: dict) -> str:
@@ -86,7 +86,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
                                                      "intended": s.families[c.family].intended,
                                                      "today": s.families[c.family].today} for c in cells]})
             return
-        t = Table(title=f"{s.title}: {len(cells)} cells", title_justify="left")
+        t = Table(title=f"{safe(s.title)}: {len(cells)} cells", title_justify="left")
         for col in ("Cell", "Stands for", "Runs today as"):
             t.add_column(col, overflow="fold")
         for c in cells:
@@ -99,7 +99,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
     try:
         with Store.open(store_path) as store:
             if not as_json:
-                err_console.print(f"suite {s.name}: {len(cells)} scenarios x 2 levels x {repeat} seeds "
+                err_console.print(f"suite {safe(s.name)}: {len(cells)} scenarios x 2 levels x {repeat} seeds "
                                   f"on {executor.description}; store {store_path}")
             try:
                 with progress(f"suite {s.name}", True) as update:
@@ -109,7 +109,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
                     n = f"{store.counts()['runs']} runs"
                 except Exception:  # the store is whole (each run is one transaction); only the count failed
                     n = "count unavailable"
-                err_console.print(f"interrupted: finished runs are kept in {store_path} ({n}); "
+                err_console.print(f"interrupted: finished runs are kept in {safe(store_path)} ({n}); "
                                   "run the same command again to resume")
                 raise
     finally:
@@ -125,7 +125,7 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
 def _print(res: dict, s) -> None:
     alpha = s.alpha
     conf = f"{res['confidence']:.0%} CI"
-    t = Table(title=f"{res['title']}\n{res['base']} → {res['compare']}, {res['repeat']} seed(s) per level, "
+    t = Table(title=f"{safe(res['title'])}\n{res['base']} → {res['compare']}, {res['repeat']} seed(s) per level, "
                     f"{res['duration']} per run", title_justify="left")
     for col, j in (("Scenario", "left"), ("ETRR", "right"), (conf, "right"), ("p", "right"), ("ITRR", "right"),
                    (conf + " ", "right"), ("p ", "right"), ("ETRR / ITRR", "left")):

@@ -7,7 +7,7 @@ import time
 import click
 from rich.table import Table
 
-from ..output import console, err_console, print_json, progress
+from ..output import console, err_console, print_json, progress, safe
 
 
 @click.command("sweep")
@@ -48,7 +48,7 @@ def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | Non
                 with progress("sweep", True) as update:
                     res, (made, reused) = sw.run(file, list(params), executor, store, repeat, level, seed, update)
             except KeyboardInterrupt:
-                err_console.print(f"interrupted: finished runs are kept in {store_path}; "
+                err_console.print(f"interrupted: finished runs are kept in {safe(store_path)}; "
                                   "run the same command again to resume")
                 raise
     finally:
@@ -59,7 +59,7 @@ def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | Non
         print_json(res)
         return
     names = list(res["params"])
-    t = Table(title=f"Sweep of {file}" + (f" ({repeat} seeds per point: mean ± sd)" if repeat > 1 else ""),
+    t = Table(title=f"Sweep of {safe(file)}" + (f" ({repeat} seeds per point: mean ± sd)" if repeat > 1 else ""),
               title_justify="left")
     show_level = "level" not in names
     for n in names + (["Level"] if show_level else []) + ["ETR", "ITR", "T/V", "Busy %"]:
@@ -70,6 +70,6 @@ def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | Non
         return s + (f" ± {format(row[m + '_sd'], fmt)}" if row.get(m + "_sd") is not None else "")
 
     for r in res["points"]:
-        t.add_row(*[str(r["point"][n]) for n in names], *([r["level"]] if show_level else []), f(r, "etr", ",.1f"), f(r, "itr", ",.1f"),
+        t.add_row(*[safe(r["point"][n]) for n in names], *([r["level"]] if show_level else []), f(r, "etr", ",.1f"), f(r, "itr", ",.1f"),
                   f(r, "tv_ratio", ".3f"), f(r, "busy_pct", ".1f"))
     console.print(t)

@@ -17,7 +17,9 @@ How closely the kernel then matches the Solver is a finding, not a pass/fail.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -32,7 +34,11 @@ PERIOD_US = 100_000
 BURST_S = 0.010  # assumed: CPU burst of a partial-demand worker (short against the 100 ms interval)
 
 _WORKER = r"""
-import os, sys, time
+import ctypes, os, signal, sys, time
+try:  # die with the runner, even if it is killed (Linux PR_SET_PDEATHSIG)
+    ctypes.CDLL(None).prctl(1, int(signal.SIGKILL), 0, 0, 0)
+except Exception:
+    pass
 demand, burst, end = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 sys.stdin.readline()  # wait until placed in its cgroup
 pc = time.perf_counter
@@ -78,6 +84,69 @@ def _find_cgroup() -> tuple[str, Path, Path, Path | None]:
                             field="--runner cgroup", fix="run on Linux as root with cgroup v1 cpu,cpuacct or v2 cpu")
 
 
+_NAME = re.compile(r"zvmlab-(\d+)-\d+")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _tasks(d: Path) -> list[int]:
+    out = []
+    for name in ("tasks", "cgroup.procs"):
+        with contextlib.suppress(OSError, ValueError):
+            out += [int(x) for x in (d / name).read_text().split()]
+    return out
+
+
+def remove_leftovers(roots: list[Path], say=None) -> int:
+    """Remove the cgroups of earlier runs whose zvmlab process is gone (killed: SIGKILL cannot be
+    caught), killing any worker still in them; returns how many directories were removed."""
+    removed = 0
+    for root in dict.fromkeys(roots):
+        try:
+            tops = sorted(d for d in root.iterdir() if d.is_dir() and _NAME.fullmatch(d.name))
+        except OSError:
+            continue
+        for top in tops:
+            if _alive(int(_NAME.fullmatch(top.name).group(1))):
+                continue  # another runner at work
+            removed += _remove([top, *sorted((d for d in top.rglob("*") if d.is_dir()), key=lambda d: len(d.parts))])
+    if removed and say:
+        say(f"removed {removed} cgroup(s) left behind by a killed zvmlab run")
+    return removed
+
+
+def _remove(dirs: list[Path]) -> int:
+    """Remove cgroup directories (parents first in ``dirs``; removed children first), killing any
+    process still in them; returns how many were removed."""
+    n = 0
+    for d in reversed(dirs):
+        for pid in _tasks(d):
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        n += _rmdir(d)
+    return n
+
+
+def _rmdir(d: Path) -> bool:
+    for _ in range(150):  # a killed process leaves its cgroup when it has exited: up to 3 s
+        try:
+            d.rmdir()
+            return True
+        except FileNotFoundError:
+            return False
+        except OSError:
+            time.sleep(0.02)
+    return False
+
+
 def normalized_shares(sc: Scenario) -> dict[str, float]:
     """Each user's normalized minimum share (fraction of the system), as CP normalizes it."""
     users = [(u, g.share.min) for g in sc.guests for u in g.userids()]
@@ -108,6 +177,8 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
         raise CgroupUnavailable(f"the cgroup runner cannot run here: {why}", field="--runner cgroup",
                                 fix="use --runner sim, or run as root on Linux with cgroups")
     version, cpu_root, acct_root, cpuset_root = _find_cgroup()
+    remove_leftovers([r for r in (cpu_root, acct_root, cpuset_root) if r is not None],
+                     say=lambda m: print(f"zvmlab: note: {m}", file=sys.stderr))
     ncpu = os.cpu_count() or 1
     cpus = cpus if cpus is not None else list(range(min(sc.processors, ncpu)))
     notes = []
@@ -168,11 +239,11 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
                 for _ in range(g.vcpus):
                     p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
                                          stdin=subprocess.PIPE, text=True)
+                    groups[-1].procs.append(p)  # tracked before it enters a cgroup: always killed
                     for target in {d, a} | ({top_set} if top_set is not None and version == "v1" else set()):
                         write(target / ("tasks" if version == "v1" else "cgroup.procs"), str(p.pid))
                     if cpuset_root is None and len(cpus) < ncpu:
                         os.sched_setaffinity(p.pid, cpus)
-                    groups[-1].procs.append(p)
         for g in groups:
             for p in g.procs:
                 p.stdin.write("go\n")
@@ -220,13 +291,7 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
                 p.wait()
                 if p.stdin:
                     p.stdin.close()
-        for d in reversed(made):
-            for _ in range(50):
-                try:
-                    d.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.02)
+        _remove(made)
     return {
         "runner": "cgroup",
         "cgroup_version": version,

@@ -123,6 +123,7 @@ def plot(sc: Scenario, comparisons: list[Comparison], path: str) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False  # "$" in a userid or title is text, not math
     import matplotlib.pyplot as plt
 
     panels = [("Solver", None)] + [(f"{c.runner}" + (f" {c.level}" if c.level else ""), c) for c in comparisons]

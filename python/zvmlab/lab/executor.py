@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Iterator
 
@@ -75,11 +76,12 @@ def engine_build() -> str:
 def make_spec(text: str, name: str, level: str, seed: int, labels: Iterable[tuple[str, str, dict]] = (),
               loaded=None, overrides: dict | None = None) -> RunSpec:
     """Validate ``text`` (unless ``loaded`` is its Scenario already) and build the run's spec."""
-    from .. import engine, scenario
+    from .. import admission, engine, scenario
     from .store import canonical, run_key, sha256
 
     sc = loaded if loaded is not None else scenario.loads(text, name)
     s = sc.with_overrides(level=level, seed=seed)
+    admission.admit(s)
     sw = engine.switches(s.level, s.switches)
     h = sha256(text + "\n# zvmlab overrides " + canonical(overrides)) if overrides else sha256(text)
     v = versions()
@@ -109,11 +111,39 @@ def run_one(spec: RunSpec) -> dict:
     return {"key": spec.key, "summary": summary, "wall_s": wall, "versions": versions()}
 
 
-def _quiet_worker() -> None:
-    """Pool processes leave Ctrl-C to the parent, which stops the pool and keeps what finished."""
+def _die_with_parent() -> None:
+    """Linux: this process gets SIGKILL when its parent dies (SIGKILL included), so no pool
+    worker outlives the command that started it."""
+    import ctypes
+    import signal
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # pragma: no cover - no prctl
+        return
+
+
+def _quiet_worker(parent: int | None = None) -> None:
+    """Pool processes leave Ctrl-C to the parent, which stops the pool and keeps what finished;
+    they die with the parent."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    if parent is not None and os.getppid() != parent:  # the parent died before prctl took effect
+        os._exit(1)
+
+
+def _kill_workers(pool) -> None:
+    """Stop a process pool now: kill its workers (a run in progress is lost, finished ones are kept)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):
+        try:
+            proc.kill()
+        except (OSError, ValueError):
+            pass
 
 
 class LocalExecutor:
@@ -134,12 +164,16 @@ class LocalExecutor:
         import multiprocessing as mp
 
         pool = cf.ProcessPoolExecutor(max_workers=min(self.jobs, len(specs)), mp_context=mp.get_context("spawn"),
-                                      initializer=_quiet_worker)
+                                      initializer=_quiet_worker, initargs=(os.getpid(),))
+        done = False
         try:
             futures = {pool.submit(fn, s): s for s in specs}
             for f in cf.as_completed(futures):
                 yield futures[f], f.result()
+            done = True
         finally:
+            if not done:  # interrupted, an error, or the caller stopped: do not wait for runs in progress
+                _kill_workers(pool)
             pool.shutdown(wait=True, cancel_futures=True)
 
     def close(self) -> None:

@@ -88,6 +88,7 @@ def plot(result: dict, path: str, title: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
+    matplotlib.rcParams["text.parse_math"] = False  # "$" in a userid or title is text, not math
     import matplotlib.pyplot as plt
 
     series = result.get("series") or [{"smt": None, "rows": result["rows"]}]

@@ -132,6 +132,7 @@ class Store:
         import duckdb
 
         try:
+            self._refuse_foreign()
             if not self.read_only:
                 self.con.begin()
                 for stmt in _SCHEMA:
@@ -152,6 +153,16 @@ class Store:
         if row is None or row[0] != SCHEMA_VERSION:
             raise InputError(f"store schema {row[0] if row else '?'} is not the one this zvmlab writes ({SCHEMA_VERSION})",
                              file=str(self.path), fix="name another file with --store")
+
+    def _refuse_foreign(self) -> None:
+        """A database with tables but no zvmlab schema mark is someone else's: refused untouched."""
+        names = {r[0] for r in _x(self.con, "SELECT table_name FROM information_schema.tables")}
+        if not names:
+            return  # a new, empty store
+        mark = _x(self.con, "SELECT value FROM meta WHERE name = 'schema'") if "meta" in names else []
+        if not mark:
+            raise InputError(f"not a zvmlab store (it has other tables: {', '.join(sorted(names)[:5])})",
+                             file=str(self.path), fix="name another file with --store (this one is left as it is)")
 
     def _guard(self, fn, *args):
         """Run ``fn``; a damaged file (I/O or deserialization error) becomes an InputError."""

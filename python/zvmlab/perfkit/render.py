@@ -262,7 +262,8 @@ def _svg(p: Plot, dashed_suffix: str | None = None) -> str:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context({"svg.hashsalt": "zvmlab", "svg.fonttype": "none", "font.size": 9}):
+    with matplotlib.rc_context({"svg.hashsalt": "zvmlab", "svg.fonttype": "none", "font.size": 9,
+                                "text.parse_math": False}):  # "$" in a userid is text, not math
         fig, ax = plt.subplots(figsize=(6.4, 3.0))
         labels = list(p.series)
         vals = [[float("nan") if v is None else v for v in p.series[k]] for k in labels]
