@@ -179,7 +179,7 @@ params! {
         "assumed: period of the scheduler's own pass (test-idle scan, eligible-list admission check, 6.4 entitlement refresh); short against the 1-2 s of cp-model §4.6";
     demand_tau: "sched.demand_tau" = 500.0, "ms", [1.0, 1000000.0],
         "assumed: smoothing time constant of the 6.4 scheduler's measured demand (consumption + time wanting CPU); a few ticks, short against a monitor interval";
-    abs_cap: "sched.abs_cap" = 0.99, "fraction of system", [0.01, 2.0],
+    abs_cap: "sched.abs_cap" = 0.99, "fraction of system", [0.01, 1.0],
         "assumed: ABSOLUTE shares summing above this are scaled down to it so relative users keep something (cp-model §4.5 [K/A])";
     limit_bucket: "srm.limit_bucket" = 4.0, "minor time slices per virtual CPU", [0.1, 1000.0],
         "assumed: credit (in slices per virtual CPU) a LIMITHARD user may save up while it waits for a processor, consumption method (cp-model §4.6); a few slices so that dispatch delays among processors busy with full slices are not lost, small against a monitor interval";
@@ -265,11 +265,11 @@ params! {
         "assumed: history of Global Performance Data samples z/VM projects the excess capacity from (the mean over the window); z/VM forecasts from a history with a confidence level (Velocity lparpark, cp-model §3.3) whose length is not public: ten parking periods";
     hd_headroom: "hd.headroom" = 1.0, "cores", [0.0, 64.0],
         "assumed: the 'needed' capacity of the unparking models is the last period's utilization plus one core, like the CPUPAD default of 100 % (SRM statement, cp-model §3.3), so a saturated unparked set can grow";
-    hd_excess_high: "hd.excess_high" = 1.0, "fraction of projected excess", [0.0, 4.0],
+    hd_excess_high: "hd.excess_high" = 1.0, "fraction of projected excess", [0.0, 1.0],
         "assumed: SET SRM EXCESSUSE HIGH counts on all of the projected unentitled capacity (cp-model §3.3 confidence levels [A])";
-    hd_excess_medium: "hd.excess_medium" = 0.5, "fraction of projected excess", [0.0, 4.0],
+    hd_excess_medium: "hd.excess_medium" = 0.5, "fraction of projected excess", [0.0, 1.0],
         "assumed: SET SRM EXCESSUSE MEDIUM (the default) counts on half of the projected unentitled capacity (cp-model §3.3 [A])";
-    hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess", [0.0, 4.0],
+    hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess", [0.0, 1.0],
         "assumed: SET SRM EXCESSUSE LOW counts on a quarter of the projected unentitled capacity (cp-model §3.3 [A]); NONE counts on none";
     // --- end of processors ---
     // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
@@ -391,7 +391,7 @@ params! {
         "assumed: CP's simulation of a virtual (APVIRT, shared) AP queue per request: intercept of NQAP/DQAP, the real AP queue, the reply back to the guest (chargeable CP time)";
     crypto_rsa_us: "crypto.rsa_service_us" = 400.0, "us per RSA-2048 private-key operation", [0.0, 1000000.0],
         "assumed: a shared Crypto Express adapter's (CEX accelerator) service time for one RSA-2048 CRT operation: a few thousand operations per second per adapter domain";
-    dump_pages_old: "dump.pages_per_io_old" = 1.0, "4 KB pages per channel program", [0.5, 256.0],
+    dump_pages_old: "dump.pages_per_io_old" = 1.0, "4 KB pages per channel program", [1.0, 256.0],
         "assumed: before VM65989 CP writes a dump one 4 KB page per channel program";
     dump_pages_new: "dump.pages_per_io_vm65989" = 12.0, "4 KB pages per channel program", [1.0, 256.0],
         "public: a 3390 track holds 12 4 KB records (IBM 3390 geometry); with VM65989 a dump channel program writes a full track";

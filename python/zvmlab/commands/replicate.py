@@ -88,7 +88,7 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     console.print("rows: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     console.print(f"metrics: {summary['headline']}")
     if json_file:
-        err_console.print(f"JSON written to {json_file}")
+        err_console.print(f"JSON written to {escape(str(json_file))}")
 
 
 def _select(rows: list, only: str | None) -> list:
@@ -143,13 +143,13 @@ def _write(results: list[dict], summary: dict, html_dir, md_file, json_file, qui
         from ..lab import replicate_html
 
         page = replicate_html.write(results, html_dir, summary)
-        err_console.print(f"HTML report: {page}")
+        err_console.print(f"HTML report: {escape(str(page))}")
     if md_file:
         tmp = Path(md_file).with_name(f".{Path(md_file).name}.tmp")
         tmp.write_text(markdown(results))
         tmp.replace(md_file)
         if not quiet:
-            err_console.print(f"Markdown written to {md_file}")
+            err_console.print(f"Markdown written to {escape(str(md_file))}")
     if json_file:
         text = dumps({"summary": summary, "rows": results})
         if json_file == "-":

@@ -40,14 +40,20 @@ def configure(sc: scenario.Scenario, at: dict | None) -> scenario.Scenario:
 def apply(sc: scenario.Scenario, at: dict | None, params: dict[str, float],
           scale: dict[str, float] | None = None) -> scenario.Scenario:
     """A configuration, parameter overrides and parameter scalings (each parameter times a
-    factor: the scenario's own value where it sets one, else the table's) on top of a scenario:
-    what a RunReq runs."""
+    factor: the scenario's own value where it sets one, else the table's; kept inside the
+    parameter's physical range) on top of a scenario: what a RunReq runs."""
     s = configure(sc, at)
     if params:
         s = replace(s, params=dict(s.params) | dict(params))
     if scale:
-        table = {p["name"]: float(p["default"]) for p in engine.params()}
-        s = replace(s, params=dict(s.params) | {k: s.params.get(k, table[k]) * f for k, f in scale.items()})
+        # each scaled value stays inside the parameter's physical range (the table's min and max)
+        table = {p["name"]: p for p in engine.params()}
+
+        def scaled(k: str, f: float) -> float:
+            t = table[k]
+            return min(max(s.params.get(k, float(t["default"])) * f, float(t["min"])), float(t["max"]))
+
+        s = replace(s, params=dict(s.params) | {k: scaled(k, f) for k, f in scale.items()})
     return s
 
 
