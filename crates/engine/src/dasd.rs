@@ -508,6 +508,8 @@ impl Sim {
         let paced = p.pace > 0.0;
         d.io_left[v as usize] = ios;
         self.users[u].acct.tx_done += 1;
+        let trivial = self.users[u].sch.class <= 1;
+        self.resp.end(v, u, self.now, trivial);
         if format {
             d.finished[u] = Some(self.now);
         }
@@ -520,6 +522,7 @@ impl Sim {
         if !format && think <= 0.0 {
             // No think time: the next transaction starts at once.
             self.users[u].acct.tx_started += 1;
+            self.resp.begin(v, self.now);
             let vc = &mut self.vcpus[v as usize];
             vc.remaining = draw(&mut vc.rng, cpu, dist);
             if vc.slice_left > 0 {

@@ -219,6 +219,8 @@ impl Sim {
         if vc.remaining == 0 {
             // The burst is complete: one transaction done.
             self.users[u].acct.tx_done += 1;
+            self.tx_end(v);
+            let vc = &mut self.vcpus[v as usize];
             match self.users[u]
                 .program
                 .after_burst(&mut vc.rng, self.now, &mut vc.next_arrival)
@@ -226,6 +228,7 @@ impl Sim {
                 AfterBurst::Continue(work) => {
                     vc.remaining = work;
                     self.users[u].acct.tx_started += 1;
+                    self.tx_begin(v);
                     if self.iske.is_some() {
                         self.iske(l, v);
                     }

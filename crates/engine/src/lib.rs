@@ -22,6 +22,7 @@ pub mod paging;
 pub mod params;
 pub mod prsm;
 pub mod queue;
+pub mod response;
 pub mod rng;
 pub mod scheduler;
 pub mod sim;

@@ -181,7 +181,8 @@ impl Sim {
         let users = self
             .users
             .iter()
-            .map(|u| UserSummary {
+            .enumerate()
+            .map(|(ui, u)| UserSummary {
                 userid: u.userid.clone(),
                 cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns),
                 virtual_pct: pct(u.acct.virt_ns),
@@ -189,6 +190,7 @@ impl Sim {
                 transactions: u.acct.tx_done,
                 tx_started: u.acct.tx_started,
                 tx_in_flight: u.acct.tx_started - u.acct.tx_done,
+                response_ms: self.resp.summary(Some(ui)),
                 mt1_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
                     - pct(u.acct.smt_shared_ns) * (1.0 - self.cpu.c2 / 2.0),
                 prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
@@ -291,6 +293,7 @@ impl Sim {
             },
             avg_processor_busy_pct: 100.0 * busy_frac,
             system_pct: 100.0 * sys as f64 / dur,
+            response_ms: self.resp.summary(None),
             users,
             processor_detail: self
                 .lpus
@@ -472,6 +475,8 @@ pub struct UserSummary {
     pub transactions: u64,
     pub tx_started: u64,
     pub tx_in_flight: u64,
+    /// Transaction response time (response.rs): mean, p50, p90, p99 in ms, trivial/non-trivial.
+    pub response_ms: crate::response::ResponseSummary,
     /// SMT (cp-model §2.3): the user's CPU as MT-1 equivalent time and as prorated core time
     /// (equal to cpu_pct without SMT-2; CP charges raw time, cpu_pct).
     pub mt1_cpu_pct: f64,
@@ -538,6 +543,8 @@ pub struct Summary {
     pub avg_processor_busy_pct: f64,
     /// Nonchargeable CP time, percent of one processor.
     pub system_pct: f64,
+    /// Transaction response time over every user's transactions (response.rs).
+    pub response_ms: crate::response::ResponseSummary,
     pub users: Vec<UserSummary>,
     pub processor_detail: Vec<ProcessorSummary>,
     pub intervals: Vec<IntervalSummary>,

@@ -429,6 +429,8 @@ pub struct Sim {
     pub(crate) first_crypto: u32,
     /// memtst guests' simulated storage-key operations (None: no memtst workload).
     pub(crate) iske: Option<Box<Iske>>,
+    /// Transaction response times (response.rs).
+    pub(crate) resp: crate::response::Responses,
 }
 
 /// CP's simulation of guest ISKE for memtst guests (row C2): which users issue them, the
@@ -711,6 +713,7 @@ impl Sim {
         };
         let vnet = vnet_for(&cfg, &params, &users, vcpus.len());
         let iske = iske_for(&cfg, &params, &level);
+        let (n_vcpus_resp, n_users_resp) = (vcpus.len(), users.len());
         let sim = Sim {
             end: cfg.duration_ns,
             level,
@@ -742,6 +745,7 @@ impl Sim {
             ssl,
             first_crypto,
             iske,
+            resp: crate::response::Responses::new(n_vcpus_resp, n_users_resp),
             cfg,
         };
         Ok(sim.start())
@@ -872,6 +876,7 @@ impl Sim {
             .program
             .burst(&mut vc.rng, &mut vc.next_arrival);
         self.users[u].acct.tx_started += 1;
+        self.tx_begin(v);
         self.vcpu_runnable(v);
     }
 

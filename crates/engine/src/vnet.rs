@@ -155,6 +155,7 @@ impl Sim {
                     None
                 } else {
                     self.users[u].acct.tx_started += 1;
+                    self.resp.begin(v, self.now);
                     let vc = &mut self.vcpus[v as usize];
                     Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
                 }
@@ -324,6 +325,7 @@ impl Sim {
     fn vnet_reply(&mut self, c: u32) {
         let u = self.vcpus[c as usize].user as usize;
         self.users[u].acct.tx_done += 1;
+        self.tx_end(c);
         let net = self.vnet.as_mut().expect("vnet");
         net.nic[u] = self.vcpus[c as usize].home;
         net.outstanding[c as usize] -= 1;
@@ -336,6 +338,7 @@ impl Sim {
             let vc = &mut self.vcpus[c as usize];
             vc.remaining = self.users[u].program.draw_cpu(&mut vc.rng, cpu);
             self.users[u].acct.tx_started += 1;
+            self.tx_begin(c);
             self.vcpu_runnable(c);
         }
     }
