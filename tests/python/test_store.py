@@ -97,7 +97,8 @@ def test_a_failed_write_leaves_nothing(tmp_path, runs, monkeypatch):
             put(st, *runs[1])
         monkeypatch.setattr(store, "_x", real)
         assert st.counts() == {"scenarios": 1, "runs": 1, "intervals": len(runs[0][1]["summary"]["intervals"]),
-                               "interval_users": st.counts()["interval_users"], "labels": 1}
+                               "interval_users": st.counts()["interval_users"], "labels": 1,
+                               "run_users": len(runs[0][1]["summary"]["users"])}
         assert st.has([runs[1][0].key]) == set()
         put(st, *runs[1])  # and the store still works
         assert st.has([r[0].key for r in runs]) == {runs[0][0].key, runs[1][0].key}

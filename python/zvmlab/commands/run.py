@@ -79,6 +79,15 @@ def conditions(s: dict) -> list[str]:
     return out
 
 
+def response_line(r: dict | None) -> str:
+    """The system's transaction response time in one line (empty without transactions)."""
+    if not r or not r.get("count"):
+        return "  Response time: no transactions completed"
+    return (f"  Response time {r['mean']:.3f} ms mean, p50 {r['p50']:.3f}, p90 {r['p90']:.3f}, p99 {r['p99']:.3f} ms;"
+            f" trivial {r['trivial']:,} ({r['trivial_mean']:.3f} ms), non-trivial {r['nontrivial']:,}"
+            f" ({r['nontrivial_mean']:.3f} ms)")
+
+
 def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     title = safe(sc.title or Path(sc.path).name)
     console.print(f"[bold]{title}[/bold]  level {s['level']}, {s['processors']} processors, "
@@ -91,6 +100,7 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
                       f"core busy {smt['core_busy_pct']:.2f} %   thread density {smt['thread_density']:.3f}   "
                       f"capacity factor {smt['capacity_factor']:.3f}   {cpi['drawers']} drawer(s), "
                       f"CPI {cpi['cpi']:.2f}, speed {cpi['speed_factor']:.3f}")
+    console.print(response_line(s.get("response_ms")))
     console.print(f"  {s['events']:,} events in {s['wall_s']:.3f} s ({s['events_per_s'] / 1e6:.2f} M events/s)")
     lp = s.get("lpar")
     if lp:
@@ -115,16 +125,19 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     t = Table(title="Users (100 % = one processor)", title_justify="left")
     # FCX114 USTAT-like: where each user's virtual CPUs spent the run (percent of their time).
     ws = lambda u, k: (u.get("wait_states") or {}).get(k, 0.0)  # noqa: E731
-    for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions", "%RUN", "%CPU wait",
-                "%PGW", "%IOW", "%EL+LIM"):
+    rs = lambda u, k: (u.get("response_ms") or {}).get(k, 0.0)  # noqa: E731
+    for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions", "Resp ms", "p90 ms",
+                "%RUN", "%CPU wait", "%PGW", "%IOW", "%EL+LIM"):
         t.add_column(col, justify="left" if col in ("Userid", "Share") else "right")
     for u in s["users"]:
         tv = u["cpu_pct"] / u["virtual_pct"] if u["virtual_pct"] > 0 else 0.0
         t.add_row(u["userid"], shares.get(u["userid"], ""), f"{u['cpu_pct']:.2f}", f"{u['virtual_pct']:.2f}",
-                  f"{u['cp_pct']:.2f}", f"{tv:.3f}", f"{u['transactions']:,}", f"{ws(u, 'running'):.1f}",
+                  f"{u['cp_pct']:.2f}", f"{tv:.3f}", f"{u['transactions']:,}", f"{rs(u, 'mean'):.3f}",
+                  f"{rs(u, 'p90'):.3f}", f"{ws(u, 'running'):.1f}",
                   f"{ws(u, 'cpu_wait'):.1f}", f"{ws(u, 'page_wait'):.1f}", f"{ws(u, 'io_wait'):.1f}",
                   f"{ws(u, 'eligible') + ws(u, 'limited'):.1f}")
     console.print(t)
+    console.print("  Resp ms, p90 ms: transaction response time (think time excluded), mean and 90th percentile")
     console.print("  %RUN ... %EL+LIM: percent of the user's virtual-CPU time running, waiting for a processor, "
                   "in page wait, in I/O wait, on the eligible or limit list (the rest dormant; FCX114 USTAT)")
     users = [u["userid"] for u in s["users"]]

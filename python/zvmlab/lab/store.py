@@ -11,6 +11,9 @@ One file (default ``runs/store.duckdb``, ``--store PATH`` on the commands) holds
   per-interval data and without timing), and ``wall_s`` (this machine's time, not the model's);
 * ``intervals`` and ``interval_users``: the per-interval monitor data (one row per interval, and
   per interval per user), for bulk analysis and Parquet export;
+* ``run_users``: one row per run per user: CPU and transaction response time (``resp_mean_ms``,
+  ``resp_p50_ms``, ``resp_p90_ms``, ``resp_p99_ms``, ``trivial``, ``nontrivial``; the same
+  columns for the whole system are in ``runs``);
 * ``labels``: which collection (``suite:regression``, ``sweep:FILE``) and item (cell, sweep point)
   asked for a run, with its attributes as JSON; one run can serve several collections.
 
@@ -52,8 +55,19 @@ _SCHEMA = [
         transactions BIGINT)""",
     """CREATE TABLE IF NOT EXISTS labels (
         collection VARCHAR, item VARCHAR, key VARCHAR, attrs JSON, PRIMARY KEY (collection, item, key))""",
+    # Transaction response time (added to schema 1 in place: a store made before has NULLs there).
+    *[f"ALTER TABLE runs ADD COLUMN IF NOT EXISTS {c} {t}" for c, t in (
+        ("resp_mean_ms", "DOUBLE"), ("resp_p50_ms", "DOUBLE"), ("resp_p90_ms", "DOUBLE"), ("resp_p99_ms", "DOUBLE"),
+        ("trivial", "BIGINT"), ("nontrivial", "BIGINT"))],
+    """CREATE TABLE IF NOT EXISTS run_users (
+        key VARCHAR, userid VARCHAR, cpu_pct DOUBLE, virtual_pct DOUBLE, cp_pct DOUBLE, transactions BIGINT,
+        resp_mean_ms DOUBLE, resp_p50_ms DOUBLE, resp_p90_ms DOUBLE, resp_p99_ms DOUBLE, trivial BIGINT,
+        nontrivial BIGINT, PRIMARY KEY (key, userid))""",
 ]
-TABLES = ("scenarios", "runs", "intervals", "interval_users", "labels")
+TABLES = ("scenarios", "runs", "intervals", "interval_users", "labels", "run_users")
+# Tables every store has had since schema 1 (a read-only store made before the others may lack them).
+_CORE_TABLES = ("scenarios", "runs", "intervals", "interval_users", "labels")
+_RESP = ("mean", "p50", "p90", "p99")
 _TIMING = ("wall_s", "events_per_s")
 
 
@@ -141,7 +155,7 @@ class Store:
                 self.con.commit()
             rows = self.con.execute("SELECT value FROM meta WHERE name = 'schema'").fetchall()
             row = rows[0] if rows else None
-            for t in TABLES:  # read every table's catalogue entry: a damaged file fails here, not later
+            for t in _CORE_TABLES:  # read every table's catalogue entry: a damaged file fails here, not later
                 self.con.execute(f"SELECT count(*) FROM {t}").fetchall()
         except duckdb.CatalogException:
             raise InputError("not a zvmlab store (no zvmlab tables in it)", file=str(self.path),
@@ -243,7 +257,7 @@ class Store:
 
         if not runs:
             return
-        scen, rows, ivs, ius, labs = {}, {}, [], [], []
+        scen, rows, ivs, ius, labs, rus = {}, {}, [], [], [], []
         for r in runs:
             key, summary = r["key"], r["summary"]
             labs += [(c, i, key, canonical(a)) for c, i, a in r.get("labels", ())]
@@ -255,7 +269,9 @@ class Store:
                          r["engine_version"], summary.get("processors"), summary.get("duration_s"), summary.get("etr"),
                          summary.get("itr"), summary.get("tv_ratio"), summary.get("avg_processor_busy_pct"),
                          summary.get("system_pct"), summary.get("transactions"), summary.get("events"), canonical(s),
-                         r.get("wall_s"))
+                         r.get("wall_s"), *_resp_cols(summary.get("response_ms")))
+            rus += [(key, u.get("userid"), u.get("cpu_pct"), u.get("virtual_pct"), u.get("cp_pct"),
+                     u.get("transactions"), *_resp_cols(u.get("response_ms"))) for u in summary.get("users", [])]
             for i, x in enumerate(summary.get("intervals", [])):
                 ivs.append((key, i, x.get("start_s"), x.get("end_s"), x.get("transactions"), x.get("etr"), _busy(x),
                             canonical(x["devices"]) if x.get("devices") else None))
@@ -267,10 +283,14 @@ class Store:
             "_runs": (pd.DataFrame(list(rows.values()), columns=[
                 "key", "scenario_hash", "level", "switches", "seed", "zvmlab_version", "engine_version", "processors",
                 "duration_s", "etr", "itr", "tv_ratio", "busy_pct", "system_pct", "transactions", "events", "summary",
-                "wall_s"]),
-                "INSERT INTO runs SELECT key, scenario_hash, level, switches::JSON, seed, zvmlab_version, engine_version, "
-                "processors, duration_s, etr, itr, tv_ratio, busy_pct, system_pct, transactions, events, summary::JSON, "
-                "wall_s FROM _runs WHERE key NOT IN (SELECT key FROM _old)"),
+                "wall_s", *_RESP_COLS]).astype({"trivial": "Int64", "nontrivial": "Int64"}),
+                f"INSERT INTO runs ({_RUN_COLS}) SELECT key, scenario_hash, level, switches::JSON, seed, zvmlab_version, "
+                "engine_version, processors, duration_s, etr, itr, tv_ratio, busy_pct, system_pct, transactions, events, "
+                f"summary::JSON, wall_s, {', '.join(_RESP_COLS)} FROM _runs WHERE key NOT IN (SELECT key FROM _old)"),
+            "_ru": (pd.DataFrame(rus, columns=["key", "userid", "cpu_pct", "virtual_pct", "cp_pct", "transactions",
+                                               *_RESP_COLS]).astype({"transactions": "Int64", "trivial": "Int64",
+                                                                     "nontrivial": "Int64"}),
+                    "INSERT OR IGNORE INTO run_users SELECT * FROM _ru WHERE key NOT IN (SELECT key FROM _old)"),
             "_iv": (pd.DataFrame(ivs, columns=["key", "idx", "start_s", "end_s", "transactions", "etr", "busy_pct",
                                                "devices"]).astype({"transactions": "Int64"}),
                     "INSERT INTO intervals SELECT key, idx, start_s, end_s, transactions, etr, busy_pct, devices::JSON "
@@ -320,7 +340,8 @@ class Store:
             raise _bad_store(self.path, e) from None
 
     def metrics(self, keys: Iterable[str]) -> dict[str, dict]:
-        """Headline results by key: etr, itr, tv_ratio, busy_pct, seed, level."""
+        """Headline results by key: etr, itr, tv_ratio, busy_pct, seed, level, resp_mean_ms, resp_p90_ms and
+        ``users`` (userid -> cpu_pct)."""
         import pandas as pd
 
         ks = sorted(set(keys))
@@ -330,12 +351,17 @@ class Store:
         def q():
             self.con.register("_want", pd.DataFrame({"key": ks}))
             try:
-                rows = self.con.execute("SELECT key, etr, itr, tv_ratio, busy_pct, seed, level FROM runs "
-                                        "JOIN _want USING (key)").fetchall()
+                rows = self.con.execute("SELECT key, etr, itr, tv_ratio, busy_pct, seed, level, resp_mean_ms, "
+                                        "resp_p90_ms FROM runs JOIN _want USING (key)").fetchall()
+                users = self.con.execute("SELECT key, userid, cpu_pct FROM run_users JOIN _want USING (key) "
+                                         "ORDER BY key, userid").fetchall()
             finally:
                 self.con.unregister("_want")
-            return {r[0]: {"etr": r[1], "itr": r[2], "tv_ratio": r[3], "busy_pct": r[4], "seed": r[5],
-                           "level": r[6]} for r in rows}
+            out = {r[0]: {"etr": r[1], "itr": r[2], "tv_ratio": r[3], "busy_pct": r[4], "seed": r[5],
+                          "level": r[6], "resp_mean_ms": r[7], "resp_p90_ms": r[8], "users": {}} for r in rows}
+            for k, u, c in users:
+                out[k]["users"][u] = c
+            return out
 
         return self._guard(q)
 
@@ -357,9 +383,15 @@ class Store:
         return self.query("SELECT collection, count(DISTINCT item) AS items, count(DISTINCT key) AS runs "
                           "FROM labels GROUP BY collection ORDER BY collection")
 
+    def tables(self) -> tuple[str, ...]:
+        """The store's tables (a store made before ``run_users`` existed, opened read-only, lacks it)."""
+        have = {r[0] for r in self._guard(lambda: self.con.execute(
+            "SELECT table_name FROM information_schema.tables").fetchall())}
+        return tuple(t for t in TABLES if t in have)
+
     def counts(self) -> dict[str, int]:
         return {t: int(self._guard(lambda t=t: self.con.execute(f"SELECT count(*) FROM {t}").fetchall()[0][0]))
-                for t in TABLES}
+                for t in self.tables()}
 
     def export_parquet(self, directory: str | Path) -> list[Path]:
         """Write every table as ``TABLE.parquet`` into ``directory`` (written beside, then renamed)."""
@@ -369,7 +401,7 @@ class Store:
         except OSError as e:
             raise InputError(f"cannot create the directory: {e.strerror}", file=str(d)) from None
         out = []
-        for t in TABLES:
+        for t in self.tables():
             dest = d / f"{t}.parquet"
             tmp = d / f".{t}.parquet.tmp"
             path_sql = str(tmp).replace("'", "''")
@@ -378,6 +410,18 @@ class Store:
             tmp.replace(dest)
             out.append(dest)
         return out
+
+
+_RESP_COLS = ("resp_mean_ms", "resp_p50_ms", "resp_p90_ms", "resp_p99_ms", "trivial", "nontrivial")
+_RUN_COLS = ("key, scenario_hash, level, switches, seed, zvmlab_version, engine_version, processors, duration_s, etr, "
+             "itr, tv_ratio, busy_pct, system_pct, transactions, events, summary, wall_s, " + ", ".join(_RESP_COLS))
+
+
+def _resp_cols(r: dict | None) -> tuple:
+    """The response-time columns of a summary's ``response_ms`` (NULLs without one)."""
+    if not r:
+        return (None,) * len(_RESP_COLS)
+    return (*(r.get(k) for k in _RESP), r.get("trivial"), r.get("nontrivial"))
 
 
 def _busy(interval: dict) -> float | None:

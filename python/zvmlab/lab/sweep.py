@@ -221,7 +221,8 @@ def point_text(doc: dict, params: list[Param], point: dict[str, Any]) -> str:
     return dumps(d)
 
 
-def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None, seed: int | None = None):
+def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None, seed: int | None = None,
+         duration: str | None = None):
     """Resolve the parameters and build the run specs: returns (params, points, specs)."""
     from .executor import make_spec
 
@@ -229,6 +230,16 @@ def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None,
     scenario.load(path)  # the file itself must be a valid scenario
     doc = tomllib.loads(path.read_text())
     params = parse_params(specs, doc, str(path))
+    if duration is not None:
+        if any(p.path == ("run", "duration") for p in params):
+            raise InputError("--duration and --param duration=... both set the duration", field="--duration",
+                             fix="give one of them")
+        d = scenario.parse_duration(duration, where="--duration")
+        run_t = doc.setdefault("run", {})
+        run_t["duration"] = duration
+        iv = run_t.get("interval")
+        if isinstance(iv, str) and scenario.parse_duration(iv, allow_zero=True) > d:
+            run_t["interval"] = duration  # as `run --duration` does: the interval is at most the run
     if level and any(p.path == ("system", "level") for p in params):
         raise InputError("--level and --param level=... both set the level", field="--level", fix="give one of them")
     if repeat < 1:
@@ -248,21 +259,29 @@ def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None,
 
 
 def run(file: str, specs_in: list[str], executor, store, repeat: int = 1, level: str | None = None,
-        seed: int | None = None, progress: Callable[[int, int], None] | None = None) -> tuple[dict, tuple[int, int]]:
-    """Run a sweep; returns (result, (runs made, runs reused))."""
+        seed: int | None = None, progress: Callable[[int, int], None] | None = None,
+        duration: str | None = None) -> tuple[dict, tuple[int, int]]:
+    """Run a sweep; returns (result, (runs made, runs reused)).
+
+    Each point has the means (and with ``repeat`` > 1 standard deviations) of etr, itr, tv_ratio,
+    busy_pct, resp_mean_ms and resp_p90_ms (transaction response time), and ``cpu_pct``: userid ->
+    mean CPU percent of one processor.
+    """
     from . import suite as suite_mod
 
-    params, pts, specs = plan(file, specs_in, repeat, level, seed)
+    params, pts, specs = plan(file, specs_in, repeat, level, seed, duration)
     made = suite_mod.execute(specs, executor, store, progress)
     metrics = store.metrics(s.key for s in specs)
     rows = []
     for i, pt in enumerate(pts):
         ms = [metrics[s.key] for s in specs[i * repeat:(i + 1) * repeat]]
         row: dict[str, Any] = {"point": pt, "level": specs[i * repeat].level, "seeds": [m["seed"] for m in ms]}
-        for m in ("etr", "itr", "tv_ratio", "busy_pct"):
-            vals = [x[m] for x in ms]
+        for m in ("etr", "itr", "tv_ratio", "busy_pct", "resp_mean_ms", "resp_p90_ms"):
+            vals = [x.get(m) or 0.0 for x in ms]
             mean = sum(vals) / len(vals)
             row[m] = mean
             row[f"{m}_sd"] = (sum((v - mean) ** 2 for v in vals) / (len(vals) - 1)) ** 0.5 if len(vals) > 1 else None
+        users = sorted({u for x in ms for u in x.get("users", {})})
+        row["cpu_pct"] = {u: sum(x.get("users", {}).get(u, 0.0) for x in ms) / len(ms) for u in users}
         rows.append(row)
     return {"file": str(file), "params": {p.name: p.values for p in params}, "repeat": repeat, "points": rows}, made
