@@ -8,7 +8,7 @@ import click
 
 from ..errors import InputError
 from ..output import plain_lines, write_file
-from ..perfkit import REPORTS, find, load, render, select
+from ..perfkit import REPORTS, find, load, render, response, select
 from ..perfkit.reports import Spec
 
 FORMATS = ("text", "html", "csv", "json")
@@ -79,6 +79,7 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     _warn(a)
     _check(a, strict)
     reports = [_noted(s.build(a.m), a) for s in specs]
+    response.augment(reports, a.summary)
     dashed = None
     title = f"zvmlab performance reports: {a.label}"
     if other is not None:
@@ -88,7 +89,9 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
         la, lb = a.label, b.label
         if la == lb:
             la, lb = f"A:{la}", f"B:{lb}"
-        reports = [render.compare(ra, s.build(b.m), la, lb) for ra, s in zip(reports, specs)]
+        rbs = [s.build(b.m) for s in specs]
+        response.augment(rbs, b.summary)
+        reports = [render.compare(ra, rb, la, lb) for ra, rb in zip(reports, rbs)]
         dashed = f"({lb})"
         title = f"zvmlab performance reports: {la} vs {lb}"
     if fmt == "text":

@@ -23,6 +23,19 @@ class Source:
     m: Measurements
     # physical-bounds problems (monitor.checks): report notes, an error with --strict
     checks: list[str] = field(default_factory=list)
+    # The run's summary.json when PATH is a run directory (response time, FCX112); None otherwise.
+    summary: dict | None = None
+
+
+def _summary(p: Path) -> dict | None:
+    f = p / SUMMARY_FILE
+    if not p.is_dir() or not f.is_file():
+        return None
+    try:
+        s = json.loads(f.read_text())
+    except (OSError, ValueError):
+        return None  # the reports come from the monitor data; the summary only adds columns
+    return s if isinstance(s, dict) else None
 
 
 def _tx_unit(run_dir: Path) -> float:
@@ -62,7 +75,7 @@ def load(path: str) -> Source:
                 "no complete monitor interval (processor or user samples ended by an interval-end record)")
         raise InputError(f"{what}{first}", file=str(f),
                          fix="give a file written by `zvmlab run --out` or by CMS MONWRITE (RECFM F LRECL 4096)")
-    return Source(str(f), label, data, m, check(data, m))
+    return Source(str(f), label, data, m, check(data, m), _summary(p))
 
 
 def _instant(text: str, opt: str, m: Measurements) -> float:
@@ -105,4 +118,5 @@ def select(src: Source, frm: str | None, to: str | None) -> Source:
         raise InputError(f"no interval ends between --from {frm or 'start'} and --to {to or 'end'}",
                          file=src.path, fix=f"the data runs from {first:%H:%M:%S} to {last:%H:%M:%S} "
                                             f"({m.duration_ns / 1e9:g} s)")
-    return Source(src.path, src.label, src.data, m.window(keep), src.checks)
+    # the summary's figures are the whole run's: not shown for a window of it
+    return Source(src.path, src.label, src.data, m.window(keep), src.checks, None)
