@@ -186,34 +186,23 @@ def json_text(reports: list[Report], describe: dict | None = None) -> str:
 # -- side by side (--vs) ---------------------------------------------------------------------------
 
 def compare(a: Report, b: Report, label_a: str, label_b: str) -> Report:
-    """One report whose numeric cells are A, B and B - A (rows matched by their key)."""
+    """One report whose numeric cells are A, B, B - A and the %-change (rows matched by their key).
+
+    Rows are the union of both sides: a row only one side has shows ``...`` for the other side's
+    cells, and a note names the rows that exist on one side only.
+    """
     out = Report(a.fcx, a.name, a.title + f"  ({label_a} vs {label_b})", dict(a.meta), notes=list(a.notes))
     out.meta["vs"] = b.meta
     for ta in a.tables:
         tb = next((t for t in b.tables if t.name == ta.name), None)
-        cols: list[Column] = []
-        for c in ta.columns:
-            if c.key in ta.key or not c.numeric:
-                cols.append(c)
-                continue
-            label = " ".join(x for x in c.head if x)
-            for suffix, head in (("", "A"), ("_b", "B"), ("_delta", "B-A")):
-                cols.append(Column(c.key + suffix, ("", head), c.kind, c.width, group=label, unit=c.unit,
-                                   extension=c.extension))
-        t = Table(ta.name, cols, key=ta.key)
-        brows = _index(tb) if tb else {}
-        for key, ra in _index(ta).items():
-            rb = brows.get(key, {})
-            row = dict(ra)
-            for c in ta.columns:
-                if c.key in ta.key or not c.numeric:
-                    continue
-                va, vb = ra.get(c.key), rb.get(c.key)
-                row[c.key + "_b"] = vb
-                row[c.key + "_delta"] = vb - va if isinstance(va, (int, float)) and isinstance(vb, (int, float)) \
-                    else None
-            t.rows.append(row)
+        t, only_a, only_b = _compare_table(ta, tb)
         out.tables.append(t)
+        for side, rows in ((label_a, only_a), (label_b, only_b)):
+            if rows:
+                out.notes.append(f"{ta.name}: {len(rows)} row(s) only in {side}: {_names(rows, ta.key)}")
+    for tb in b.tables:
+        if not any(t.name == tb.name for t in a.tables):
+            out.notes.append(f"table {tb.name} only in {label_b} (not compared)")
     for pa in a.plots:
         pb = next((p for p in b.plots if p.title == pa.title), None)
         series = {f"{k} ({label_a})": v for k, v in pa.series.items()}
@@ -222,9 +211,75 @@ def compare(a: Report, b: Report, label_a: str, label_b: str) -> Report:
         out.plots.append(Plot(pa.title, pa.ylabel, pa.x if not pb or len(pa.x) >= len(pb.x) else pb.x, series,
                               kind="line" if pa.kind == "stack" else pa.kind, categories=pa.categories,
                               xlabel=pa.xlabel))
-    out.notes.insert(0, f"A = {label_a}, B = {label_b}; B-A = the change (percentage points for percentages). "
-                        f"Rows are matched by interval number and key.")
+    out.notes.insert(0, f"A = {label_a}, B = {label_b}; B-A = the change (percentage points for percentages), "
+                        f"% = (B-A)/A in percent. Rows are matched by interval number and key; ... = the side "
+                        f"has no such row (or no value).")
     return out
+
+
+def _compare_table(ta: Table, tb: Table | None) -> tuple[Table, list[dict], list[dict]]:
+    """The A/B/B-A/% table of one table pair, and the rows only A and only B have."""
+    cols: list[Column] = []
+    for c in ta.columns:
+        if c.key in ta.key or not c.numeric:
+            cols.append(c)
+            continue
+        label = " ".join(x for x in c.head if x)
+        for suffix, head, kind in (("", "A", c.kind), ("_b", "B", c.kind), ("_delta", "B-A", c.kind),
+                                   ("_pctchg", "%", "pct")):
+            cols.append(Column(c.key + suffix, ("", head), kind, c.width, group=label,
+                               unit="%" if suffix == "_pctchg" else c.unit, extension=c.extension))
+    t = Table(ta.name, cols, key=ta.key)
+    ia, ib = _index(ta), (_index(tb) if tb else {})
+    only_a = [r for k, r in ia.items() if k not in ib and r["_kind"] == DATA]
+    only_b = [r for k, r in ib.items() if k not in ia and r["_kind"] == DATA]
+    for key in _union_keys(list(ia), list(ib)):
+        ra, rb = ia.get(key), ib.get(key)
+        row = dict(ra if ra is not None else rb)
+        for c in ta.columns:
+            if c.key in ta.key or not c.numeric:
+                continue
+            va = ra.get(c.key) if ra is not None else None
+            vb = rb.get(c.key) if rb is not None else None
+            row[c.key], row[c.key + "_b"] = va, vb
+            both = isinstance(va, (int, float)) and isinstance(vb, (int, float))
+            row[c.key + "_delta"] = vb - va if both else None
+            row[c.key + "_pctchg"] = 100.0 * (vb - va) / abs(va) if both and va else None
+        t.rows.append(row)
+    return t, only_a, only_b
+
+
+def _union_keys(ka: list, kb: list) -> list:
+    """A's keys in order, each key only B has placed after the last key before it that A has too."""
+    sa = set(ka)
+    after: dict = {}
+    anchor = None
+    for k in kb:
+        if k in sa:
+            anchor = k
+        else:
+            after.setdefault(anchor, []).append(k)
+    out = list(after.get(None, []))
+    for k in ka:
+        out.append(k)
+        out += after.get(k, [])
+    return out
+
+
+def _names(rows: list[dict], keys: tuple[str, ...], limit: int = 12) -> str:
+    """Rows named by their identifying cells (userid, CPU, device; the interval's time otherwise)."""
+    ks = [k for k in keys if k != "time"] or list(keys)
+
+    def name(r: dict) -> str:
+        return " ".join(str(r.get(k)) for k in ks) or "?"
+
+    seen: list[str] = []
+    for r in rows:
+        n = name(r)
+        if n not in seen:
+            seen.append(n)
+    more = f" and {len(seen) - limit} more" if len(seen) > limit else ""
+    return ", ".join(seen[:limit]) + more
 
 
 def _index(t: Table) -> dict:
