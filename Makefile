@@ -24,11 +24,13 @@ browser-if-possible:
 	-@$(MAKE) --no-print-directory browser
 
 # The Rust code is formatted and lint-free (clippy's default lints, warnings are errors); the
-# Python passes ruff's pyflakes and pycodestyle checks (pyproject.toml [tool.ruff]).
+# Python passes ruff's pyflakes and pycodestyle checks (pyproject.toml [tool.ruff]) and the API
+# modules mypy's type check (pyproject.toml [tool.mypy], with the engine's stubs _engine.pyi).
 lint: $(VENV)
 	cargo fmt --all -- --check
 	cargo clippy --workspace --all-targets --quiet -- -D warnings
 	.venv/bin/ruff check --quiet python tests
+	.venv/bin/mypy
 
 test-rust:
 	cargo test -p zvm-engine --quiet
@@ -53,7 +55,9 @@ browser:
 $(VENV): pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install --quiet --upgrade pip
-	.venv/bin/pip install --quiet "maturin>=1.5,<2" "click>=8.1" "rich>=13" "pytest>=8" "hypothesis>=6" "simpy>=4" "ruff>=0.6" numpy matplotlib "duckdb>=1.1" "pandas>=2" "dask[distributed]>=2024.1" "scipy>=1.11"
+	.venv/bin/pip install --quiet "maturin>=1.5,<2" "click>=8.1" "rich>=13" "pytest>=8" "hypothesis>=6" "simpy>=4" "ruff>=0.6" numpy matplotlib "duckdb>=1.1" "pandas>=2" "dask[distributed]>=2024.1" "scipy>=1.11" \
+		"pyarrow>=14" "polars>=1.0" "starlette>=0.37" "uvicorn>=0.29" "jinja2>=3.1" "plotly>=5.20" "mypy>=1.10" \
+		"playwright>=1.45"
 	touch $@
 
 $(ENGINE): $(VENV) $(RUST)

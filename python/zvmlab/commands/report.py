@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -11,7 +13,30 @@ from ..output import plain_lines, write_file
 from ..perfkit import REPORTS, find, load, render, response, select
 from ..perfkit.reports import Spec
 
-FORMATS = ("text", "html", "csv", "json")
+FORMATS = ("text", "html", "csv", "json", "parquet")
+
+
+def _write_parquet(d: Path, reports) -> None:
+    """Each report table as a tidy Parquet file (summary rows marked in the `row` column)."""
+    from ..tables import report_frames
+
+    if d.exists() and not d.is_dir():
+        raise InputError("is a file, not a directory", file=str(d), fix="name a directory for --format parquet")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"cannot create the directory: {e.strerror}", file=str(d)) from None
+    import pyarrow.parquet as pq
+
+    for r in reports:
+        for f in report_frames(r):
+            dest = d / f"{f.name}.parquet"
+            tmp = d / f".{f.name}.parquet.tmp"
+            try:
+                pq.write_table(f.to_arrow(), tmp)
+                os.replace(tmp, dest)
+            except OSError as e:
+                raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
 
 
 def _specs(fcx: str | None) -> list[Spec]:
@@ -55,10 +80,12 @@ def _noted(r, src):
               help="Report(s) by Perfkit id or name, e.g. FCX144, 144 or PROCLOG (default: all). "
                    + "Known: " + ", ".join(f"{s.fcx} {s.name}" for s in REPORTS.values()) + ".")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", show_default=True,
-              help="text (Perfkit layout), html (with per-interval plots), csv (one report), json.")
+              help="text (Perfkit layout), html (with per-interval plots), csv (one report), json, parquet (every "
+                   "table of the reports as FCXnnn-NAME-TABLE.parquet in the --out directory).")
 @click.option("--vs", "other", type=click.Path(), metavar="OTHER",
               help="A second run directory or monitor file: each cell for PATH (A), OTHER (B) and B-A.")
-@click.option("--out", "out", type=click.Path(dir_okay=False), help="Write to this file instead of standard output.")
+@click.option("--out", "out", type=click.Path(), help="Write to this file instead of standard output (a directory "
+              "for --format parquet).")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 2) when the data has figures outside physical bounds (a processor above 100 % "
                    "busy, a user above its virtual CPUs, time running backwards, two systems or levels in one "
@@ -75,6 +102,9 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     if fmt == "csv" and len(specs) != 1:
         raise InputError("CSV holds one report", field="--fcx",
                          fix="choose one with --fcx, e.g. --fcx FCX144 (or use --format json for all)")
+    if fmt == "parquet" and not out:
+        raise InputError("Parquet is written to a directory", field="--out",
+                         fix="name one: --format parquet --out DIR")
     a = select(load(path), frm, to)
     _warn(a)
     _check(a, strict)
@@ -94,6 +124,9 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
         reports = [render.compare(ra, rb, la, lb) for ra, rb in zip(reports, rbs)]
         dashed = f"({lb})"
         title = f"zvmlab performance reports: {la} vs {lb}"
+    if fmt == "parquet":
+        _write_parquet(Path(out), reports)
+        return
     if fmt == "text":
         body = plain_lines(render.text(reports))  # text from a monitor file never reaches a terminal as codes
     elif fmt == "csv":

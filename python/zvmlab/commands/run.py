@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .. import admission, engine, scenario
+from .. import admission, engine, scenario, tables
 from ..errors import InputError
 from ..output import console, dumps, print_json, progress, result_dir, safe
 
@@ -59,6 +59,10 @@ def write_run_dir(out: str, sc: scenario.Scenario, summary: dict, force: bool, m
             for iv in summary["intervals"]:
                 w.writerow([f"{iv['start_s']:.6f}", f"{iv['end_s']:.6f}", f"{iv['etr']:.6f}",
                             *[f"{iv['users'][u]:.6f}" for u in users]])
+        # Tidy tables (one row per observation, no summary rows), as CSV and Parquet.
+        (d / "tables").mkdir()
+        for frame in tables.run_tables(deterministic(summary)):
+            frame.write(d / "tables")
 
 
 def conditions(s: dict) -> list[str]:

@@ -301,7 +301,7 @@ body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem auto;ma
 h1{font-size:1.5rem;margin-bottom:.2rem} h2{font-size:1.2rem;margin-top:2.5rem;border-bottom:2px solid #1f77b4;
  padding-bottom:.3rem} .fcx{color:#1f77b4;font-family:monospace;margin-right:.5rem}
 .meta{color:#52606d;font-size:.9rem} nav a{margin-right:1rem}
-.plots{display:flex;flex-wrap:wrap;gap:1rem} .plot{flex:0 1 560px;border:1px solid #e4e7eb;border-radius:6px;
+.plots{display:flex;flex-wrap:wrap;gap:1rem} .plot{flex:0 1 720px;border:1px solid #e4e7eb;border-radius:6px;
  padding:.3rem} .plot svg{width:100%;height:auto}
 table{border-collapse:collapse;font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.82rem;margin:1rem 0}
 th,td{padding:.15rem .5rem;text-align:right;border-bottom:1px solid #eef1f4} th{background:#f5f7fa;
@@ -311,44 +311,10 @@ th.g{text-align:center;border-bottom:2px solid #c9d3dd} .up{color:#b54708} .down
 """
 
 
-def _svg(p: Plot, dashed_suffix: str | None = None) -> str:
-    import matplotlib
+def _svg(p: Plot, dashed_suffix: str | None = None, start: str | None = None) -> str:
+    from .charts import svg
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context({"svg.hashsalt": "zvmlab", "svg.fonttype": "none", "font.size": 9,
-                                "text.parse_math": False}):  # "$" in a userid is text, not math
-        fig, ax = plt.subplots(figsize=(6.4, 3.0))
-        labels = list(p.series)
-        vals = [[float("nan") if v is None else v for v in p.series[k]] for k in labels]
-        n = min([len(p.x)] + [len(v) for v in vals]) if vals else 0
-        x = p.x[:n]
-        if p.kind == "stack" and vals:
-            ax.stackplot(x, *[v[:n] for v in vals], labels=labels, alpha=.85)
-        elif p.kind == "bar" and vals:
-            w = 0.8 / len(vals)
-            for i, (k, v) in enumerate(zip(labels, vals)):
-                ax.bar([xx + (i - (len(vals) - 1) / 2) * w for xx in x], v[:n], w, label=k,
-                       hatch="//" if dashed_suffix and k.endswith(dashed_suffix) else None)
-            ax.set_xticks(x, (p.categories or [])[:n] or None)
-        else:
-            for k, v in zip(labels, vals):
-                style = "--" if dashed_suffix and k.endswith(dashed_suffix) else "-"
-                ax.plot(x, v[:n], style, marker="o", markersize=3, label=k, drawstyle="default")
-        ax.set_title(p.title)
-        ax.set_ylabel(p.ylabel)
-        ax.set_xlabel(p.xlabel)
-        ax.grid(True, alpha=.3)
-        ax.set_ylim(bottom=0)
-        if len(labels) > 1:
-            ax.legend(fontsize=7, ncol=2 if len(labels) > 6 else 1, loc="best")
-        fig.tight_layout()
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None})
-        plt.close(fig)
-    s = buf.getvalue()
-    return s[s.find("<svg"):]
+    return svg(p, dashed_suffix, start)
 
 
 def _html_table(t: Table) -> str:
@@ -399,7 +365,7 @@ def html_text(reports: list[Report], title: str, describe: dict | None = None,
                      f'{html.escape(r.title)}</h2>')
         if r.plots:
             parts.append('<div class="plots">' + "".join(
-                f'<div class="plot">{_svg(p, dashed_suffix)}</div>' for p in r.plots) + "</div>")
+                f'<div class="plot">{_svg(p, dashed_suffix, r.meta.get("from"))}</div>' for p in r.plots) + "</div>")
         for t in r.tables:
             parts.append(_html_table(t))
         if r.notes:

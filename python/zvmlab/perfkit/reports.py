@@ -344,25 +344,48 @@ def ustat(m: Measurements, r: Report) -> None:
         sys_times = {k: sum(tt[k] for tt in totals.values()) for k, _, _ in _USTAT}
         t.add(TOTAL, userid=TOTAL, vcpus=sum(m.vcpus.get(u) or 0 for u in totals) or None, **row(sys_times))
     r.tables.append(t)
-    wait = {u: sum(totals[u][k] for k in ("cpu_wait", "eligible", "limited")) for u in totals}
-    top = sorted(totals, key=lambda u: -wait[u])[:12]
-
-    def iv_pct(u, k):
-        out = []
-        for i in range(len(m.intervals)):
-            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT)
-            v = m.ust[u][k][i]
-            out.append(None if v is None or not all_ else 100.0 * v / all_)
-        return out
-
-    r.plots.append(Plot("Waiting for a processor (%CPU) by user" + (" (12 most)" if len(totals) > 12 else ""),
-                        "% of virtual-CPU time", xs(m), {u: iv_pct(u, "cpu_wait") for u in top}))
+    _ustat_plots(m, r, totals)
     r.notes.append("Every column is a percent of the user's virtual-CPU time (all its virtual CPUs over the "
                    "period), measured exactly rather than by CP's high-frequency samples, so the states add up "
                    "to 100. %RUN: on a processor (guest or CP time); %CPU: dispatchable, "
                    "waiting for a processor; %PGW: page wait; %IOW: waiting for a guest DASD I/O; %TI: idle "
                    "while its user stays on the dispatch list (test idle); %EL: on the eligible list; %LIM: "
                    "held by a LIMITHARD maximum share; %DM: dormant. %ACT = 100 - %TI - %DM.")
+
+
+# The wait states a chart shows (everything but running, dormant and test idle), in table order.
+_WAITS = (("cpu_wait", "%CPU wait"), ("page_wait", "%PGW"), ("io_wait", "%IOW"), ("eligible", "%EL"),
+          ("limited", "%LIM"))
+
+
+def _ustat_plots(m: Measurements, r: Report, totals: dict[str, dict]) -> None:
+    """FCX114's charts: each user's time by wait state over the period (the users that wait most, in
+    any state: a user 74.5 % in page wait shows 74.5 under %PGW), and their waiting per interval."""
+    def share(u: str, k: str) -> float:
+        all_ = sum(totals[u].values())
+        return 100.0 * totals[u][k] / all_ if all_ else 0.0
+
+    wait = {u: sum(share(u, k) for k, _ in _WAITS) for u in totals}
+    top = [u for u in sorted(totals, key=lambda u: (-wait[u], u)) if wait[u] > 0][:12]
+    if not top:
+        return
+    more = f" ({len(top)} that wait most)" if len(totals) > len(top) else ""
+    r.plots.append(Plot("Wait states by user, whole period" + more, "% of virtual-CPU time",
+                        list(range(len(top))), {h: [share(u, k) for u in top] for k, h in _WAITS
+                                                if any(share(u, k) for u in top)},
+                        kind="bar", categories=top, xlabel="user"))
+
+    def iv_wait(u):
+        out = []
+        for i in range(len(m.intervals)):
+            all_ = sum(m.ust[u][kk][i] or 0 for kk, _, _ in _USTAT)
+            vals = [m.ust[u][k][i] for k, _ in _WAITS]
+            out.append(None if not all_ or all(v is None for v in vals) else
+                       100.0 * sum(v or 0 for v in vals) / all_)
+        return out
+
+    r.plots.append(Plot("Waiting in any wait state (CPU, page, I/O, eligible, limit) by user" + more,
+                        "% of virtual-CPU time", xs(m), {u: iv_wait(u) for u in top}))
 
 
 # -- FCX265 LOCKLOG ------------------------------------------------------------------------------
