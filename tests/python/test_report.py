@@ -135,8 +135,9 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
     assert p.returncode == 0, p.stderr and p.stdout == ""
     h = out.read_text()
     assert h.startswith("<!DOCTYPE html>") and h.rstrip().endswith("</html>")
-    # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, USTAT 1, LOCKLOG 1, PRCLOG 2, LOCKACT 1
-    assert h.count("<svg") == 2 + 1 + 3 + 1 + 1 + 1 + 2 + 1
+    # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, USTAT 2 (wait states by user; waiting by interval), LOCKLOG 1,
+    # PRCLOG 2, LOCKACT 1
+    assert h.count("<svg") == 2 + 1 + 3 + 1 + 2 + 1 + 2 + 1
     for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX114", "FCX265", "FCX326"):
         assert f'id="{fcx}"' in h
     # + FCX108, FCX109, FCX146, FCX113, FCX302, FCX126: empty tables with a note (A1 has no devices,

@@ -72,10 +72,13 @@ def _colours(labels: list[str], compare: bool) -> dict[str, tuple]:
         b, _ = _base(k, compare)
         if b not in bases:
             bases.append(b)
-    cmap = matplotlib.colormaps["tab10" if len(bases) <= 10 else "tab20"]
+    # tab10 without its grey (kept for "others"), then tab20's lighter shades without grey
+    tab10, tab20 = matplotlib.colormaps["tab10"], matplotlib.colormaps["tab20"]
+    palette = [tab10(i) for i in range(10) if i != 7] + [tab20(i) for i in range(1, 20, 2) if i != 15]
     grey = (0.55, 0.55, 0.55, 1.0)
-    col = {b: (grey if b.startswith("others (") else cmap(i % cmap.N)) for i, b in enumerate(bases)}
-    return {k: col[_base(k, compare)[0]] for k in labels}
+    named = [b for b in bases if not b.startswith("others (")]
+    col = {b: palette[i % len(palette)] for i, b in enumerate(named)}
+    return {k: col.get(_base(k, compare)[0], grey) for k in labels}
 
 
 def _clock(x: list[float], start: str | None) -> list | None:

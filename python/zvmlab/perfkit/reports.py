@@ -291,9 +291,9 @@ def user(m: Measurements, r: Report) -> None:
         t.add(TOTAL, userid=TOTAL, vcpus=agg("vcpus", sum), cpu=agg("cpu", sum), tcpu=tsum, vcpu=vsum,
               ratio=ratio, cp=agg("cp", sum), tx=agg("tx", sum))
     r.tables.append(t)
-    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"] or 0.0))[:12]
-    r.plots.append(Plot("CPU by user and interval" + (" (12 busiest)" if len(m.users) > 12 else ""),
-                        "% of one processor", xs(m),
+    # every user: the chart keeps the busiest apart and stacks the rest as "others" (charts.py)
+    top = sorted(m.users, key=lambda u: -(m.user_totals(u)["cpu_pct"] or 0.0))
+    r.plots.append(Plot("CPU by user and interval", "% of one processor", xs(m),
                         {u: [pct(v, iv.len_ns) for v, iv in zip(m.total_ns[u], m.intervals)] for u in top},
                         kind="stack"))
     r.notes.append("%CPU, %CP: percent of one processor over the period (100 = one processor); TCPU/VCPU: total "
