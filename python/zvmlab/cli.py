@@ -40,6 +40,7 @@ COMMANDS = [
     ("suite", "suite"),
     ("sweep", "sweep"),
     ("store", "store"),
+    ("serve", "serve"),
     ("bench", "bench"),
 ]
 

@@ -105,7 +105,7 @@ def svg(p: Plot, dashed_suffix: str | None = None, start: str | None = None) -> 
     colours = _colours(labels, compare)
     vals = [[float("nan") if v is None else v for v in series[k]] for k in labels]
     n = min([len(p.x)] + [len(v) for v in vals]) if vals else 0
-    is_b = {k: bool(dashed_suffix) and k.endswith(dashed_suffix) for k in labels}
+    is_b = {k: dashed_suffix is not None and k.endswith(dashed_suffix) for k in labels}
     with matplotlib.rc_context({"svg.hashsalt": "zvmlab", "svg.fonttype": "none", "font.size": 9,
                                 "text.parse_math": False}):  # "$" in a userid is text, not math
         fig, ax = plt.subplots(figsize=(7.6, 3.2))
