@@ -1,4 +1,5 @@
-"""zvmlab scaling: the workload scales with cores; the CAF curve passes through the seed's point."""
+"""zvmlab scaling: guests fixed by default, scaled with --scale-guests; the CAF curve passes through the
+seed's point."""
 
 import pytest
 
@@ -15,7 +16,8 @@ def test_caf_curve_through_the_published_point():
 
 
 def test_scaling_json_and_plot(tmp_path):
-    r = run_json("scaling", WEB, "--cores", "1,2,4", "--duration", "10s", "--json", "--plot", tmp_path / "s.png")
+    r = run_json("scaling", WEB, "--cores", "1,2,4", "--duration", "10s", "--json", "--plot", tmp_path / "s.png",
+                 "--scale-guests")
     rows = r["rows"]
     assert [x["cores"] for x in rows] == [1, 2, 4]
     assert [x["guests"] for x in rows] == [8, 16, 32]
@@ -23,6 +25,16 @@ def test_scaling_json_and_plot(tmp_path):
     assert rows[2]["itr_caf_expected"] == pytest.approx(rows[0]["itr"] * 4 * 0.890)
     assert rows[2]["etr"] > 3 * rows[0]["etr"]
     assert (tmp_path / "s.png").stat().st_size > 5000
+
+
+def test_scaling_keeps_guests_by_default():
+    r = run_json("scaling", WEB, "--cores", "1,4", "--duration", "5s", "--json")
+    assert r["scale_count"] is False
+    assert [x["guests"] for x in r["rows"]] == [8, 8]
+    old = run_json("scaling", WEB, "--cores", "1,4", "--duration", "5s", "--json", "--no-scale-count")
+    assert old["rows"] == r["rows"]
+    bad = zvmlab("scaling", WEB, "--cores", "1", "--scale-guests", "--no-scale-count")
+    assert bad.returncode == 2 and "--scale-guests" in bad.stderr
 
 
 def test_scaling_bad_cores():
@@ -37,7 +49,7 @@ def test_scaling_smt_series_one_chart(tmp_path):
     own CAF curve from its smallest run (seed 001, Figures 2-5)."""
     apache = ROOT / "scenarios" / "apache-cpu.toml"
     r = run_json("scaling", apache, "--cores", "4,8,64", "--smt", "off,smt2", "--duration", "2s", "--json",
-                 "--plot", tmp_path / "s.png")
+                 "--plot", tmp_path / "s.png", "--scale-guests")
     assert [s["smt"] for s in r["series"]] == ["off", "smt2"]
     assert [x["cores"] for x in r["series"][0]["rows"]] == [4, 8, 64]
     assert [x["cores"] for x in r["series"][1]["rows"]] == [4, 8]

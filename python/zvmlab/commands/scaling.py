@@ -17,20 +17,31 @@ from ..output import console, print_json, progress, safe
 @click.option("--cores", default="1,2,4,8,16,32", show_default=True, help="Processor counts, comma-separated.")
 @click.option("--level", help="CP level (overrides the scenario's).")
 @click.option("--duration", help="Simulated time per run (overrides [run] duration).")
-@click.option("--no-scale-count", is_flag=True, help="Keep guest counts fixed instead of scaling them with cores.")
+@click.option("--scale-guests", is_flag=True,
+              help="Scale each guest group's count with the cores (as seed 001's scaling suites add clients and "
+                   "servers). Default: the guests stay as in the scenario (your system plus more cores).")
+@click.option("--no-scale-count", is_flag=True, hidden=True, help="Guest counts fixed (the default now).")
 @click.option("--smt", "smt_modes", help="SMT modes to run, comma-separated (off, smt1, smt2): one curve each; "
               "SMT modes skip core counts above 32. Default: the scenario's.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the chart (.png or .svg).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def scaling(file: str, cores: str, level: str | None, duration: str | None, no_scale_count: bool,
+def scaling(file: str, cores: str, level: str | None, duration: str | None, scale_guests: bool, no_scale_count: bool,
             smt_modes: str | None, plot_path: str | None, as_json: bool) -> None:
     """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001).
+
+    The guests stay as in FILE (what 4 more cores do for this system); --scale-guests scales
+    every guest group's count with the cores instead (a workload that grows with the machine).
 
     With --smt off,smt2 each mode is a series (seed 001's Figures 2-5: non-SMT and SMT-2 curves,
     each with the CAF expectation formed from its own smallest run); JSON `rows` is the first
     series and `series` all of them.
     """
     from ..lab import scaling as sc_lab
+
+    if scale_guests and no_scale_count:
+        raise InputError("--scale-guests and --no-scale-count contradict each other", field="--scale-guests",
+                         fix="give --scale-guests to scale the guests with the cores, nothing to keep them fixed")
+    no_scale_count = not scale_guests
 
     try:
         ns = sorted({int(x) for x in cores.split(",") if x.strip()})
