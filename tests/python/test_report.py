@@ -140,10 +140,15 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
     assert h.count("<svg") == 2 + 1 + 3 + 1 + 2 + 1 + 2 + 1
     for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX114", "FCX265", "FCX326"):
         assert f'id="{fcx}"' in h
-    # + FCX108, FCX109, FCX146, FCX113, FCX302, FCX126: empty tables with a note (A1 has no devices,
-    # paging or [cpc]); + FCX304 PRCLOG (per processor; no plots without PR/SM or SMT data either)
-    # + FCX327 HPALIAS, FCX178 MDCSTOR: empty, with a note; + FCX114 USTAT
-    assert h.count("<table>") == 6 + 4 + 3 + 1 + 1 + 1 + 1
+    # FCX144 1, FCX100 2, FCX225 1, FCX112 1, FCX114 1, FCX265 1, FCX326 1, FCX304 1 (per processor). Without
+    # --fcx the reports the data does not fill are left out (A1 has no devices, paging, [cpc], HyperPAV or
+    # MDC: FCX108, FCX109, FCX146, FCX113, FCX302, FCX126, FCX327, FCX178), and a note on stderr names them.
+    assert h.count("<table>") == 9
+    for fcx in ("FCX108", "FCX146", "FCX327"):
+        assert f'id="{fcx}"' not in h
+    assert "no data for FCX108 DEVICE" in p.stderr
+    full = run_cli("report", runs["a1"], "--format", "html", "--fcx", "FCX108,FCX146").stdout
+    assert 'id="FCX108"' in full and 'id="FCX146"' in full
     assert "nan" not in re.sub(r"<svg.*?</svg>", "", h, flags=re.S).lower()
 
 
@@ -268,3 +273,19 @@ def test_wait_states_say_why_users_wait(tmp_path, run_cli):
     assert p.returncode == 0, p.stderr
     th = json.loads(p.stdout)["users"][0]["wait_states"]
     assert th["page_wait"] > 20, th
+
+
+def test_fcx144_type_is_ifl_for_an_ifl_lpar(tmp_path, run_cli):
+    """An LPAR on a CPC's IFL pool (or multithreading, which z/VM does on IFLs only) reports IFL;
+    a scenario that says neither keeps CP."""
+    from conftest import SHOWCASE
+
+    text = SHOWCASE.read_text()
+    assert 'smt = "off"' in text
+    for name, smt, want in (("plain", "off", "CP"), ("smt", "smt2", "IFL")):
+        f = tmp_path / f"{name}.toml"
+        f.write_text(text.replace('smt = "off"', f'smt = "{smt}"', 1))
+        d = tmp_path / name
+        assert run_cli("run", f, "--duration", "2s", "--out", d).returncode == 0
+        rows = report_json(run_cli, d, "--fcx", "FCX144")["FCX144"]["tables"]["processors"]["rows"]
+        assert {r["type"] for r in rows} == {want}, name

@@ -183,7 +183,13 @@ impl Responses {
             triv_ns += r.trivial_ns;
         }
         let ms = |ns: f64| ns / 1e6;
-        let avg = |s: u128, n: u64| if n == 0 { 0.0 } else { s as f64 / n as f64 / 1e6 };
+        let avg = |s: u128, n: u64| {
+            if n == 0 {
+                0.0
+            } else {
+                s as f64 / n as f64 / 1e6
+            }
+        };
         ResponseSummary {
             count: h.count,
             mean: ms(h.mean_ns()),
@@ -247,7 +253,10 @@ mod tests {
         for q in [0.5, 0.9, 0.99, 1.0] {
             let exact = xs[((q * xs.len() as f64).ceil() as usize).max(1) - 1] as f64;
             let got = h.quantile_ns(q);
-            assert!((got - exact).abs() <= exact / 64.0 + 1.0, "q={q} {got} vs {exact}");
+            assert!(
+                (got - exact).abs() <= exact / 64.0 + 1.0,
+                "q={q} {got} vs {exact}"
+            );
         }
         let mean = xs.iter().sum::<u64>() as f64 / xs.len() as f64;
         assert!((h.mean_ns() - mean).abs() < 1e-6 * mean);

@@ -55,7 +55,10 @@ fn littles_law_holds_with_cp_costs() {
     let r = s.response_ms.mean;
     let n_little = x * (r + think_ms);
     eprintln!("X {x:.4}/ms, R {r:.4} ms, Z {think_ms} ms: X(R+Z) = {n_little:.3}, N = {n}");
-    assert!((n_little - n as f64).abs() < 0.02 * n as f64, "X(R+Z) = {n_little:.3}, N = {n}");
+    assert!(
+        (n_little - n as f64).abs() < 0.02 * n as f64,
+        "X(R+Z) = {n_little:.3}, N = {n}"
+    );
     // Per user the same law with N = 1.
     let u = &s.users[0];
     assert_eq!(u.response_ms.count, u.transactions);
@@ -80,9 +83,20 @@ fn trivial_and_nontrivial_by_class() {
     cfg.guests.push(long);
     let s = run(cfg);
     let short = &s.users[0].response_ms;
-    assert!(short.trivial as f64 > 0.95 * short.count as f64, "{short:?}");
-    let long = &s.users.iter().find(|u| u.userid == "LONG").unwrap().response_ms;
+    assert!(
+        short.trivial as f64 > 0.95 * short.count as f64,
+        "{short:?}"
+    );
+    let long = &s
+        .users
+        .iter()
+        .find(|u| u.userid == "LONG")
+        .unwrap()
+        .response_ms;
     assert!(long.count > 10 && long.nontrivial == long.count, "{long:?}");
     assert!(long.mean >= 400.0);
-    assert_eq!(s.response_ms.trivial + s.response_ms.nontrivial, s.response_ms.count);
+    assert_eq!(
+        s.response_ms.trivial + s.response_ms.nontrivial,
+        s.response_ms.count
+    );
 }

@@ -16,6 +16,15 @@ from ..perfkit.reports import Spec
 FORMATS = ("text", "html", "csv", "json", "parquet")
 
 
+def has_data(r) -> bool:
+    """A report the data fills: a table row of data or a plotted value."""
+    from ..perfkit.model import DATA
+
+    if any(row["_kind"] == DATA for t in r.tables for row in t.rows):
+        return True
+    return any(v is not None for p in r.plots for vals in p.series.values() for v in vals)
+
+
 def _write_parquet(d: Path, reports) -> None:
     """Each report table as a tidy Parquet file (summary rows marked in the `row` column)."""
     from ..tables import report_frames
@@ -127,6 +136,14 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     if fmt == "parquet":
         _write_parquet(Path(out), reports)
         return
+    if not fcx and fmt in ("text", "html"):
+        # Without --fcx: only the reports the data fills (a run without paging has no AUXLOG).
+        empty = [r for r in reports if not has_data(r)]
+        if len(empty) < len(reports):
+            reports = [r for r in reports if has_data(r)]
+        if empty:
+            click.echo("zvmlab: note: no data for " + ", ".join(f"{r.fcx} {r.name}" for r in empty)
+                       + " (not shown; name one with --fcx to see it anyway)", err=True)
     if fmt == "text":
         body = plain_lines(render.text(reports))  # text from a monitor file never reaches a terminal as codes
     elif fmt == "csv":

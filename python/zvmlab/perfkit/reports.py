@@ -137,7 +137,9 @@ def proclog(m: Measurements, r: Report) -> None:
     emul_all = tot(m.emul_ns)
     if emul_all is None:
         emul_all = virt
-    t.add(MEAN, time=MEAN, cpu=".", type="CP", total=pct(tot(m.busy_ns), dur * p), user=pct(tot(m.user_ns), dur * p),
+    types = {CPU_TYPES.get(m.cpu_type.get(c, 0), "?") for c in m.cpus}
+    t.add(MEAN, time=MEAN, cpu=".", type=types.pop() if len(types) == 1 else "mixed",
+          total=pct(tot(m.busy_ns), dur * p), user=pct(tot(m.user_ns), dur * p),
           syst=pct(tot(m.sys_ns), dur * p), emul=pct(emul_all, dur * p), wait=pct(tot(m.wait_ns), dur * p))
     r.tables.append(t)
     x = xs(m)

@@ -162,7 +162,7 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
     out.extend(zvmsto(snap, tod));
     out.extend(devices(snap, tod));
     for i in 0..sim.lpus.len() {
-        out.push(sytprp(c, i, end, tod));
+        out.push(sytprp(c, i, end, tod, cpu_type(sim)));
         out.push(zvmprp(sim, snap, i, tod));
     }
     out.extend(lpars(sim, snap, tod));
@@ -264,7 +264,7 @@ fn zvmdev(d: &DevSnap, devno: u64, tod: u64) -> Vec<u8> {
 
 /// IBM's MRSYTPRP: time charged to users, emulation time (counting down from the CPU timer's
 /// start; apportioned, see [`Cum::add`]), system time and wait time.
-fn sytprp(c: &Cum, i: usize, end: u64, tod: u64) -> Vec<u8> {
+fn sytprp(c: &Cum, i: usize, end: u64, tod: u64, cpu_type: u64) -> Vec<u8> {
     build(
         &SYTPRP,
         tod,
@@ -280,9 +280,20 @@ fn sytprp(c: &Cum, i: usize, end: u64, tod: u64) -> Vec<u8> {
                 "SYTPRP_PFXTOTWT",
                 Val::U(ns_to_tod_units(end.saturating_sub(c.lpu_busy[i]))),
             ),
-            ("SYTPRP_PFXCPUTY", Val::U(0)),
+            ("SYTPRP_PFXCPUTY", Val::U(cpu_type)),
         ],
     )
+}
+
+/// PFXCPUTY of the LPAR's processors: IFL (2) when the scenario places it on a CPC's IFL pool
+/// ([cpc] shared_ifls / dedicated_ifls) or multithreads (z/VM runs SMT on IFLs only); otherwise
+/// CP (0), the type the scenario does not say otherwise.
+fn cpu_type(sim: &Sim) -> u64 {
+    if sim.cfg.cpc.is_some() || sim.cfg.smt != "off" {
+        2
+    } else {
+        0
+    }
 }
 
 /// ZVMPRP_POLAR of a logical core.
