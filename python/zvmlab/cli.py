@@ -18,7 +18,7 @@ import sys
 
 import click
 
-from . import __version__
+from . import __version__, completion
 from .errors import InputError
 from .output import plain
 
@@ -57,6 +57,7 @@ def cli() -> None:
 
 for _mod, _attr in COMMANDS:
     cli.add_command(getattr(importlib.import_module(f"zvmlab.commands.{_mod}"), _attr))
+completion.attach(cli)
 
 
 class Interrupted(KeyboardInterrupt):
