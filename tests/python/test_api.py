@@ -87,3 +87,11 @@ def test_run_out_writes_tidy_csv_and_parquet(tmp_path):
     assert df["cpu"].dtype.kind == "f" and ">>Mean>>" in set(df["row"])
     bad = cli("report", out, "--format", "parquet")
     assert bad.returncode == 2 and "--out" in bad.stderr
+
+
+def test_replicate_frame_and_bad_selection():
+    f = zvmlab.replicate(only="A1")
+    df = f.to_pandas()
+    assert set(df["id"]) == {"A1"} and set(df["verdict"]) <= {"pass", "miss"} and len(df) >= 4
+    with pytest.raises(zvmlab.InputError, match="no catalogue row"):
+        zvmlab.replicate(only="Q9")
