@@ -124,7 +124,9 @@ class Result:
         from .monitor import measure, read
 
         data = read(self.monitor, self.scenario.name)
-        return _reports(measure(data), fcx, self.summary)
+        m = measure(data)
+        m.tx_unit = float(self.summary.get("tx_unit", 1.0))  # as `zvmlab report` reads a run directory
+        return _reports(m, fcx, self.summary)
 
     def _repr_html_(self) -> str:
         s = self.summary
