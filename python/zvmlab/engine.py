@@ -107,8 +107,6 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     ``progress(now_ns, end_ns)`` is called between batches of events. With ``monitor=True``
     returns ``(summary, monitor_bytes)``: the run's monitor data in MONWRITE format.
     """
-    config = dict(config)
-    unit = float(config.pop("tx_unit", 1.0))
     text = json.dumps(config)
     try:
         sim = _engine.Simulation(text)
@@ -118,7 +116,7 @@ def simulate(config: dict, progress: Callable[[int, int], None] | None = None, s
     t0 = time.perf_counter()
     advance(sim, end, progress, max(1, end // steps))
     wall = time.perf_counter() - t0
-    summary = apply_tx_unit(json.loads(sim.summary_json()), unit)
+    summary = json.loads(sim.summary_json())
     summary["wall_s"] = wall
     summary["events_per_s"] = summary["events"] / wall if wall > 0 else 0.0
     if monitor:
@@ -150,29 +148,6 @@ def advance(sim, end: int, progress: Callable[[int, int], None] | None, step: in
         if progress and (sim.now_ns // step != mark or sim.finished()):
             mark = sim.now_ns // step
             progress(sim.now_ns, end)
-
-
-def apply_tx_unit(summary: dict, unit: float) -> dict:
-    """Count ``unit`` completed requests as one transaction ([run] tx_unit).
-
-    Some published workloads count transactions of their own (seed 001 scales the Apache DASD
-    paging ETR "by a constant"); the engine counts client replies. The run-level and interval
-    transaction counts, ETR and ITR are divided by the unit; ``requests`` keeps the engine's count
-    and ``tx_unit`` the divisor (both only with a unit other than 1). Per-user counts and the servers' per-request figures stay per
-    request.
-    """
-    if unit == 1.0:
-        return summary
-    summary["tx_unit"] = unit
-    summary["requests"] = summary["transactions"]
-    summary["transactions"] = round(summary["transactions"] / unit)
-    summary["etr"] /= unit
-    summary["itr"] /= unit
-    for iv in summary.get("intervals", []):
-        iv["requests"] = iv["transactions"]
-        iv["transactions"] = round(iv["transactions"] / unit)
-        iv["etr"] /= unit
-    return summary
 
 
 def monitor_layouts() -> list[dict]:

@@ -431,7 +431,7 @@ class Scenario:
         if self.dspwdmethod != "reshuffle":
             cfg["dspwdmethod"] = self.dspwdmethod
         if self.tx_unit != 1.0:
-            # Read by engine.simulate (a reporting unit, not an engine input).
+            # A reporting unit: the engine divides the summary's transaction counts, ETR and ITR.
             cfg["tx_unit"] = self.tx_unit
         return cfg
 

@@ -64,6 +64,7 @@ pub fn reference_config(
         duration_ns: horizon_ms * MS,
         interval_ns: (horizon_ms * MS / 10).max(1),
         seed,
+        tx_unit: 1.0,
         params,
         switches: Default::default(),
         guests: vec![Guest {

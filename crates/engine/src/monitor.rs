@@ -247,6 +247,7 @@ impl Sim {
                     system_ns: isys,
                     transactions: itx,
                     etr: itx as f64 / (len / 1e9),
+                    requests: None,
                     locks: crate::locks::Locks::summary(&iv.locks, len),
                     smt: iv.cores.map(|(t1, t2, online)| {
                         let core = (t1 + t2) as f64;
@@ -272,7 +273,7 @@ impl Sim {
                 }
             })
             .collect();
-        Summary {
+        let mut s = Summary {
             level: self.level.name.to_string(),
             switches: self.level.switches.to_map(),
             seed: self.cfg.seed,
@@ -324,7 +325,11 @@ impl Sim {
             params_read: crate::params::names_read(
                 self.params_read.union(crate::params::reads_taken()),
             ),
-        }
+            tx_unit: None,
+            requests: None,
+        };
+        s.apply_tx_unit(self.cfg.tx_unit);
+        s
     }
 
     /// SMT measures (cp-model §2.3, §2.4): raw thread time, MT-1 equivalent, prorated core time.
@@ -514,6 +519,9 @@ pub struct IntervalSummary {
     pub system_ns: u64,
     pub transactions: u64,
     pub etr: f64,
+    /// Completed requests before the run's transaction unit (absent when tx_unit is 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
     /// Paging devices in this interval (absent without a storage model).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub devices: Vec<crate::io::DeviceInterval>,
@@ -581,4 +589,31 @@ pub struct Summary {
     /// The parameter-table entries this run read (table order): what its results can depend
     /// on. `zvmlab replicate --robustness` perturbs only these.
     pub params_read: Vec<&'static str>,
+    /// The run's transaction unit and its completed requests (absent when tx_unit is 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tx_unit: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<u64>,
+}
+
+impl Summary {
+    /// Count `unit` completed requests as one transaction ([run] tx_unit): the run's and every
+    /// interval's transaction count (rounded half to even), ETR and ITR; per-user counts and
+    /// per-request figures stay per request.
+    fn apply_tx_unit(&mut self, unit: f64) {
+        if unit == 1.0 {
+            return;
+        }
+        let per = |n: u64| (n as f64 / unit).round_ties_even() as u64;
+        self.tx_unit = Some(unit);
+        self.requests = Some(self.transactions);
+        self.transactions = per(self.transactions);
+        self.etr /= unit;
+        self.itr /= unit;
+        for iv in &mut self.intervals {
+            iv.requests = Some(iv.transactions);
+            iv.transactions = per(iv.transactions);
+            iv.etr /= unit;
+        }
+    }
 }

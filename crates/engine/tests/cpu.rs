@@ -36,6 +36,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,
+        tx_unit: 1.0,
         params: Default::default(),
         switches: Default::default(),
         guests,

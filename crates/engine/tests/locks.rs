@@ -107,6 +107,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         duration_ns: 1_000 * MS,
         interval_ns: 100 * MS,
         seed,
+        tx_unit: 1.0,
         params,
         switches: Default::default(),
         guests: vec![Guest {

@@ -89,6 +89,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             duration_ns: 2_000 * MS,
             interval_ns: interval_ms.min(2_000) * MS,
             seed,
+            tx_unit: 1.0,
             params: Default::default(),
             switches: Default::default(),
             guests: gs
@@ -197,6 +198,7 @@ fn different_seeds_differ() {
         duration_ns: 1_000 * MS,
         interval_ns: 100 * MS,
         seed: 1,
+        tx_unit: 1.0,
         params: Default::default(),
         switches: Default::default(),
         guests: vec![Guest {

@@ -79,6 +79,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         duration_ns: secs * S,
         interval_ns: interval_s * S,
         seed: 7,
+        tx_unit: 1.0,
         params: Default::default(),
         switches: Default::default(),
         guests,

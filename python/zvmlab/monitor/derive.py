@@ -194,7 +194,7 @@ class Measurements:
         etr = tx / (dur / 1e9) if self.has_appl else None
         itr = (etr / busy_frac if busy_frac > 0 else 0.0) if etr is not None else None
         if self.tx_unit != 1.0 and etr is not None:
-            # The run summary's order of operations (engine.apply_tx_unit), so both agree exactly.
+            # The run summary's order of operations (the engine's Summary::apply_tx_unit), so both agree exactly.
             tx, etr, itr = round(tx / self.tx_unit), etr / self.tx_unit, itr / self.tx_unit
         return {
             "duration_s": dur / 1e9,
