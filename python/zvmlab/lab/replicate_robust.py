@@ -68,12 +68,15 @@ def check_row(r, results: list[dict], first: list[int], assumed: set[str], execu
     perturb = [(p, f) for p in sorted(read) for f in FACTORS]
     reqs = [q for p, f in perturb for q in plan([r], {r.id: first}, ((p, f),)) if isinstance(q, RunReq)]
     runs = Runs(done=stored_runs(list(dict.fromkeys(reqs)), executor, store, progress) | base)
-    passes = {x["metric"]: x for x in _predicted_passes(results, r.id)}
+    mine_results = [x for x in results if x["id"] == r.id and x.get("metric") is not None]
+    # by position: evaluate_row gives the row's metrics in catalogue order (names may repeat)
+    passes = {k: x for k, x in enumerate(mine_results)
+              if x.get("basis") == "predicted" and x["verdict"] == J.PASS}
     for x in passes.values():
         x["robust"], x["fragile"], x["perturbations"] = True, [], len(perturb)
     for p, f in perturb:
-        for y in evaluate_row(r, first, runs, ((p, f),)):
-            x = passes.get(y["metric"])
+        for k, y in enumerate(evaluate_row(r, first, runs, ((p, f),))):
+            x = passes.get(k)
             if x is not None and y["verdict"] != J.PASS:
                 x["robust"] = False
                 x["fragile"].append({"param": p, "factor": f, "simulated": y["simulated"]})
