@@ -26,7 +26,11 @@
 //!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
 //!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
-//!   stretched by one transfer per spinner.
+//!   stretched by one transfer per spinner; for SRMSLOCK, whose holder reads and writes the
+//!   SRMBK fields in the lock's line `lock.data_line_touches` (m) times per hold, each of those
+//!   accesses waits behind the spinners, so the stretch is m transfers per spinner: the hold
+//!   grows with the spinners and the spinners with the hold (the non-scalable collapse, research
+//!   note where-cp-breaks §2.4). With its own line (VM65696) the stretch is gone.
 //!
 //! Frame-manager zones (6.4 2 TB support, `frame_zones = zoned`): the > 2 GB available list and
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
@@ -154,6 +158,9 @@ pub struct Locks {
     pub sched_lock: SchedLock,
     pub own_line: bool,
     line_ns: f64,
+    /// Transfers per spinner that stretch an exclusive SRMSLOCK hold when the lock word shares
+    /// its line with the SRMBK data (`lock_line = shared`); 1 for the other locks.
+    sched_touches: f64,
     /// Hold times (ns) of the paths that take locks.
     pub hold_dispatch: Time,
     pub hold_requeue: Time,
@@ -198,6 +205,10 @@ impl Locks {
             sched_lock: sw.sched_lock,
             own_line: sw.lock_line == LockLine::Own,
             line_ns: p.lock_line_cycles() / p.clock_ghz(),
+            sched_touches: match sw.lock_line {
+                LockLine::Shared => p.lock_data_line_touches(),
+                LockLine::Own => 1.0,
+            },
             hold_dispatch: path_ns(p, p.lock_hold_dispatch(), 0.0),
             hold_requeue: path_ns(p, p.lock_hold_requeue(), 0.0),
             hold_dlist: path_ns(p, p.path_dlist(), 0.0),
@@ -331,6 +342,11 @@ impl Locks {
         };
         let line_ns = self.line_ns;
         let own_line = self.own_line && !beside_data;
+        let touches = if id == LockId::Srmslock && !self.own_line {
+            self.sched_touches
+        } else {
+            1.0
+        };
         let single_line = self.sched_lock == SchedLock::SingleLine;
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
@@ -353,7 +369,11 @@ impl Locks {
         let (start, line, end) = match mode {
             Mode::Excl => {
                 let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
-                let stretch = if own_line { 0 } else { round_ns(line_ns * n) };
+                let stretch = if own_line {
+                    0
+                } else {
+                    round_ns(line_ns * n * touches)
+                };
                 let line = write + release + stretch;
                 let e = s + hold + line;
                 lk.excl_free = e;
@@ -431,6 +451,12 @@ impl Locks {
         };
         self.acquire(LockId::Srmslock, mode, t, cpu, wall_for(hold, rate, 0))
             .extra()
+    }
+
+    /// Processor `cpu` was signalled to look for work: its next dispatch looks at the list
+    /// even if its last look found nothing.
+    pub fn signalled(&mut self, cpu: u32) {
+        self.looked_idle[cpu as usize] = false;
     }
 
     /// A D-list add or drop (path.dlist_add_drop under the scheduler lock).
