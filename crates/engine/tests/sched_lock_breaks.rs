@@ -126,7 +126,12 @@ fn spin(v: &serde_json::Value) -> f64 {
 #[test]
 fn exploitation_lock_does_not_collapse_with_line_touches() {
     let m = |level: &str, t: f64| {
-        run(&with_think(level, 64, 20 * MS, &[("lock.data_line_touches", t)]))
+        run(&with_think(
+            level,
+            64,
+            20 * MS,
+            &[("lock.data_line_touches", t)],
+        ))
     };
     let (e1, e20) = (m("zvm-6.3", 1.0), m("zvm-6.3", 20.0));
     assert_eq!(e1["locks"], e20["locks"]);
@@ -151,11 +156,20 @@ fn wake_fanout_adds_looks_and_one_is_the_old_model() {
     // most readyings.
     let cfg = |f: f64| with_think("zvm-6.4", 16, 2 * MS, &[("sched.wake_fanout", f)]);
     let base = run(&with_think("zvm-6.4", 16, 2 * MS, &[]));
-    assert_eq!(base, run(&cfg(1.0)), "fan-out 1 is the default, bit-identical");
+    assert_eq!(
+        base,
+        run(&cfg(1.0)),
+        "fan-out 1 is the default, bit-identical"
+    );
     let three = run(&cfg(3.0));
     assert_eq!(three, run(&cfg(3.0)), "same seed, same bytes");
     let acq = |v: &serde_json::Value| v["locks"]["SRMSLOCK"]["acquires"].as_u64().unwrap();
     let sys = |v: &serde_json::Value| v["system_pct"].as_f64().unwrap();
-    assert!(acq(&three) > acq(&base), "{} vs {}", acq(&three), acq(&base));
+    assert!(
+        acq(&three) > acq(&base),
+        "{} vs {}",
+        acq(&three),
+        acq(&base)
+    );
     assert!(sys(&three) > sys(&base));
 }
