@@ -36,7 +36,9 @@
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
 
 use crate::cpu::wall_for;
-use crate::level::{FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, Switches};
+use crate::level::{
+    FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
+};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::sim::{path_ns, round_ns, NONE};
@@ -190,6 +192,8 @@ pub struct Locks {
     ndmbk_cache: Vec<u64>,
     /// The dispatcher holds the scheduler lock exclusive whenever it takes work (old levels).
     dispatch_excl: bool,
+    /// Each scheduler-list change takes the lock itself when it happens (`sched_updates`).
+    updates_at_event: bool,
 }
 
 impl Locks {
@@ -232,6 +236,7 @@ impl Locks {
             },
             ndmbk_cache: Vec::new(),
             dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
+            updates_at_event: sw.sched_updates == SchedUpdates::AtEvent,
         }
     }
 
@@ -459,14 +464,27 @@ impl Locks {
         self.looked_idle[cpu as usize] = false;
     }
 
-    /// A D-list add or drop (path.dlist_add_drop under the scheduler lock).
-    pub fn dlist_update(&mut self) {
-        self.pending_hold += self.hold_dlist;
+    /// A D-list add or drop at `t` (path.dlist_add_drop under the scheduler lock). Returns the
+    /// wall time beyond the hold (spin, line) that the next dispatching processor runs.
+    pub fn dlist_update(&mut self, t: Time) -> Time {
+        self.list_change(t, self.hold_dlist)
     }
 
-    /// A test-idle user readied for a new transaction (its class and list counts change).
-    pub fn ready_update(&mut self) {
-        self.pending_hold += self.hold_ready;
+    /// A test-idle user readied at `t` for a new transaction (its class and list counts
+    /// change). Returns the wall time beyond the hold, as `dlist_update`.
+    pub fn ready_update(&mut self, t: Time) -> Time {
+        self.list_change(t, self.hold_ready)
+    }
+
+    /// A scheduler-list change holding the lock exclusive for `hold`: folded into the next
+    /// dispatch (returns 0), or its own acquisition at `t` (`sched_updates = at-event`).
+    fn list_change(&mut self, t: Time, hold: Time) -> Time {
+        if !self.updates_at_event {
+            self.pending_hold += hold;
+            return 0;
+        }
+        self.acquire(LockId::Srmslock, Mode::Excl, t, NONE, hold)
+            .extra()
     }
 
     /// A slice end on `cpu`: its requeue runs under the scheduler lock at its next dispatch.

@@ -778,7 +778,7 @@ impl Sim {
                     // A new transaction of a test-idle user: back to Q1, no drop and re-add
                     // (a dispatch-list update, under the scheduler lock held exclusive).
                     s.end_tidle(self.now);
-                    self.locks.ready_update();
+                    self.sched.sys_pending += self.locks.ready_update(self.now);
                     let c = if s.quickdsp { 0 } else { 1 };
                     let (old, ws, ld) = (s.class, s.dl_wss, s.dl_loading);
                     s.class = c;
@@ -970,7 +970,7 @@ impl Sim {
         let (c, ws, ld) = (s.class, s.wss, s.loading);
         self.sched.q_add(c, ws, ld);
         self.sched.sys_pending += self.sched.cost_dlist;
-        self.locks.dlist_update();
+        self.sched.sys_pending += self.locks.dlist_update(self.now);
         self.sched.stats.dlist_adds += 1;
         for k in 0..self.users[u].vcpus.len() {
             let v = self.users[u].vcpus[k];
@@ -1006,7 +1006,7 @@ impl Sim {
         let slices = ((cpu - s.stay_cpu) as f64 / slice).max(1.0);
         s.loading = (s.pageins - s.stay_pageins) as f64 >= loading_faults * slices;
         self.sched.sys_pending += self.sched.cost_dlist;
-        self.locks.dlist_update();
+        self.sched.sys_pending += self.locks.dlist_update(self.now);
     }
 
     /// The scheduler's periodic pass: drop expired test-idle users, admit from the eligible

@@ -173,3 +173,27 @@ fn wake_fanout_adds_looks_and_one_is_the_old_model() {
     );
     assert!(sys(&three) > sys(&base));
 }
+
+/// `sched_updates = at-event` (a what-if no level sets): each readying of a test-idle user and
+/// each D-list change takes SRMSLOCK exclusive on its own, instead of inside the next dispatch,
+/// so there are more acquisitions; the default is unchanged and both are deterministic.
+#[test]
+fn list_changes_at_event_are_their_own_acquisitions() {
+    let cfg = |sw: Option<&str>| {
+        let mut c = with_think("zvm-6.3-compat", 16, 2 * MS, &[]);
+        if let Some(sw) = sw {
+            c.switches.insert("sched_updates".into(), sw.into());
+        }
+        c
+    };
+    let base = run(&cfg(None));
+    assert_eq!(
+        base,
+        run(&cfg(Some("at-dispatch"))),
+        "at-dispatch is the default"
+    );
+    let ev = run(&cfg(Some("at-event")));
+    assert_eq!(ev, run(&cfg(Some("at-event"))), "same seed, same bytes");
+    let acq = |v: &serde_json::Value| v["locks"]["SRMSLOCK"]["acquires"].as_u64().unwrap();
+    assert!(acq(&ev) > acq(&base), "{} vs {}", acq(&ev), acq(&base));
+}
