@@ -332,6 +332,21 @@ pub enum Ndmbk {
     PerCpu,
 }
 
+/// Where a scheduler-list change (a D-list add or drop, a test-idle user readied) takes the
+/// scheduler lock (docs/research/where-cp-breaks.md §7 gap (1), §7.1 (a)). No level sets it: CP
+/// does each list change as it happens [I], which the model approximates by folding them into
+/// the next dispatch; `at-event` is the what-if that makes each one its own exclusive hold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedUpdates {
+    /// Folded into the next dispatcher's exclusive hold.
+    #[default]
+    AtDispatch,
+    /// Each change its own exclusive acquisition at the instant it happens (its spin and line
+    /// time run by the next processor that dispatches, like SRMATDLK's).
+    AtEvent,
+}
+
 /// When the dispatcher holds the scheduler lock exclusive (seed 001: "the situations in which
 /// the scheduler lock had to be held exclusive were decreased" in the z13 exploitation SPE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -415,6 +430,8 @@ pub struct Switches {
     #[serde(default)]
     pub sched_excl: SchedExcl,
     #[serde(default)]
+    pub sched_updates: SchedUpdates,
+    #[serde(default)]
     pub paging_hpf: PagingHpf,
     #[serde(default)]
     pub paging_alias: PagingAlias,
@@ -477,6 +494,7 @@ pub fn levels() -> Vec<Level> {
         paging_payload: PagingPayload::Classic,
         ndmbk: Ndmbk::SingleList,
         sched_excl: SchedExcl::Dispatch,
+        sched_updates: SchedUpdates::AtDispatch,
         paging_hpf: PagingHpf::Unsupported,
         paging_alias: PagingAlias::Unsupported,
         paging_encrypt: PagingEncrypt::Unsupported,

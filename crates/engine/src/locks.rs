@@ -26,13 +26,19 @@
 //!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
 //!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
-//!   stretched by one transfer per spinner.
+//!   stretched by one transfer per spinner; for SRMSLOCK, whose holder reads and writes the
+//!   SRMBK fields in the lock's line `lock.data_line_touches` (m) times per hold, each of those
+//!   accesses waits behind the spinners, so the stretch is m transfers per spinner: the hold
+//!   grows with the spinners and the spinners with the hold (the non-scalable collapse, research
+//!   note where-cp-breaks §2.4). With its own line (VM65696) the stretch is gone.
 //!
 //! Frame-manager zones (6.4 2 TB support, `frame_zones = zoned`): the > 2 GB available list and
 //! its lock RSA2GLCK are split into `storage.frame_zones` zones; a processor uses its home zone.
 
 use crate::cpu::wall_for;
-use crate::level::{FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, Switches};
+use crate::level::{
+    FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
+};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::sim::{path_ns, round_ns, NONE};
@@ -154,6 +160,9 @@ pub struct Locks {
     pub sched_lock: SchedLock,
     pub own_line: bool,
     line_ns: f64,
+    /// Transfers per spinner that stretch an exclusive SRMSLOCK hold when the lock word shares
+    /// its line with the SRMBK data (`lock_line = shared`); 1 for the other locks.
+    sched_touches: f64,
     /// Hold times (ns) of the paths that take locks.
     pub hold_dispatch: Time,
     pub hold_requeue: Time,
@@ -183,6 +192,8 @@ pub struct Locks {
     ndmbk_cache: Vec<u64>,
     /// The dispatcher holds the scheduler lock exclusive whenever it takes work (old levels).
     dispatch_excl: bool,
+    /// Each scheduler-list change takes the lock itself when it happens (`sched_updates`).
+    updates_at_event: bool,
 }
 
 impl Locks {
@@ -198,6 +209,10 @@ impl Locks {
             sched_lock: sw.sched_lock,
             own_line: sw.lock_line == LockLine::Own,
             line_ns: p.lock_line_cycles() / p.clock_ghz(),
+            sched_touches: match sw.lock_line {
+                LockLine::Shared => p.lock_data_line_touches(),
+                LockLine::Own => 1.0,
+            },
             hold_dispatch: path_ns(p, p.lock_hold_dispatch(), 0.0),
             hold_requeue: path_ns(p, p.lock_hold_requeue(), 0.0),
             hold_dlist: path_ns(p, p.path_dlist(), 0.0),
@@ -221,6 +236,7 @@ impl Locks {
             },
             ndmbk_cache: Vec::new(),
             dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
+            updates_at_event: sw.sched_updates == SchedUpdates::AtEvent,
         }
     }
 
@@ -331,6 +347,11 @@ impl Locks {
         };
         let line_ns = self.line_ns;
         let own_line = self.own_line && !beside_data;
+        let touches = if id == LockId::Srmslock && !self.own_line {
+            self.sched_touches
+        } else {
+            1.0
+        };
         let single_line = self.sched_lock == SchedLock::SingleLine;
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
@@ -353,7 +374,11 @@ impl Locks {
         let (start, line, end) = match mode {
             Mode::Excl => {
                 let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
-                let stretch = if own_line { 0 } else { round_ns(line_ns * n) };
+                let stretch = if own_line {
+                    0
+                } else {
+                    round_ns(line_ns * n * touches)
+                };
                 let line = write + release + stretch;
                 let e = s + hold + line;
                 lk.excl_free = e;
@@ -433,14 +458,33 @@ impl Locks {
             .extra()
     }
 
-    /// A D-list add or drop (path.dlist_add_drop under the scheduler lock).
-    pub fn dlist_update(&mut self) {
-        self.pending_hold += self.hold_dlist;
+    /// Processor `cpu` was signalled to look for work: its next dispatch looks at the list
+    /// even if its last look found nothing.
+    pub fn signalled(&mut self, cpu: u32) {
+        self.looked_idle[cpu as usize] = false;
     }
 
-    /// A test-idle user readied for a new transaction (its class and list counts change).
-    pub fn ready_update(&mut self) {
-        self.pending_hold += self.hold_ready;
+    /// A D-list add or drop at `t` (path.dlist_add_drop under the scheduler lock). Returns the
+    /// wall time beyond the hold (spin, line) that the next dispatching processor runs.
+    pub fn dlist_update(&mut self, t: Time) -> Time {
+        self.list_change(t, self.hold_dlist)
+    }
+
+    /// A test-idle user readied at `t` for a new transaction (its class and list counts
+    /// change). Returns the wall time beyond the hold, as `dlist_update`.
+    pub fn ready_update(&mut self, t: Time) -> Time {
+        self.list_change(t, self.hold_ready)
+    }
+
+    /// A scheduler-list change holding the lock exclusive for `hold`: folded into the next
+    /// dispatch (returns 0), or its own acquisition at `t` (`sched_updates = at-event`).
+    fn list_change(&mut self, t: Time, hold: Time) -> Time {
+        if !self.updates_at_event {
+            self.pending_hold += hold;
+            return 0;
+        }
+        self.acquire(LockId::Srmslock, Mode::Excl, t, NONE, hold)
+            .extra()
     }
 
     /// A slice end on `cpu`: its requeue runs under the scheduler lock at its next dispatch.

@@ -90,6 +90,8 @@ pub struct Scheduler {
     /// Period of the scheduler's own pass (ns).
     pub tick: Time,
     test_idle: Time,
+    /// Idle processors signalled when a virtual CPU is readied (`sched.wake_fanout`).
+    wake_fanout: u32,
     /// Elapsed time slice per class 1..3 (ns); index 0 unused.
     ets: [Time; 4],
     dspbuf: [f64; 4],
@@ -171,6 +173,7 @@ impl Scheduler {
             slice: ((p.dspslice() * ms).round() as Time).max(1),
             tick: ((p.sched_tick() * ms).round() as Time).max(1),
             test_idle: (p.test_idle() * ms).round() as Time,
+            wake_fanout: (p.wake_fanout().round() as u32).max(1),
             ets: [0, e1 as Time, e2 as Time, e3 as Time],
             dspbuf: [0.0, p.dspbuf_e1(), p.dspbuf_e2(), p.dspbuf_e3()],
             storbuf: {
@@ -577,12 +580,24 @@ impl Sim {
         if offered {
             if let Some(l) = self.idle.pop() {
                 self.dispatch_next(l);
+                self.signal_idle(self.sched.wake_fanout - 1);
             } else if self.sched.bg_running > 0 && self.vcpus[v as usize].deadline < FAR {
                 // A LIMITSOFT user over its maximum only gets capacity nobody else wants.
                 if let Some(l) = self.lpus.iter().position(|lp| lp.bg) {
                     self.preempt(l as u32);
                 }
             }
+        }
+    }
+
+    /// `k` more idle processors signalled for the same readying: each wakes and looks at the
+    /// dispatch list (`Locks::signalled`: a woken processor looks even if its last look found
+    /// nothing); one that finds the work gone waits again after its wake and look.
+    fn signal_idle(&mut self, k: u32) {
+        for _ in 0..k {
+            let Some(l) = self.idle.pop() else { break };
+            self.locks.signalled(l);
+            self.dispatch_next(l);
         }
     }
 
@@ -763,7 +778,7 @@ impl Sim {
                     // A new transaction of a test-idle user: back to Q1, no drop and re-add
                     // (a dispatch-list update, under the scheduler lock held exclusive).
                     s.end_tidle(self.now);
-                    self.locks.ready_update();
+                    self.sched.sys_pending += self.locks.ready_update(self.now);
                     let c = if s.quickdsp { 0 } else { 1 };
                     let (old, ws, ld) = (s.class, s.dl_wss, s.dl_loading);
                     s.class = c;
@@ -955,7 +970,7 @@ impl Sim {
         let (c, ws, ld) = (s.class, s.wss, s.loading);
         self.sched.q_add(c, ws, ld);
         self.sched.sys_pending += self.sched.cost_dlist;
-        self.locks.dlist_update();
+        self.sched.sys_pending += self.locks.dlist_update(self.now);
         self.sched.stats.dlist_adds += 1;
         for k in 0..self.users[u].vcpus.len() {
             let v = self.users[u].vcpus[k];
@@ -991,7 +1006,7 @@ impl Sim {
         let slices = ((cpu - s.stay_cpu) as f64 / slice).max(1.0);
         s.loading = (s.pageins - s.stay_pageins) as f64 >= loading_faults * slices;
         self.sched.sys_pending += self.sched.cost_dlist;
-        self.locks.dlist_update();
+        self.sched.sys_pending += self.locks.dlist_update(self.now);
     }
 
     /// The scheduler's periodic pass: drop expired test-idle users, admit from the eligible

@@ -149,9 +149,20 @@ proptest! {
     fn spinning_conserves_processor_time(
         p in 1u32..12,
         seed in 0u64..1000,
-        level in prop::sample::select(vec!["zvm-6.2", "zvm-6.4", "zvm-6.4-vm65988"]),
+        level in prop::sample::select(vec!["zvm-6.2", "zvm-6.3-compat", "zvm-6.4", "zvm-6.4-vm65988"]),
+        fanout in 1u32..=4,
+        touches in 1u32..=20,
+        at_event in any::<bool>(),
     ) {
-        let mut sim = Sim::new(busy_config(level, p, seed)).unwrap();
+        // Idle processors signalled per readying (each wakes and looks) and the scheduler
+        // lock's hold stretch per spinner (compatibility level) add spin and wake time.
+        let mut cfg = busy_config(level, p, seed);
+        cfg.params.insert("sched.wake_fanout".to_string(), fanout as f64);
+        cfg.params.insert("lock.data_line_touches".to_string(), touches as f64);
+        if at_event {
+            cfg.switches.insert("sched_updates".to_string(), "at-event".to_string());
+        }
+        let mut sim = Sim::new(cfg).unwrap();
         sim.run();
         let s = sim.summary();
         for iv in &s.intervals {
