@@ -85,6 +85,7 @@ fn with_think(level: &str, processors: u32, think_ns: u64, params: &[(&str, f64)
         duration_ns: 300 * MS,
         interval_ns: 100 * MS,
         seed: 5,
+        tx_unit: 1.0,
         params: p,
         switches: Default::default(),
         guests: vec![Guest {
