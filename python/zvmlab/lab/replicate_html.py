@@ -15,9 +15,9 @@ from pathlib import Path
 from .replicate import levels_label
 
 STYLE = """
-body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#1b1b1b;max-width:1200px}
+body{font-family:system-ui,-apple-system,Segoe UI,sans-serif;margin:2rem;color:#1b1b1b;max-width:1500px}
 h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:2rem}
-table{border-collapse:collapse;font-size:.85rem} th,td{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:right}
+table{border-collapse:collapse;font-size:.8rem} th,td{border-bottom:1px solid #ddd;padding:.3rem .6rem;text-align:right}
 th{background:#f3f3f3} td.l,th.l{text-align:left} td.nw{white-space:nowrap}
 .pass{color:#0a7d28;font-weight:600} .miss{color:#b3261e;font-weight:600} .other{color:#8a6d00;font-weight:600}
 .note{color:#555;font-size:.85rem} figure{margin:1rem 0} svg{max-width:100%;height:auto}
