@@ -43,7 +43,7 @@ def _fmt(v) -> str:
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write the results as JSON to this file ('-' for stdout).")
 @click.option("--markdown", "md_file", type=click.Path(dir_okay=False),
-              help="Write a Markdown table with one line per row (metrics passing / judged, or why not run).")
+              help="Write a Markdown table with one line per row (per basis: metrics passing / judged, or why not run).")
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="Write an HTML report (table and charts) into this directory.")
 def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None, robustness: bool,
