@@ -25,7 +25,6 @@ first (``replicate_runs``), executed anywhere, then judged.
 from __future__ import annotations
 
 import functools
-import json
 import math
 import re
 import tomllib
@@ -347,7 +346,3 @@ def headline(results: list[dict]) -> str:
         rob = f", {sum(1 for x in robust if x['robust'])} of them robust" if robust else ""
         parts.append(f"{b}: {c[b].get(PASS, 0)} of {n} within tolerance{rob}{extra}")
     return "; ".join(parts)
-
-
-def dumps_results(results: list[dict]) -> str:
-    return json.dumps(results, indent=1, sort_keys=True)

@@ -97,12 +97,7 @@ STYLES = {"base": ("#9e9e9e", "#3182bd"), "compare": ("#6b6b6b", "#e6550d")}
 def scaling_svg(row_id: str, results: list[dict]) -> str:
     """Lines against cores, one panel per quantity; per level, published (dashed) and simulated
     (solid, the seeds' range as error bars)."""
-    ms = [r for r in results if r.get("metric") and _cores(r) and r.get("published_ratio") is None
-          and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
-    groups: dict[str, list[dict]] = {}
-    for r in ms:
-        groups.setdefault(_quantity(r), []).append(r)
-    groups = {q: g for q, g in groups.items() if len({_cores(x) for x in g}) >= 2}
+    groups = scaling_groups(results)
     if not groups:
         return ""
     plt = _plt()
@@ -141,19 +136,19 @@ def scaling_svg(row_id: str, results: list[dict]) -> str:
     return _svg(fig)
 
 
-def scaling_metrics(results: list[dict]) -> list[dict]:
-    """The metrics the scaling chart draws (quantities at two core counts or more)."""
-    ms = [r for r in results if r.get("metric") and _cores(r) and r.get("published_ratio") is None
-          and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
+def scaling_groups(results: list[dict]) -> dict[str, list[dict]]:
+    """The metrics the scaling chart draws, by quantity: those published at two core counts or
+    more (``"ITR, 16 cores"`` and ``"ITR, 32 cores"`` are one quantity, ITR)."""
     groups: dict[str, list[dict]] = {}
-    for r in ms:
-        groups.setdefault(_quantity(r), []).append(r)
-    return [r for g in groups.values() if len({_cores(x) for x in g}) >= 2 for r in g]
+    for r in results:
+        if r.get("metric") and _cores(r) and any(_num(r["published"].get(s)) for s in ("base", "compare")):
+            groups.setdefault(_quantity(r), []).append(r)
+    return {q: g for q, g in groups.items() if len({_cores(x) for x in g}) >= 2}
 
 
 def panels_svg(row_id: str, results: list[dict]) -> str:
     """One small panel per numeric metric: published beside simulated, base and comparison."""
-    drawn = {id(r) for q in [scaling_metrics(results)] for r in q}
+    drawn = {id(r) for g in scaling_groups(results).values() for r in g}
     ms = [r for r in results if r.get("metric") and id(r) not in drawn
           and any(_num(r["published"].get(s)) for s in ("base", "compare"))]
     if not ms:

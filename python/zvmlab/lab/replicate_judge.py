@@ -135,8 +135,7 @@ def point_verdict(metric, vals: dict[str, float]) -> str:
     return MISS if MISS in got else PASS
 
 
-def over_seeds(metric, per_seed: list[dict[str, float]], judge=point_verdict) -> tuple[str, dict[str, float],
-                                                                                        dict[str, dict]]:
+def over_seeds(metric, per_seed: list[dict[str, float]]) -> tuple[str, dict[str, float], dict[str, dict]]:
     """The verdict over seeds: the verdict of the means if every seed alone gives it too, else
     UNRESOLVED. Returns (verdict, means, spread per key)."""
     keys = sorted({k for v in per_seed for k in v})
@@ -148,8 +147,8 @@ def over_seeds(metric, per_seed: list[dict[str, float]], judge=point_verdict) ->
         spread[k] = {"values": [None if math.isnan(x) else x for x in xs],
                      "sd": statistics.stdev(good) if len(good) > 1 else 0.0,
                      "min": min(good) if good else None, "max": max(good) if good else None}
-    verdict = judge(metric, means)
-    if len(per_seed) > 1 and any(judge(metric, v) != verdict for v in per_seed):
+    verdict = point_verdict(metric, means)
+    if len(per_seed) > 1 and any(point_verdict(metric, v) != verdict for v in per_seed):
         verdict = UNRESOLVED
     return verdict, means, spread
 

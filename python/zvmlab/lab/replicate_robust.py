@@ -98,12 +98,3 @@ def summary(results: list[dict]) -> dict:
             by_param[p] = by_param.get(p, 0) + 1
     return {"checked": len(checked), "robust": len(checked) - len(fragile), "fragile": len(fragile),
             "fragile_by_param": dict(sorted(by_param.items(), key=lambda kv: (-kv[1], kv[0])))}
-
-
-def count_runs(rows: list, results: list[dict], seed_of: dict[str, list[int]]) -> int:
-    """How many perturbed runs a robustness check would plan at most (every assumed
-    parameter read by anything, before the reads are known)."""
-    todo = _scenario_rows(rows, results)
-    first = {r.id: seed_of[r.id][:1] for r in todo}
-    n = sum(1 for q in plan(todo, first) if isinstance(q, RunReq))
-    return n * len(assumed_params()) * len(FACTORS)
