@@ -55,6 +55,9 @@ pub struct Config {
     /// SET SRM DSPWDMETHOD: how an idle logical CPU finds work on the other dispatch vectors.
     #[serde(default)]
     pub dspwdmethod: Dspwd,
+    /// Channel paths to the ECKD volumes' control unit (issue 22); None: not modelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<ChannelsCfg>,
 }
 
 /// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with one
@@ -849,4 +852,33 @@ pub fn check_share(who: &str, s: &Share) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+// --- channel paths (issue 22) ---
+
+/// Channel paths ([[chpid]] tables) and the path group of the ECKD volumes' control unit
+/// ([cu] paths); channel.rs. None: no channel model (an I/O's connect time is the device's).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelsCfg {
+    pub chpids: Vec<ChpidCfg>,
+    /// The control unit's paths by CHPID id, in rotation order (1 to 8).
+    pub paths: Vec<String>,
+    /// The control unit's class: "ess" (2105 and later) or "3990" (older); the nullification
+    /// window can be avoided only on an ESS.
+    #[serde(default = "default_cu_class")]
+    pub cu_class: String,
+}
+
+/// One channel path: its CHPID (two hex digits) and type (channel::KINDS).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChpidCfg {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub ctype: String,
+}
+
+fn default_cu_class() -> String {
+    "ess".into()
 }

@@ -376,6 +376,28 @@ pub enum PteLock {
     IskeReads,
 }
 
+/// Prefetch under Synchronize Control (seed 002, VM/ESA 2.4): CP marks its paging, spooling and
+/// guest channel programs as safe to prefetch, so a FICON channel pipelines their CCWs instead
+/// of one interlocked round trip per CCW (channel.rs). No effect on ESCON paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FiconPrefetch {
+    #[default]
+    Off,
+    On,
+}
+
+/// The nullification window (seed 002, VM/ESA 2.4): a wait for an acknowledgement handshake
+/// between the control unit and the channel subsystem, which 2.4 avoids when the path is FICON
+/// and the control unit an ESS (channel.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Nullification {
+    #[default]
+    Waits,
+    Avoided,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -439,6 +461,10 @@ pub struct Switches {
     pub paging_encrypt: PagingEncrypt,
     #[serde(default)]
     pub frame_coalesce: FrameCoalesce,
+    #[serde(default)]
+    pub ficon_prefetch: FiconPrefetch,
+    #[serde(default)]
+    pub nullification: Nullification,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -499,15 +525,21 @@ pub fn levels() -> Vec<Level> {
         paging_alias: PagingAlias::Unsupported,
         paging_encrypt: PagingEncrypt::Unsupported,
         frame_coalesce: FrameCoalesce::Off,
+        ficon_prefetch: FiconPrefetch::Off,
+        nullification: Nullification::Waits,
     };
+    // VM/ESA 2.4 (seed 002): FICON exploitation (prefetch under Synchronize Control, the
+    // nullification window avoided on an ESS).
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
+        ficon_prefetch: FiconPrefetch::On,
+        nullification: Nullification::Avoided,
         ..old.clone()
     };
-    // z/VM 5.2: the VM/ESA mechanisms with the consumption-based LIMITHARD.
+    // z/VM 5.2: the VM/ESA 2.4 mechanisms with the consumption-based LIMITHARD.
     let zvm52 = Switches {
         limithard: LimitHard::Consumption,
-        ..old.clone()
+        ..l240.clone()
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,

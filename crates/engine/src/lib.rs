@@ -6,6 +6,7 @@
 //! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
 
 pub mod bench;
+pub mod channel;
 pub mod config;
 pub mod cpu;
 pub mod dasd;

@@ -320,6 +320,7 @@ impl Sim {
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
             hyperpav: self.hyperpav_summary(),
+            channels: self.channel_summary(),
             servers: self.servers_summary(),
             scheduler: self.sched.stats.clone(),
             params_read: crate::params::names_read(
@@ -579,6 +580,9 @@ pub struct Summary {
     /// The control unit's HyperPAV alias pool (rows D11, D12); absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hyperpav: Option<crate::hyperpav::HyperPavSummary>,
+    /// Channel paths and the control unit's path group (issue 22); absent without [[chpid]].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channels: Option<crate::channel::ChannelsSummary>,
     /// Server chains' CPU per transaction, SSL servers, the crypto adapter (issue 6); absent
     /// without client and server workloads.
     #[serde(skip_serializing_if = "Option::is_none")]

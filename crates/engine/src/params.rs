@@ -407,6 +407,34 @@ params! {
     // --- the lab's expectation curves (not used by the simulator) ---
     caf_4way: "lab.caf_4way" = 0.890, "1", [0.5, 1.0],
         "seed 001 (row B11, kind C): z13 MP CAF coefficient for N = 4; the CAF curve assumes a geometric decline per doubling of N through this point (public STSI tables, e.g. s390 /proc/sysinfo 'Adjustment NN-way', decline roughly geometrically up to the top of the table)";
+    // Channel paths (issue 22; docs/research/channels.md §8). Read only when a scenario has
+    // [[chpid]] tables: scenarios without channels never read them.
+    chan_escon_rate: "chan.escon.rate_mb_s" = 17.0, "MB/s", [1.0, 100.0],
+        "public: ESCON 200 Mbit/s line, about 17 MB/s effective data rate (channels.md §1.1, D2; IBM quotes 20 MB/s link rate, z900 Technical Guide §3.4.1)";
+    chan_escon_interlock: "chan.escon.ccw_interlock_us" = 20.0, "us per CCW", [0.0, 1000.0],
+        "assumed: ESCON ends each CCW with channel end/device end, one interlocked round trip per CCW that holds the path (z900 Technical Guide, D); its length depends on distance and is not published (channels.md §8 [A])";
+    chan_ccws_fixed: "chan.ccws_per_io" = 2.0, "CCWs per I/O besides one per page", [0.0, 64.0],
+        "assumed: an ECKD channel program has Define Extent and Locate Record before one read or write CCW per 4 KB page (IDAWs within a page are not CCWs)";
+    chan_ficon_rate: "chan.ficon.rate_mb_s" = 100.0, "MB/s", [10.0, 10000.0],
+        "public: seed 002 (VM/ESA 2.4: FICON is a 100 MB/s channel); 1 Gbit/s per direction (channels.md §1.1, D)";
+    chan_ficon_iops: "chan.ficon.iops" = 6000.0, "I/Os per s (4 KB, command mode)", [100.0, 1000000.0],
+        "public: IBM (P. Driever, 'Evolution of the z Systems channel', 2017): the first FICON channel about 6 000 small I/Os per s (channels.md §1.2, D); its reciprocal is the channel processor's time per I/O";
+    chan_ficon_exchanges: "chan.ficon.open_exchanges" = 32.0, "I/Os", [1.0, 1024.0],
+        "assumed: open exchanges (I/Os in data transfer at once) of the first FICON adapter, commonly quoted as 32, not verified in an IBM source (channels.md §1.3, R)";
+    chan_fex8s_rate: "chan.ficon_express8s.rate_mb_s" = 800.0, "MB/s", [10.0, 10000.0],
+        "public: FICON Express8S 1 600 MB/s read+write for large blocks (IBM FICON performance page, channels.md §1.2, D); half of it per direction";
+    chan_fex8s_iops: "chan.ficon_express8s.iops" = 23000.0, "I/Os per s (4 KB, command mode)", [100.0, 1000000.0],
+        "public (recalled): FICON Express8S about 23 000 command-mode 4 KB I/Os per s (channels.md §1.2, R)";
+    chan_fex16s_rate: "chan.ficon_express16s.rate_mb_s" = 1280.0, "MB/s", [10.0, 10000.0],
+        "public: FICON Express16S 2 560 MB/s read+write (Guendert 2017 reporting IBM, channels.md §1.2, D); half of it per direction";
+    chan_fex16s_iops: "chan.ficon_express16s.iops" = 23000.0, "I/Os per s (4 KB, command mode)", [100.0, 1000000.0],
+        "public (recalled): FICON Express16S about 23 000 command-mode 4 KB I/Os per s (channels.md §1.2, R)";
+    chan_fex_exchanges: "chan.ficon_express.open_exchanges" = 64.0, "I/Os", [1.0, 1024.0],
+        "assumed: open exchanges of FICON Express adapters, commonly quoted as 64, not verified (channels.md §1.3, R)";
+    chan_ficon_interlock: "chan.ficon.ccw_interlock_us" = 20.0, "us per CCW", [0.0, 1000.0],
+        "assumed: without prefetch under Synchronize Control (before VM/ESA 2.4) a FICON channel program waits one round trip per CCW after the first, a delay that does not occupy the link (seed 002; IPCOM000013888D; channels.md §3 [A]); taken equal to ESCON's";
+    chan_nullification: "chan.nullification_us" = 50.0, "us per I/O", [0.0, 1000.0],
+        "assumed: the nullification-window handshake between control unit and channel subsystem that VM/ESA 2.4 avoids on FICON with an ESS (seed 002); its length is not public (channels.md §3 [A])";
 }
 
 const _: () = assert!(NAMES.len() <= READ_WORDS * 64, "widen READ_WORDS");

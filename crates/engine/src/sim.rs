@@ -108,6 +108,7 @@ pub(crate) enum Entity {
     PagingDevice(u32),
     Minidisk(u32),
     Crypto,
+    Channel(u32),
 }
 
 /// A virtual CPU (a VMDBK).
@@ -427,6 +428,10 @@ pub struct Sim {
     /// entity number (after the minidisk volumes).
     pub(crate) ssl: Option<Box<crate::ssl::Ssl>>,
     pub(crate) first_crypto: u32,
+    /// Channel paths (issue 22; None: no [[chpid]] in the scenario), and the entity number of
+    /// the first path (after the crypto adapter).
+    pub(crate) chan: Option<Box<crate::channel::ChanState>>,
+    pub(crate) first_chan: u32,
     /// memtst guests' simulated storage-key operations (None: no memtst workload).
     pub(crate) iske: Option<Box<Iske>>,
     /// Transaction response times (response.rs).
@@ -685,7 +690,17 @@ impl Sim {
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
         let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
         let first_crypto = first_mdev + n_mdev as u32;
-        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1;
+        let chan = crate::channel::channels_for(
+            &cfg,
+            &params,
+            &level.switches,
+            paging.as_deref_mut(),
+            dasd.as_deref_mut(),
+        )?
+        .map(Box::new);
+        let first_chan = first_crypto + 1;
+        let n_chan = chan.as_ref().map_or(0, |c| c.ch.paths.len());
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1 + n_chan;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch =
                 (params.path_dispatch() - params.path_dispatch_specialty()).max(0.0);
@@ -744,6 +759,8 @@ impl Sim {
             first_mdev,
             ssl,
             first_crypto,
+            chan,
+            first_chan,
             iske,
             resp: crate::response::Responses::new(n_vcpus_resp, n_users_resp),
             cfg,
@@ -785,6 +802,9 @@ impl Sim {
                 }
             }
         }
+        if self.chan.is_some() {
+            self.chan_pump();
+        }
         self.params_read = crate::params::reads_taken();
         self
     }
@@ -800,6 +820,9 @@ impl Sim {
             self.now = te;
             self.events += 1;
             self.fire(e);
+            if self.chan.is_some() {
+                self.chan_pump();
+            }
             // Removes the event unless its handler scheduled the entity's next one.
             self.q.end_fire();
         }
@@ -822,6 +845,8 @@ impl Sim {
         if e >= self.first_vcpu {
             if e < self.first_dev {
                 Entity::Vcpu(e - self.first_vcpu)
+            } else if e >= self.first_chan {
+                Entity::Channel(e - self.first_chan)
             } else if e >= self.first_crypto {
                 Entity::Crypto
             } else if e >= self.first_mdev {
@@ -849,6 +874,7 @@ impl Sim {
             Entity::PagingDevice(d) => self.device_event(d),
             Entity::Minidisk(d) => self.mdisk_event(d),
             Entity::Crypto => self.crypto_event(),
+            Entity::Channel(p) => self.chan_event(p),
             Entity::Monitor => self.monitor_sample(),
             Entity::Scheduler => {
                 self.sched_tick();

@@ -33,6 +33,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        channels: None,
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,
