@@ -54,10 +54,21 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
              "volume": "DASD volumes the minidisks live on: [[volume]] name, type, size (optional; "
                        "with them minidisk extents are checked)",
              "cu": "the control unit of the ECKD volumes: [cu] aliases = 15 (HyperPAV), paging_alias = true "
-                   "(SET PAGING ALIAS ON), share = { paging = 100, minidisk = 200 } (SET CU ... SHARE)"}
+                   "(SET PAGING ALIAS ON), share = { paging = 100, minidisk = 200 } (SET CU ... SHARE), "
+                   "paths = [\"40\", \"41\"] (its channel paths)",
+             "chpid": "channel paths: [[chpid]] id = \"40\", type = \"escon\" | \"ficon\" | ... (issue 22)"}
 _CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
             "paging_alias": "SET PAGING ALIAS ON: paging I/O may use the aliases (z/VM 6.4+); default false",
-            "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases"}
+            "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases",
+            "paths": "the control unit's channel paths, 1-8 CHPID ids of [[chpid]] tables, in rotation order",
+            "class": "ess (2105 and later, default) | 3990: the nullification window is avoided only on an ESS"}
+# --- channel paths (issue 22) ---
+# Channel path types and the first level that knows each (crates/engine/src/channel.rs KINDS).
+_CHPID_TYPES = {"escon": "vmesa-2.3.0", "ficon": "vmesa-2.4.0", "ficon-express8s": "zvm-6.1",
+                "ficon-express16s": "zvm-6.3-compat"}
+_CHPID_KEYS = {"id": "the CHPID: two hex digits, e.g. \"40\"",
+               "type": "channel type: " + " | ".join(_CHPID_TYPES)}
+_CHPID_RE = re.compile(r"[0-9A-F]{2}")
 _DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
                      "type": "eckd | edev | scsi",
                      "size": "capacity: a size such as \"20G\" or a 3390 model (3390-3, 3390-9, 3390-27, 3390-54)"}
@@ -404,6 +415,7 @@ class Scenario:
     hyperpav: dict | None = None
     dspwdmethod: str = "reshuffle"
     tx_unit: float = 1.0  # completed requests per reported transaction ([run] tx_unit)
+    channels: dict | None = None  # [[chpid]] and [cu] paths (issue 22)
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -428,6 +440,8 @@ class Scenario:
             cfg["mdc"] = dict(self.mdc)
         if self.hyperpav is not None:
             cfg["hyperpav"] = dict(self.hyperpav)
+        if self.channels is not None:
+            cfg["channels"] = {k: (list(map(dict, v)) if k == "chpids" else v) for k, v in self.channels.items()}
         if self.dspwdmethod != "reshuffle":
             cfg["dspwdmethod"] = self.dspwdmethod
         if self.tx_unit != 1.0:
@@ -807,6 +821,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                              "encrypt_paging out")
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
+    channels = _channels(doc.get("chpid", []), table("cu"), storage, guests, level, file=file, lines=lines)
     if drawers is not None:
         per = _cores_per_drawer(machine or "z14", params)
         need = -(-processors // per)
@@ -826,7 +841,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit)
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit, channels=channels)
 
 
 def _tx_unit(v: Any, *, file, line) -> float:
@@ -1035,6 +1050,8 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
             close = difflib.get_close_matches(k, list(_CU_KEYS), n=1)
             raise InputError(f"unknown key {k!r}", file=file, line=ln("cu", k), field=f"cu.{k}",
                              fix=(f"did you mean {close[0]!r}? " if close else "") + "accepted: " + ", ".join(_CU_KEYS))
+    if "aliases" not in t and "paths" in t:
+        return None  # a control unit with channel paths and no HyperPAV aliases (_channels)
     if "aliases" not in t:
         raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
                          fix="how many HyperPAV alias exposures the control unit has, e.g. aliases = 15")
@@ -1065,6 +1082,91 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
                          field="cu.paging_alias", fix='add eckd paging volumes in [storage], or leave paging_alias out')
     return {"aliases": aliases, "paging_alias": pa, "share_paging": shares["paging"],
             "share_minidisk": shares["minidisk"]}
+
+
+def _eckd_volumes(storage: dict | None, guests: list[Guest]) -> bool:
+    """Whether the scenario has ECKD paging volumes or ECKD minidisk volumes."""
+    if storage and any(v["type"] == "eckd" for v in storage.get("paging_volumes", [])):
+        return True
+    return any(g.workload.dasd and g.workload.kind in ("dasd-io", "format", "dump") and
+               g.workload.dasd.get("type", "eckd") == "eckd" for g in guests)
+
+
+def _chpids(raw: Any, level: str, *, file, lines) -> list[dict]:
+    """[[chpid]] tables: id (two hex digits) and a type the level knows."""
+    from . import engine
+
+    if not isinstance(raw, list):
+        raise InputError("chpid must be an array of tables", file=file, line=lines.find("", "chpid"), field="chpid",
+                         fix='write channel paths as [[chpid]] tables: id = "40", type = "ficon"')
+    order = [lv["name"] for lv in engine.levels()]
+    out: list[dict] = []
+    for i, c in enumerate(raw):
+        where = f"chpid[{i}]"
+        if not isinstance(c, dict):
+            raise InputError("must be a table", file=file, field=where, fix="write channel paths as [[chpid]] tables")
+        _unknown_keys(c, _CHPID_KEYS, file=file, lines=lines, table="chpid", index=i, where=where)
+        cid = c.get("id")
+        if not isinstance(cid, str) or not _CHPID_RE.fullmatch(cid.upper()):
+            raise InputError(f"id {cid!r} is not a CHPID", file=file, line=lines.find("chpid", "id", i),
+                             field=f"{where}.id", fix='a CHPID is two hex digits, e.g. id = "40"')
+        cid = cid.upper()
+        if any(o["id"] == cid for o in out):
+            raise InputError(f"CHPID {cid} is defined twice", file=file, line=lines.find("chpid", "id", i),
+                             field=f"{where}.id", fix="give each [[chpid]] its own id")
+        ctype = c.get("type")
+        if ctype not in _CHPID_TYPES:
+            close = difflib.get_close_matches(str(ctype), list(_CHPID_TYPES), n=1)
+            raise InputError(f"unknown channel type {ctype!r}", file=file, line=lines.find("chpid", "type", i),
+                             field=f"{where}.type", fix=(f"did you mean {close[0]!r}? " if close else "")
+                             + "known: " + ", ".join(_CHPID_TYPES))
+        first = _CHPID_TYPES[ctype]
+        if order.index(level) < order.index(first):
+            raise InputError(f"level {level} does not know {ctype} channels", file=file,
+                             line=lines.find("chpid", "type", i), field=f"{where}.type",
+                             fix=f"{ctype} channels need level {first} or later; use type = \"escon\" or a later level")
+        out.append({"id": cid, "type": ctype})
+    return out
+
+
+def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], level: str, *,
+              file, lines) -> dict | None:
+    """[[chpid]] and [cu] paths: the channel paths of the ECKD volumes' control unit."""
+    ln = lambda t, k, i=0: lines.find(t, k, i)  # noqa: E731
+    if not raw and "paths" not in cu:
+        if "class" in cu:
+            raise InputError("a control unit class without channel paths", file=file, line=ln("cu", "class"),
+                             field="cu.class", fix='add paths = ["40", ...] and [[chpid]] tables, or leave class out')
+        return None
+    chpids = _chpids(raw, level, file=file, lines=lines)
+    paths = cu.get("paths")
+    if paths is None:
+        raise InputError("channel paths defined but the control unit has none", file=file, line=ln("cu", None),
+                         field="cu.paths", fix='say which [[chpid]] paths reach it: [cu] paths = ["40", "41"]')
+    if not isinstance(paths, list) or not paths or len(paths) > 8:
+        raise InputError("a control unit with no path" if paths == [] else f"{paths!r} is not 1-8 CHPID ids",
+                         file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix='a control unit has 1 to 8 channel paths: paths = ["40", "41"]')
+    ids = [str(p).upper() for p in paths]
+    known = {c["id"]: c["type"] for c in chpids}
+    for p in ids:
+        if p not in known:
+            raise InputError(f"path {p} is no [[chpid]]", file=file, line=ln("cu", "paths"), field="cu.paths",
+                             fix="defined CHPIDs: " + (", ".join(known) or "none; add [[chpid]] tables"))
+    if len(set(ids)) != len(ids):
+        raise InputError("a path is listed twice", file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix="list each CHPID once")
+    if len({known[p] for p in ids}) > 1:
+        raise InputError("the paths are of different types", file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix="a control unit's path group here is all ESCON or all one FICON feature")
+    cls = cu.get("class", "ess")
+    if cls not in ("ess", "3990"):
+        raise InputError(f"class {cls!r} is not ess or 3990", file=file, line=ln("cu", "class"), field="cu.class",
+                         fix='class = "ess" (2105 and later) or "3990"')
+    if not _eckd_volumes(storage, guests):
+        raise InputError("channel paths without ECKD volumes", file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix="the paths reach 3390 (eckd) paging volumes and minidisks: add some, or leave them out")
+    return {"chpids": chpids, "paths": ids, "cu_class": cls}
 
 
 def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:
