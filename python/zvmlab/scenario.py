@@ -61,7 +61,9 @@ _CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
             "paging_alias": "SET PAGING ALIAS ON: paging I/O may use the aliases (z/VM 6.4+); default false",
             "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases",
             "paths": "the control unit's channel paths, 1-8 CHPID ids of [[chpid]] tables, in rotation order",
-            "class": "ess (2105 and later, default) | 3990: the nullification window is avoided only on an ESS"}
+            "class": "ess (2105 and later, default) | 3990: the nullification window is avoided only on an ESS",
+            "pav": "hyper (HyperPAV, default) | static (aliases bound to bases) | dynamic (moved by workload "
+                   "management)"}
 # --- channel paths (issue 22) ---
 # Channel path types and the first level that knows each (crates/engine/src/channel.rs KINDS).
 _CHPID_TYPES = {"escon": "vmesa-2.3.0", "ficon": "vmesa-2.4.0", "ficon-express8s": "zvm-6.1",
@@ -416,6 +418,7 @@ class Scenario:
     dspwdmethod: str = "reshuffle"
     tx_unit: float = 1.0  # completed requests per reported transaction ([run] tx_unit)
     channels: dict | None = None  # [[chpid]] and [cu] paths (issue 22)
+    pav: dict | None = None  # [cu] pav = "static" | "dynamic" (issue 22)
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -440,6 +443,8 @@ class Scenario:
             cfg["mdc"] = dict(self.mdc)
         if self.hyperpav is not None:
             cfg["hyperpav"] = dict(self.hyperpav)
+        if self.pav is not None:
+            cfg["pav"] = dict(self.pav)
         if self.channels is not None:
             cfg["channels"] = {k: (list(map(dict, v)) if k == "chpids" else v) for k, v in self.channels.items()}
         if self.dspwdmethod != "reshuffle":
@@ -822,6 +827,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
     channels = _channels(doc.get("chpid", []), table("cu"), storage, guests, level, file=file, lines=lines)
+    pav = _pav(table("cu"), guests, level, file=file, ln=ln)
     if drawers is not None:
         per = _cores_per_drawer(machine or "z14", params)
         need = -(-processors // per)
@@ -841,7 +847,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit, channels=channels)
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit, channels=channels, pav=pav)
 
 
 def _tx_unit(v: Any, *, file, line) -> float:
@@ -1052,6 +1058,8 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
                              fix=(f"did you mean {close[0]!r}? " if close else "") + "accepted: " + ", ".join(_CU_KEYS))
     if "aliases" not in t and "paths" in t:
         return None  # a control unit with channel paths and no HyperPAV aliases (_channels)
+    if t.get("pav", "hyper") != "hyper":
+        return None  # static or dynamic PAV (_pav)
     if "aliases" not in t:
         raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
                          fix="how many HyperPAV alias exposures the control unit has, e.g. aliases = 15")
@@ -1167,6 +1175,37 @@ def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], lev
         raise InputError("channel paths without ECKD volumes", file=file, line=ln("cu", "paths"), field="cu.paths",
                          fix="the paths reach 3390 (eckd) paging volumes and minidisks: add some, or leave them out")
     return {"chpids": chpids, "paths": ids, "cu_class": cls}
+
+
+def _pav(cu: dict, guests: list[Guest], level: str, *, file, ln) -> dict | None:
+    """[cu] pav = "static" | "dynamic": alias exposures bound to the ECKD minidisk volumes' bases."""
+    from . import engine
+
+    mode = cu.get("pav", "hyper")
+    if mode not in ("hyper", "static", "dynamic"):
+        raise InputError(f"pav {mode!r} is not hyper, static or dynamic", file=file, line=ln("cu", "pav"),
+                         field="cu.pav", fix='pav = "hyper" (HyperPAV, default), "static" or "dynamic"')
+    if mode == "hyper":
+        return None
+    for k in ("paging_alias", "share"):
+        if k in cu:
+            raise InputError(f"{k} applies to HyperPAV only", file=file, line=ln("cu", k), field=f"cu.{k}",
+                             fix=f'leave {k} out with pav = "{mode}", or use pav = "hyper"')
+    if "aliases" not in cu:
+        raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
+                         fix=f"how many alias exposures the control unit has for {mode} PAV, e.g. aliases = 8")
+    aliases = _int(cu["aliases"], 1, 254, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
+    order = [lv["name"] for lv in engine.levels()]
+    if order.index(level) < order.index("zvm-5.2"):
+        raise InputError(f"level {level} has no PAV minidisk support", file=file, line=ln("cu", "pav"),
+                         field="cu.pav", fix="PAV volumes as minidisks came with z/VM 5.2 (VM63952): use zvm-5.2 or "
+                                             "later")
+    if not any(g.workload.dasd and g.workload.kind in ("dasd-io", "format") and
+               g.workload.dasd.get("type", "eckd") == "eckd" for g in guests):
+        raise InputError("PAV aliases without ECKD minidisk volumes", file=file, line=ln("cu", "pav"),
+                         field="cu.pav", fix="static and dynamic PAV serve minidisk I/O to 3390 (eckd) volumes "
+                                             "(CP paging does not use them): add some, or leave pav out")
+    return {"mode": mode, "aliases": aliases}
 
 
 def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:

@@ -89,3 +89,80 @@ def test_ficon_switches_change_what_they_say(tmp_path):
     assert d1["connect_ms"] > d0["connect_ms"] and d1["pend_ms"] > d0["pend_ms"]
     cls = _run(tmp_path, ficon.replace('paths = ["40", "41"]', 'paths = ["40", "41"]\nclass = "3990"'), "c3990")
     assert cls["channels"]["nullification_ms"] > 0 and cls["channels"]["interlock_ms_per_ccw"] == 0
+
+
+PAV = ROOT / "scenarios" / "pav-minidisks.toml"
+
+
+@pytest.mark.parametrize("old,new,field,words", [
+    ('pav = "static"', 'pav = "basic"', "cu.pav", "not hyper, static or dynamic"),
+    ('aliases = 6', '', "cu.aliases", "missing"),
+    ('aliases = 6', 'aliases = 6\npaging_alias = true', "cu.paging_alias", "HyperPAV only"),
+    ('aliases = 6', 'aliases = 6\nshare = { paging = 1, minidisk = 2 }', "cu.share", "HyperPAV only"),
+    ('level = "zvm-5.3"', 'level = "vmesa-2.4.0"', "cu.pav", "no PAV minidisk support"),
+    ('type = "eckd"', 'type = "edev"', "cu.pav", "without ECKD minidisk volumes"),
+])
+def test_bad_pav_input_is_located(tmp_path, old, new, field, words):
+    base = PAV.read_text()
+    if "edev" in new:
+        base = base.replace('type = "eckd"', 'type = "edev"')
+        old, new = 'pav = "static"', 'pav = "static"\n'
+    assert_bad_scenario(tmp_path, base, old, new, field, words)
+
+
+def test_dynamic_pav_moves_aliases_to_the_busy_volume(tmp_path):
+    """Static PAV keeps two aliases on each base: the busy volume queues while the quiet ones
+    leave theirs idle. Dynamic PAV moves aliases to the busy volume (each move a state change):
+    its I/O rate rises and the paced quiet volumes still get their rate."""
+    text = PAV.read_text().replace('duration = "20s"', 'duration = "8s"')
+    st = _run(tmp_path, text, "static")
+    dy = _run(tmp_path, text.replace('pav = "static"', 'pav = "dynamic"'), "dynamic")
+    assert st["pav"]["moves"] == 0 and [b for _, b in st["pav"]["bound"]] == [2, 2, 2]
+    assert dy["pav"]["moves"] >= 2
+    bound = dict(dy["pav"]["bound"])
+    assert bound["MD0001"] > 2 and sum(bound.values()) == 6
+    hot = lambda r: next(d for d in r["devices"] if d["name"] == "MD0001")  # noqa: E731
+    assert hot(dy)["io_rate"] > 1.5 * hot(st)["io_rate"]
+    assert hot(dy)["aliases_in_use"] > hot(st)["aliases_in_use"]
+    for r in (st, dy):
+        for u, x in r["dasd"]["users"].items():
+            if u.startswith("COLD"):
+                assert not x["saturated"]
+
+
+def _run_with_monitor(tmp_path, text, name):
+    from zvmlab import engine, scenario
+    from zvmlab.perfkit import load
+    cfg = scenario.loads(text, f"{name}.toml").with_overrides(duration="3s").engine_config()
+    cfg["interval_ns"] = 10**9
+    summary, mon = engine.simulate(cfg, monitor=True)
+    f = tmp_path / f"{name}.mon"
+    f.write_bytes(mon)
+    return summary, load(str(f)).m
+
+
+def test_channel_records_agree_with_the_summary(tmp_path):
+    """FCX107 CHANNEL from the monitor data (D15R12 ZVMCHP) gives the run summary's path busy,
+    I/O rate and concurrency; FICON devices say their active time is measured by hardware."""
+    from zvmlab.perfkit import REPORTS
+    for text, hw in ((SCEN.read_text(), False), (SCEN.read_text().replace('type = "escon"', 'type = "ficon"'), True)):
+        summary, m = _run_with_monitor(tmp_path, text, "hw" if hw else "sw")
+        t = REPORTS["FCX107"].build(m).tables[0]
+        means = {row["chpid"]: row for row in t.rows if row["_kind"] != "data"}
+        for p in summary["channels"]["paths"]:
+            row = means[p["chpid"]]
+            assert row["busy"] == pytest.approx(p["busy_pct"], abs=1e-6)
+            assert row["rate"] == pytest.approx(p["io_rate"], rel=1e-9)
+            assert row["conc"] == pytest.approx(p["mean_concurrent"], abs=1e-6)
+        assert m.dev_chan and all(c["channel"] and c["hw_active"] == hw and c["paths"] == 2
+                                  for c in m.dev_chan.values())
+
+
+def test_pav_state_changes_are_recorded(tmp_path):
+    """Each dynamic PAV alias move is one D15R14 ZVMSTC record; FCX131 DEVCONF counts them."""
+    from zvmlab.perfkit import REPORTS
+    summary, m = _run_with_monitor(tmp_path, PAV.read_text().replace('pav = "static"', 'pav = "dynamic"'), "pav")
+    assert summary["pav"]["moves"] >= 1 and len(m.pav_moves) == summary["pav"]["moves"]
+    rows = [r for r in REPORTS["FCX131"].build(m).tables[0].rows if r["_kind"] == "data"]
+    assert sum(r["moved_in"] for r in rows) == sum(r["moved_out"] for r in rows) == summary["pav"]["moves"]
+    assert {r["volser"]: r["pav"] for r in rows} == dict(summary["pav"]["bound"])

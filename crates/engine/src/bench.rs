@@ -89,6 +89,7 @@ pub fn reference_config(
         hyperpav: None,
         dspwdmethod: Default::default(),
         channels: None,
+        pav: None,
     }
 }
 

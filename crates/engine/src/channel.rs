@@ -414,7 +414,14 @@ impl crate::sim::Sim {
         }
     }
 
-    /// After every event of a run with channels: hand the I/Os the devices started to the
+    /// After the run's setup: the I/Os started at time 0 go to the channel subsystem.
+    pub(crate) fn io_after_event(&mut self) {
+        if self.chan.is_some() {
+            self.chan_pump();
+        }
+    }
+
+    /// Hand the I/Os the devices started to the
     /// channel subsystem (each asks for a path of its control unit's group).
     pub(crate) fn chan_pump(&mut self) {
         let now = self.now;
@@ -543,6 +550,53 @@ impl crate::sim::Sim {
             interlock_ms_per_ccw: c.interlock_ns / 1e6,
             paths,
         })
+    }
+}
+
+impl crate::sim::Sim {
+    /// Channel paths and PAV for a monitor sample (None without either).
+    pub(crate) fn chan_snapshot(&self) -> Option<crate::monwrite::ChanSnap> {
+        if self.chan.is_none() && self.pav.is_none() {
+            return None;
+        }
+        let now = self.now;
+        let mut snap = crate::monwrite::ChanSnap::default();
+        if let Some(c) = self.chan.as_ref() {
+            for p in &c.ch.paths {
+                let mut q = p.clone();
+                q.advance(now);
+                let chpid = u64::from_str_radix(&p.id, 16).unwrap_or(0);
+                let code = 1 + KINDS.iter().position(|k| k.1 == p.cost.kind).unwrap_or(0) as u64;
+                snap.paths.push((chpid, code, p.cost.slots, q.stats));
+            }
+            snap.delayed = c.ch.delayed.iter().sum();
+            snap.hw_active = c.cost.kind.is_ficon();
+        }
+        let npaths = self
+            .chan
+            .as_ref()
+            .map_or(0, |c| c.ch.groups[0].len() as u32);
+        let pav = self.pav.is_some();
+        let paging = self
+            .paging
+            .iter()
+            .flat_map(|p| p.devs.iter())
+            .map(|d| (d, false));
+        let mdisk = self
+            .dasd
+            .iter()
+            .flat_map(|d| d.devs.iter())
+            .map(|d| (d, true));
+        for (d, md) in paging.chain(mdisk) {
+            let on = d.chan.is_some();
+            let base = pav && md && d.dtype == crate::io::DevType::Eckd;
+            snap.devs
+                .push((on, if on { npaths } else { 0 }, d.bound, base));
+        }
+        if let Some(p) = self.pav.as_ref() {
+            snap.moves = p.moves.iter().map(|m| (m.at, m.from, m.to)).collect();
+        }
+        Some(snap)
     }
 }
 

@@ -58,6 +58,9 @@ pub struct Config {
     /// Channel paths to the ECKD volumes' control unit (issue 22); None: not modelled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<ChannelsCfg>,
+    /// Static or dynamic PAV aliases (issue 22); None: none (HyperPAV is `hyperpav`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pav: Option<PavCfg>,
 }
 
 /// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with one
@@ -881,4 +884,15 @@ pub struct ChpidCfg {
 
 fn default_cu_class() -> String {
     "ess".into()
+}
+
+/// Static or dynamic PAV on the ECKD minidisk volumes' control unit ([cu] pav; pav.rs): the
+/// control unit's alias exposures bound to bases, beside HyperPAV's pool. None: no such PAV.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PavCfg {
+    /// "static" (each alias stays with its base) or "dynamic" (workload management moves
+    /// aliases between the bases).
+    pub mode: String,
+    pub aliases: u32,
 }

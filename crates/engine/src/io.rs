@@ -136,6 +136,8 @@ pub struct Device {
     /// handed to the channel subsystem, and the starts in the channel subsystem.
     pub chan: Option<u32>,
     pub chan_out: Vec<ChanStart>,
+    /// Static and dynamic PAV: alias exposures bound to this base (pav.rs).
+    pub bound: u32,
     chan_in: Vec<ChanStart>,
     seq: u64,
 }
@@ -177,6 +179,7 @@ impl Device {
             released: 0,
             chan: None,
             chan_out: Vec::new(),
+            bound: 0,
             chan_in: Vec::new(),
             seq: 0,
         }
@@ -184,7 +187,14 @@ impl Device {
 
     /// Exposures serving I/O now: the base(s) and the aliases held.
     fn capacity(&self) -> usize {
-        (self.servers + self.borrowed) as usize
+        (self.servers + self.bound + self.borrowed) as usize
+    }
+
+    /// Static or dynamic PAV (pav.rs): an alias bound to this base (or moved to it) lets a
+    /// waiting I/O start at once. Returns whether one started.
+    pub fn bind_alias(&mut self, now: Time) -> bool {
+        self.bound += 1;
+        self.start_waiting(now)
     }
 
     /// HyperPAV: with an alias just taken, start the first waiting request on it.

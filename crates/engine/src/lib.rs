@@ -21,6 +21,7 @@ pub mod monitor;
 pub mod monwrite;
 pub mod paging;
 pub mod params;
+pub mod pav;
 pub mod prsm;
 pub mod queue;
 pub mod response;

@@ -321,6 +321,7 @@ impl Sim {
             dasd: self.dasd_summary(),
             hyperpav: self.hyperpav_summary(),
             channels: self.channel_summary(),
+            pav: self.pav_summary(),
             servers: self.servers_summary(),
             scheduler: self.sched.stats.clone(),
             params_read: crate::params::names_read(
@@ -583,6 +584,9 @@ pub struct Summary {
     /// Channel paths and the control unit's path group (issue 22); absent without [[chpid]].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub channels: Option<crate::channel::ChannelsSummary>,
+    /// Static or dynamic PAV (issue 22); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pav: Option<crate::pav::PavSummary>,
     /// Server chains' CPU per transaction, SSL servers, the crypto adapter (issue 6); absent
     /// without client and server workloads.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -432,6 +432,8 @@ pub struct Sim {
     /// the first path (after the crypto adapter).
     pub(crate) chan: Option<Box<crate::channel::ChanState>>,
     pub(crate) first_chan: u32,
+    /// Static or dynamic PAV (pav.rs; None: not in the scenario).
+    pub(crate) pav: Option<Box<crate::pav::Pav>>,
     /// memtst guests' simulated storage-key operations (None: no memtst workload).
     pub(crate) iske: Option<Box<Iske>>,
     /// Transaction response times (response.rs).
@@ -699,6 +701,10 @@ impl Sim {
         )?
         .map(Box::new);
         let first_chan = first_crypto + 1;
+        if cfg.pav.is_some() && cfg.hyperpav.is_some() {
+            return Err("a control unit has HyperPAV or static/dynamic PAV, not both".into());
+        }
+        let pav = crate::pav::pav_for(&cfg, &params, dasd.as_deref_mut())?.map(Box::new);
         let n_chan = chan.as_ref().map_or(0, |c| c.ch.paths.len());
         let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1 + n_chan;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
@@ -761,6 +767,7 @@ impl Sim {
             first_crypto,
             chan,
             first_chan,
+            pav,
             iske,
             resp: crate::response::Responses::new(n_vcpus_resp, n_users_resp),
             cfg,
@@ -802,9 +809,7 @@ impl Sim {
                 }
             }
         }
-        if self.chan.is_some() {
-            self.chan_pump();
-        }
+        self.io_after_event();
         self.params_read = crate::params::reads_taken();
         self
     }
@@ -819,6 +824,10 @@ impl Sim {
             let (_, e) = self.q.begin_fire().unwrap_or((te, 0));
             self.now = te;
             self.events += 1;
+            if self.pav.is_some() {
+                // Dynamic PAV's mover before the event: a move at a sample instant is in it.
+                self.pav_pass();
+            }
             self.fire(e);
             if self.chan.is_some() {
                 self.chan_pump();

@@ -132,6 +132,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         hyperpav: None,
         dspwdmethod: Default::default(),
         channels: None,
+        pav: None,
     }
 }
 

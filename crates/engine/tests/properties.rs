@@ -114,6 +114,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             hyperpav: None,
             dspwdmethod: Default::default(),
             channels: None,
+            pav: None,
         })
 }
 
@@ -224,6 +225,7 @@ fn different_seeds_differ() {
         hyperpav: None,
         dspwdmethod: Default::default(),
         channels: None,
+        pav: None,
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

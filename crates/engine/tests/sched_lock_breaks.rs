@@ -110,6 +110,7 @@ fn with_think(level: &str, processors: u32, think_ns: u64, params: &[(&str, f64)
         hyperpav: None,
         dspwdmethod: Default::default(),
         channels: None,
+        pav: None,
     }
 }
 

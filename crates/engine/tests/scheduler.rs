@@ -90,6 +90,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         hyperpav: None,
         dspwdmethod: Default::default(),
         channels: None,
+        pav: None,
     }
 }
 

@@ -141,6 +141,12 @@ class Measurements:
     has_mdc: bool = False
     mdc: dict[str, list] = field(default_factory=dict)
     hpp: dict[str, list] = field(default_factory=dict)
+    # channel paths and PAV (issue 22; monitor/channels.py): per CHPID its facts and per counter
+    # one value per interval; per device behind paths or a PAV base its state; PAV alias moves
+    chp_info: dict[int, dict] = field(default_factory=dict)
+    chp: dict[int, dict[str, list]] = field(default_factory=dict)
+    dev_chan: dict[int, dict] = field(default_factory=dict)
+    pav_moves: list[dict] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     # records the data holds without a layout here: (domain, record) -> count
     skipped: dict = field(default_factory=dict)
@@ -149,7 +155,7 @@ class Measurements:
 
     # the fields holding one value per interval, at any depth of dicts
     _SERIES = ("busy_ns", "sys_ns", "user_ns", "wait_ns", "emul_ns", "total_ns", "virt_ns", "tx", "locks", "dev",
-               "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp")
+               "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp", "chp")
 
     def window(self, keep: list[int]) -> "Measurements":
         """A copy holding only the intervals ``keep`` (indexes, in order)."""
@@ -505,6 +511,9 @@ def measure(data: MonitorData) -> Measurements:
         # keep earlier values for keys missing in this sample
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod
+    from .channels import add_channels
+
+    add_channels(data, m)
     return m
 
 

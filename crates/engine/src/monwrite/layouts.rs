@@ -456,10 +456,71 @@ pub const ZVMLCK: Layout = zrec(
     ],
 );
 
+// --- channel paths and PAV (issue 22) ---
+// IBM's per-channel record (D0R20 MRSYTEPM, extended channel measurement) and the device
+// record's hardware/software active-time bit (D6R3 MRIODDEV) have no field offsets in the
+// public excerpts read (docs/research/channels.md §5), nor D6R20 MRIODSTC's: zvmlab's own
+// records carry the figures.
+
+/// D15R12: per channel path, cumulative (FCX107 CHANNEL, FCX215 FCHANNEL figures).
+pub const ZVMCHP: Layout = zrec(
+    12,
+    "ZVMCHP",
+    "zvmlab: channel path measurement",
+    68,
+    &[
+        z("ZVMCHP_CHPID", 20, 1, Uint),
+        // 1 ESCON, 2 FICON, 3 FICON Express8S, 4 FICON Express16S.
+        z("ZVMCHP_TYPE", 21, 1, Uint),
+        z("ZVMCHP_SLOTS", 22, 2, Uint),
+        z("ZVMCHP_MAXCONC", 24, 4, Uint),
+        z("ZVMCHP_IOS", 28, 8, Uint),
+        z("ZVMCHP_BYTES", 36, 8, Uint),
+        // Time with an I/O in connect on the path, and the integral of I/Os in connect.
+        z("ZVMCHP_BUSYTM", 44, 8, Tod),
+        z("ZVMCHP_CONCTM", 52, 8, Tod),
+        // The control unit's starts that found no path free (cumulative).
+        z("ZVMCHP_CUDELAY", 60, 8, Uint),
+    ],
+);
+
+/// D15R13: per device behind channel paths or with static/dynamic PAV.
+pub const ZVMDCH: Layout = zrec(
+    13,
+    "ZVMDCH",
+    "zvmlab: device channel and PAV state",
+    32,
+    &[
+        z("ZVMDCH_DEVNO", 20, 2, Uint),
+        // ZVMDCH flags: active time measured by the channel subsystem (hardware) rather than
+        // computed by CP (software); behind channel paths; a PAV base (static or dynamic).
+        z("ZVMDCH_FLAGS", 22, 1, Uint),
+        z("ZVMDCH_PATHS", 23, 1, Uint),
+        z("ZVMDCH_ALIASES", 24, 2, Uint),
+        z("ZVMDCH_CU", 26, 2, Uint),
+    ],
+);
+
+/// D15R14: a PAV alias moved between bases (the state change CP records; one per move, in
+/// the interval it happened).
+pub const ZVMSTC: Layout = zrec(
+    14,
+    "ZVMSTC",
+    "zvmlab: PAV state change",
+    40,
+    &[
+        z("ZVMSTC_WHEN", 20, 8, Tod),
+        z("ZVMSTC_FROM", 28, 2, Uint),
+        z("ZVMSTC_TO", 30, 2, Uint),
+        // 1: an alias moved by workload management (IBM's code X'1F', PSF manage alias).
+        z("ZVMSTC_CODE", 32, 1, Uint),
+    ],
+);
+
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
     MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
-    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK,
+    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCHP, ZVMDCH, ZVMSTC,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

@@ -25,12 +25,13 @@
 //! published or inferred, and end after the last of them; zvmlab's figures go into records of
 //! its own domain, [`layouts::ZVM_DOMAIN`]); [`records`] has one producer per record.
 
+mod chan_records;
 mod layouts;
 mod records;
 mod snapshot;
 
 pub use layouts::*;
-pub use snapshot::{DevSnap, LpuSnap, Snapshot, StoSnap};
+pub use snapshot::{ChanSnap, DevSnap, LpuSnap, Snapshot, StoSnap};
 
 use crate::sim::Sim;
 
@@ -46,6 +47,12 @@ pub const DCSS_SAMPLE: u32 = 0x0110_0000;
 pub const ORIGIN: &str = "ZVMLAB";
 /// Initial value of a descending CPU-timer field (IBM, SYTPRP_PFXPRBTM, mon640).
 pub const CPU_TIMER_START: u64 = 0x7FFF_FFFF_0000_0000;
+
+/// ZVMDCH_FLAGS bits: device active time measured by hardware; behind channel paths; a
+/// static or dynamic PAV base.
+pub const DCHFLAG_HWACTIVE: u64 = 0x80;
+pub const DCHFLAG_CHANNEL: u64 = 0x40;
+pub const DCHFLAG_PAV: u64 = 0x20;
 
 /// ZVMDVC_TYPE codes.
 pub const DEVTYPE_ECKD: u64 = 1;

@@ -108,7 +108,7 @@ fn zvmsys(sim: &Sim) -> Vec<u8> {
 }
 
 /// Device numbers in the order of the snapshot's devices (paging volumes, then minidisks).
-fn devnos(devs: &[DevSnap]) -> Vec<u64> {
+pub(super) fn devnos(devs: &[DevSnap]) -> Vec<u64> {
     let (mut np, mut nm) = (0u64, 0u64);
     devs.iter()
         .map(|d| {
@@ -167,6 +167,16 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
     }
     out.extend(lpars(sim, snap, tod));
     out.extend(zvmhpp(snap, tod));
+    // The state changes of this interval: those after the previous sample's.
+    let before = sim
+        .mon
+        .intervals
+        .iter()
+        .filter(|i| i.end < end)
+        .max_by_key(|i| i.end)
+        .and_then(|i| i.snap.chan.as_ref())
+        .map_or(0, |c| c.moves.len());
+    out.extend(super::chan_records::channel_records(snap, tod, before));
     for (k, u) in sim.users.iter().enumerate() {
         for v in 0..u.vcpus.len() {
             out.push(useact(&u.userid, v, tod));

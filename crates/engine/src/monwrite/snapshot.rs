@@ -30,6 +30,24 @@ pub struct Snapshot {
     /// Per user with a minidisk program: its volume (index into the minidisk volumes), I/Os and
     /// blocks done, writes, MDC, paced.
     pub io: Vec<Option<UserIo>>,
+    /// Channel paths and PAV (issue 22): None without them.
+    pub chan: Option<ChanSnap>,
+}
+
+/// Channel paths and PAV at a sample (issue 22).
+#[derive(Clone, Debug, Default)]
+pub struct ChanSnap {
+    /// Per path: CHPID, type code, slots, counters (busy time brought up to the sample).
+    pub paths: Vec<(u64, u64, u32, crate::channel::PathStats)>,
+    /// Starts that waited for a path.
+    pub delayed: u64,
+    /// Per device, in the snapshot's device order: behind paths, paths, bound PAV aliases,
+    /// a PAV base.
+    pub devs: Vec<(bool, u32, u32, bool)>,
+    /// Active time measured by the channel subsystem (FICON paths) rather than by CP.
+    pub hw_active: bool,
+    /// PAV alias moves so far: (time, from minidisk volume, to minidisk volume).
+    pub moves: Vec<(u64, u32, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -200,6 +218,7 @@ impl Sim {
             hpp,
             mem,
             io,
+            chan: self.chan_snapshot(),
         }
     }
 }
