@@ -69,7 +69,8 @@ _CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
 _CHPID_TYPES = {"escon": "vmesa-2.3.0", "ficon": "vmesa-2.4.0", "ficon-express8s": "zvm-6.1",
                 "ficon-express16s": "zvm-6.3-compat"}
 _CHPID_KEYS = {"id": "the CHPID: two hex digits, e.g. \"40\"",
-               "type": "channel type: " + " | ".join(_CHPID_TYPES)}
+               "type": "channel type: " + " | ".join(_CHPID_TYPES),
+               "partner_io_rate": "a path shared with the [cpc]'s other LPARs: the I/Os per second they start on it"}
 _CHPID_RE = re.compile(r"[0-9A-F]{2}")
 _DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
                      "type": "eckd | edev | scsi",
@@ -826,7 +827,8 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                              "encrypt_paging out")
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
-    channels = _channels(doc.get("chpid", []), table("cu"), storage, guests, level, file=file, lines=lines)
+    channels = _channels(doc.get("chpid", []), table("cu"), storage, guests, level, "cpc" in doc, file=file,
+                         lines=lines)
     pav = _pav(table("cu"), guests, level, file=file, ln=ln)
     if drawers is not None:
         per = _cores_per_drawer(machine or "z14", params)
@@ -1100,7 +1102,7 @@ def _eckd_volumes(storage: dict | None, guests: list[Guest]) -> bool:
                g.workload.dasd.get("type", "eckd") == "eckd" for g in guests)
 
 
-def _chpids(raw: Any, level: str, *, file, lines) -> list[dict]:
+def _chpids(raw: Any, level: str, has_cpc: bool, *, file, lines) -> list[dict]:
     """[[chpid]] tables: id (two hex digits) and a type the level knows."""
     from . import engine
 
@@ -1133,11 +1135,24 @@ def _chpids(raw: Any, level: str, *, file, lines) -> list[dict]:
             raise InputError(f"level {level} does not know {ctype} channels", file=file,
                              line=lines.find("chpid", "type", i), field=f"{where}.type",
                              fix=f"{ctype} channels need level {first} or later; use type = \"escon\" or a later level")
-        out.append({"id": cid, "type": ctype})
+        entry: dict = {"id": cid, "type": ctype}
+        if "partner_io_rate" in c:
+            rate = c["partner_io_rate"]
+            line = lines.find("chpid", "partner_io_rate", i)
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1e7:
+                raise InputError(f"partner_io_rate {rate!r} is out of range", file=file, line=line,
+                                 field=f"{where}.partner_io_rate", fix="I/Os per second, 0 to 10000000")
+            if rate and not has_cpc:
+                raise InputError("a shared channel path without a [cpc]", file=file, line=line,
+                                 field=f"{where}.partner_io_rate",
+                                 fix="other LPARs share channels on a CPC: add [cpc] tables, or leave it out")
+            if rate:
+                entry["partner_io_rate"] = float(rate)
+        out.append(entry)
     return out
 
 
-def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], level: str, *,
+def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], level: str, has_cpc: bool, *,
               file, lines) -> dict | None:
     """[[chpid]] and [cu] paths: the channel paths of the ECKD volumes' control unit."""
     ln = lambda t, k, i=0: lines.find(t, k, i)  # noqa: E731
@@ -1146,7 +1161,7 @@ def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], lev
             raise InputError("a control unit class without channel paths", file=file, line=ln("cu", "class"),
                              field="cu.class", fix='add paths = ["40", ...] and [[chpid]] tables, or leave class out')
         return None
-    chpids = _chpids(raw, level, file=file, lines=lines)
+    chpids = _chpids(raw, level, has_cpc, file=file, lines=lines)
     paths = cu.get("paths")
     if paths is None:
         raise InputError("channel paths defined but the control unit has none", file=file, line=ln("cu", None),
@@ -1156,7 +1171,7 @@ def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], lev
                          file=file, line=ln("cu", "paths"), field="cu.paths",
                          fix='a control unit has 1 to 8 channel paths: paths = ["40", "41"]')
     ids = [str(p).upper() for p in paths]
-    known = {c["id"]: c["type"] for c in chpids}
+    known = {c["id"]: str(c["type"]) for c in chpids}
     for p in ids:
         if p not in known:
             raise InputError(f"path {p} is no [[chpid]]", file=file, line=ln("cu", "paths"), field="cu.paths",

@@ -166,3 +166,38 @@ def test_pav_state_changes_are_recorded(tmp_path):
     rows = [r for r in REPORTS["FCX131"].build(m).tables[0].rows if r["_kind"] == "data"]
     assert sum(r["moved_in"] for r in rows) == sum(r["moved_out"] for r in rows) == summary["pav"]["moves"]
     assert {r["volser"]: r["pav"] for r in rows} == dict(summary["pav"]["bound"])
+
+
+def test_a_path_shared_with_other_lpars(tmp_path):
+    """With a [cpc], a path may be shared (MIF): the other LPARs' starts take the path too, so
+    this LPAR's starts wait longer; the summary and FCX107 split the busy time by LPAR."""
+    from zvmlab.perfkit import REPORTS
+    cpc = ('\n[cpc]\nshared_ifls = 4\n\n[[cpc.lpar]]\nname = "OTHER"\nweight = 50\nlogical = 2\n'
+           'polarization = "horizontal"\nbusy = 0.2\n')
+    four = SCEN.read_text().replace('[cu]\npaths = ["40", "41"]', '[[chpid]]\nid = "42"\ntype = "escon"\n\n'
+                                    '[[chpid]]\nid = "43"\ntype = "escon"\n\n[cu]\npaths = ["40", "41", "42", "43"]')
+    base = four.replace('processors = 2', 'processors = 2\nweight = 50\npolarization = "horizontal"') + cpc
+    shared = base.replace('id = "40"\ntype = "escon"', 'id = "40"\ntype = "escon"\npartner_io_rate = 1500')
+    own, sh = _run(tmp_path, base, "own"), _run(tmp_path, shared, "shared")
+    p40 = next(p for p in sh["channels"]["paths"] if p["chpid"] == "40")
+    assert p40["partner_io_rate"] == pytest.approx(1500, rel=0.1)
+    assert p40["busy_pct"] > p40["own_busy_pct"] + 20
+    others = [p for p in sh["channels"]["paths"] if p["chpid"] != "40"]
+    assert all(p["partner_io_rate"] == 0 and p["busy_pct"] == pytest.approx(p["own_busy_pct"], abs=0.01)
+               for p in others)
+    assert sh["channels"]["path_wait_ms"] > 1.5 * own["channels"]["path_wait_ms"]
+    summary, m = _run_with_monitor(tmp_path, shared, "shared-mon")
+    means = {r["chpid"]: r for r in REPORTS["FCX107"].build(m).tables[0].rows if r["_kind"] != "data"}
+    for p in summary["channels"]["paths"]:
+        assert means[p["chpid"]]["own"] == pytest.approx(p["own_busy_pct"], abs=1e-6)
+        assert means[p["chpid"]]["prate"] == pytest.approx(p["partner_io_rate"], rel=1e-9)
+
+
+@pytest.mark.parametrize("new,field,words", [
+    ('partner_io_rate = -5', "chpid[0].partner_io_rate", "out of range"),
+    ('partner_io_rate = 100', "chpid[0].partner_io_rate", "without a [cpc]"),
+])
+def test_bad_shared_path_input_is_located(tmp_path, new, field, words):
+    base = SCEN.read_text()
+    assert_bad_scenario(tmp_path, base, 'id = "40"\ntype = "escon"', f'id = "40"\ntype = "escon"\n{new}', field,
+                        words)

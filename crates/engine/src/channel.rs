@@ -136,7 +136,25 @@ pub struct PathStats {
     pub conc_ns: u128,
     /// Most I/Os in connect at once.
     pub max_conc: u32,
+    /// A path shared with other LPARs of the CPC: their I/Os on it, and the part of `busy_ns`
+    /// that was this LPAR's (each I/O in connect counts its share of the path).
+    pub partner_ios: u64,
+    pub own_busy_ns: u64,
 }
+
+/// Other LPARs' I/O on a shared path (MIF): Poisson starts of a fixed channel work.
+#[derive(Clone, Debug)]
+pub struct Partner {
+    pub mean_gap_ns: f64,
+    pub work: f64,
+    pub next: Time,
+    pub rng: crate::rng::Rng,
+    /// Their starts waiting for a slot of this path (FIFO).
+    pub waiting: VecDeque<Xfer>,
+}
+
+/// The `ent` of a partner LPAR's I/O (no device of this run).
+pub const PARTNER: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 pub struct Path {
@@ -146,6 +164,8 @@ pub struct Path {
     /// Last time the active work was brought up to date.
     last: Time,
     pub stats: PathStats,
+    /// Other LPARs' I/O when the path is shared (None: this LPAR's own).
+    pub partner: Option<Partner>,
 }
 
 impl Path {
@@ -156,6 +176,7 @@ impl Path {
             active: Vec::new(),
             last: 0,
             stats: PathStats::default(),
+            partner: None,
         }
     }
 
@@ -171,8 +192,10 @@ impl Path {
         if n == 0 || dt == 0 {
             return;
         }
+        let own = self.active.iter().filter(|x| x.ent != PARTNER).count();
         let s = &mut self.stats;
         s.busy_ns += dt;
+        s.own_busy_ns += dt * own as u64 / n as u64;
         s.conc_ns += dt as u128 * n as u128;
         let share = dt as f64 / n as f64;
         for x in &mut self.active {
@@ -192,11 +215,43 @@ impl Path {
             .then(|| self.last + (w.max(0.0) * n).ceil().max(1.0) as Time)
     }
 
+    /// The path's next event: a connect ending or another LPAR's start.
+    pub fn next_event(&self) -> Option<Time> {
+        let arr = self.partner.as_ref().map(|p| p.next);
+        match (self.next_done(), arr) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Other LPARs' starts due at `now`: each takes a slot or waits for one.
+    fn partner_arrivals(&mut self, now: Time) {
+        while let Some(p) = self.partner.as_mut().filter(|p| p.next <= now) {
+            let x = Xfer {
+                ent: PARTNER,
+                seq: 0,
+                work: p.work,
+                bytes: 0,
+                asked: p.next,
+                granted: p.next,
+            };
+            p.next += (p.rng.exp(p.mean_gap_ns).round() as Time).max(1);
+            self.stats.partner_ios += 1;
+            if self.has_slot() {
+                self.begin(now, x);
+            } else {
+                self.partner.as_mut().unwrap().waiting.push_back(x);
+            }
+        }
+    }
+
     fn begin(&mut self, now: Time, mut x: Xfer) {
         self.advance(now);
         x.granted = now;
-        self.stats.ios += 1;
-        self.stats.bytes += x.bytes;
+        if x.ent != PARTNER {
+            self.stats.ios += 1;
+            self.stats.bytes += x.bytes;
+        }
         self.active.push(x);
         self.stats.max_conc = self.stats.max_conc.max(self.active.len() as u32);
     }
@@ -270,16 +325,32 @@ impl Channels {
     /// Path `p`'s event at `now`: the I/Os whose connect ended, after which the path takes
     /// the oldest starts pending of the control units it serves while it has slots.
     pub fn complete(&mut self, p: usize, now: Time) -> Vec<Xfer> {
-        let done = self.paths[p].finish(now);
+        let mut done = self.paths[p].finish(now);
+        done.retain(|x| x.ent != PARTNER);
+        self.paths[p].partner_arrivals(now);
         while self.paths[p].has_slot() {
             let oldest = (0..self.groups.len())
                 .filter(|&c| self.groups[c].contains(&p))
                 .filter_map(|c| self.waiting[c].front().map(|x| (x.asked, x.seq, c)))
                 .min();
-            let Some((asked, _, c)) = oldest else { break };
-            let x = self.waiting[c].pop_front().unwrap();
-            self.wait_ns[c] += now - asked;
-            self.paths[p].begin(now, x);
+            let partner = self.paths[p]
+                .partner
+                .as_ref()
+                .and_then(|q| q.waiting.front())
+                .map(|x| x.asked);
+            match (oldest, partner) {
+                (Some((asked, _, c)), q) if q.is_none_or(|q| asked <= q) => {
+                    let x = self.waiting[c].pop_front().unwrap();
+                    self.wait_ns[c] += now - asked;
+                    self.paths[p].begin(now, x);
+                }
+                (_, Some(_)) => {
+                    let q = self.paths[p].partner.as_mut().unwrap();
+                    let x = q.waiting.pop_front().unwrap();
+                    self.paths[p].begin(now, x);
+                }
+                _ => break,
+            }
         }
         done
     }
@@ -298,6 +369,37 @@ pub struct ChanState {
     /// Per I/O, the nullification window when not avoided (counted as pend).
     pub null_ns: f64,
     pub cu_class: String,
+}
+
+/// Other LPARs' I/O on a shared path: `rate` starts per second of one-page work.
+fn partner(
+    cfg: &crate::config::Config,
+    p: &crate::params::Params,
+    cost: &PathCost,
+    rate: f64,
+    i: usize,
+) -> Result<Partner, String> {
+    if cfg.cpc.is_none() {
+        return Err(
+            "a channel path shared with other LPARs (partner_io_rate) needs a [cpc]".into(),
+        );
+    }
+    if !rate.is_finite() || rate > 1e7 {
+        return Err(format!(
+            "partner_io_rate {rate} is out of range (0 to 10 000 000 per second)"
+        ));
+    }
+    let pages = p.chan_partner_pages().round().max(1.0);
+    let mut rng = crate::rng::Rng::stream(cfg.seed, 970_000 + i as u64);
+    let gap = 1e9 / rate;
+    let first = (rng.exp(gap).round() as Time).max(1);
+    Ok(Partner {
+        mean_gap_ns: gap,
+        work: cost.work(pages * 4096.0, pages + p.chan_ccws_fixed()),
+        next: first,
+        rng,
+        waiting: VecDeque::new(),
+    })
 }
 
 /// The channel model of a scenario, or None without [[chpid]] tables. Marks the ECKD paging
@@ -335,7 +437,23 @@ pub fn channels_for(
         if paths.iter().any(|q: &Path| q.id == ch.id) {
             return Err(format!("chpid {} is defined twice", ch.id));
         }
-        paths.push(Path::new(ch.id.clone(), PathCost::new(k.1, p)));
+        let mut path = Path::new(ch.id.clone(), PathCost::new(k.1, p));
+        if ch.partner_io_rate.is_nan() || ch.partner_io_rate < 0.0 {
+            return Err(format!(
+                "chpid {}: partner_io_rate must be 0 or more",
+                ch.id
+            ));
+        }
+        if ch.partner_io_rate > 0.0 {
+            path.partner = Some(partner(
+                cfg,
+                p,
+                &path.cost,
+                ch.partner_io_rate,
+                paths.len(),
+            )?);
+        }
+        paths.push(path);
     }
     if c.paths.is_empty() || c.paths.len() > 8 {
         return Err(format!(
@@ -408,17 +526,20 @@ impl crate::sim::Sim {
 
     fn chan_schedule(&mut self, p: usize) {
         let c = self.chan.as_ref().expect("channels");
-        match c.ch.paths[p].next_done() {
+        match c.ch.paths[p].next_event() {
             Some(t) => self.q.schedule(self.first_chan + p as u32, t),
             None => self.q.cancel(self.first_chan + p as u32),
         }
     }
 
-    /// After the run's setup: the I/Os started at time 0 go to the channel subsystem.
+    /// After the run's setup: the I/Os started at time 0 go to the channel subsystem, and
+    /// shared paths expect the other LPARs' first starts.
     pub(crate) fn io_after_event(&mut self) {
-        if self.chan.is_some() {
-            self.chan_pump();
+        let Some(c) = self.chan.as_ref() else { return };
+        for p in 0..c.ch.paths.len() {
+            self.chan_schedule(p);
         }
+        self.chan_pump();
     }
 
     /// Hand the I/Os the devices started to the
@@ -485,8 +606,11 @@ pub struct PathSummary {
     pub io_rate: f64,
     pub mb_per_s: f64,
     /// Percent of the time with an I/O in connect (ESCON: the path's busy time; FICON under
-    /// processor sharing: the share of its capacity used).
+    /// processor sharing: the share of its capacity used), all LPARs'.
     pub busy_pct: f64,
+    /// This LPAR's part of it, and the I/Os per second other LPARs start on a shared path.
+    pub own_busy_pct: f64,
+    pub partner_io_rate: f64,
     /// Mean and most I/Os in connect at once (FICON: open exchanges in data transfer).
     pub mean_concurrent: f64,
     pub max_concurrent: u32,
@@ -528,6 +652,8 @@ impl crate::sim::Sim {
                         io_rate: s.ios as f64 / secs,
                         mb_per_s: s.bytes as f64 / 1e6 / secs,
                         busy_pct: 100.0 * s.busy_ns as f64 / now as f64,
+                        own_busy_pct: 100.0 * s.own_busy_ns as f64 / now as f64,
+                        partner_io_rate: s.partner_ios as f64 / secs,
                         mean_concurrent: s.conc_ns as f64 / now as f64,
                         max_concurrent: s.max_conc,
                         stats: s,

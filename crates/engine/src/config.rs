@@ -880,6 +880,10 @@ pub struct ChpidCfg {
     pub id: String,
     #[serde(rename = "type")]
     pub ctype: String,
+    /// A path shared with other LPARs of the [cpc] (MIF): the I/Os per second they start on
+    /// it (0: not shared).
+    #[serde(default)]
+    pub partner_io_rate: f64,
 }
 
 fn default_cu_class() -> String {

@@ -435,6 +435,8 @@ params! {
         "assumed: without prefetch under Synchronize Control (before VM/ESA 2.4) a FICON channel program waits one round trip per CCW after the first, a delay that does not occupy the link (seed 002; IPCOM000013888D; channels.md §3 [A]); taken equal to ESCON's";
     chan_nullification: "chan.nullification_us" = 50.0, "us per I/O", [0.0, 1000.0],
         "assumed: the nullification-window handshake between control unit and channel subsystem that VM/ESA 2.4 avoids on FICON with an ESS (seed 002); its length is not public (channels.md §3 [A])";
+    chan_partner_pages: "chan.partner_pages_per_io" = 1.0, "4 KB pages per I/O", [1.0, 256.0],
+        "assumed: another LPAR's I/O on a shared channel path moves one 4 KB page (its channel work as this LPAR's one-page I/O on the path type)";
     pav_move_interval: "pav.dynamic_move_interval" = 10.0, "s", [0.1, 600.0],
         "assumed: how often workload management reconsiders dynamic PAV aliases (z/OS WLM's policy interval is about 10 s; not read in a public source for alias management, channels.md §8 [A])";
 }

@@ -14,7 +14,8 @@ from .reader import MonitorData
 
 # ZVMCHP counters (cumulative): key, field, kind.
 CHP_COLS = (("ios", "ZVMCHP_IOS", "uint"), ("bytes", "ZVMCHP_BYTES", "uint"),
-            ("busy", "ZVMCHP_BUSYTM", "tod"), ("conc", "ZVMCHP_CONCTM", "tod"))
+            ("busy", "ZVMCHP_BUSYTM", "tod"), ("conc", "ZVMCHP_CONCTM", "tod"),
+            ("own", "ZVMCHP_OWNBUSY", "tod"), ("partner", "ZVMCHP_PARTIOS", "uint"))
 CHP_TYPES = {1: "ESCON", 2: "FICON", 3: "FICON Express8S", 4: "FICON Express16S"}
 DCHFLAG_HWACTIVE = 0x80
 DCHFLAG_CHANNEL = 0x40

@@ -3,7 +3,8 @@
 from zvmlab's D15R12 ZVMCHP, D15R13 ZVMDCH and D15R14 ZVMSTC (monitor/channels.py).
 
 %Busy of a path is the share of the interval with an I/O in connect on it (for FICON, whose
-I/Os share the path, the share of its capacity in use, like Perfkit's work-unit utilization);
+I/Os share the path, the share of its capacity in use, like Perfkit's work-unit utilization),
+Total for all LPARs of a [cpc] sharing it, LPAR for this one's I/Os (each counts its share);
 I/O/s counts the connects that started on the path, MB/s the bytes they moved, Conc the mean
 I/Os in connect at once (FICON open exchanges in data transfer; 1 at most on ESCON).
 """
@@ -22,6 +23,8 @@ def _div(a, b):
 def _path_figures(m: Measurements, chpid: int, ks, secs: float) -> dict:
     c = {key: ssum(m.chp[chpid][key][k] for k in ks) for key in m.chp[chpid]}
     return {"busy": None if c["busy"] is None else 100.0 * c["busy"] / 1e9 / secs,
+            "own": None if c.get("own") is None else 100.0 * c["own"] / 1e9 / secs,
+            "prate": _div(c.get("partner"), secs),
             "rate": _div(c["ios"], secs),
             "mbs": None if c["bytes"] is None else c["bytes"] / 1e6 / secs,
             "conc": None if c["conc"] is None else c["conc"] / 1e9 / secs}
@@ -31,7 +34,9 @@ def _path_figures(m: Measurements, chpid: int, ks, secs: float) -> dict:
         "per channel path (CHPID) by interval: %busy, I/Os and MB per second, mean I/Os in connect")
 def channel(m: Measurements, r: Report) -> None:
     cols = [TIME_COL, Column("chpid", ("", "CHPID"), "text", 5), Column("type", ("Chan", "Type"), "text", 16),
-            Column("busy", ("", "%Busy"), "pct", 6),
+            Column("busy", ("Total", "%Busy"), "pct", 6),
+            Column("own", ("LPAR", "%Busy"), "pct", 6),
+            Column("prate", ("Other", "I/O/s"), "rate", 8, extension=True),
             Column("rate", ("I/O", "/s"), "rate", 8, extension=True),
             Column("mbs", ("MB", "/s"), "num", 7, extension=True),
             Column("conc", ("Mean", "Conc"), "num", 6, extension=True)]
@@ -58,7 +63,8 @@ def channel(m: Measurements, r: Report) -> None:
     most = ", ".join(f"{c:02X} {m.chp_info[c]['max_conc']}" for c in chpids)
     r.notes.append(f"Most I/Os in connect at once: {most}. Starts that found no path of the control unit free "
                    f"(they waited, adding to pend): {delayed} in the run so far. * = zvmlab addition: I/O/s, MB/s "
-                   "and Mean Conc (Perfkit's FCX215 FCHANNEL shows FICON's measurement units instead).")
+                   "and Mean Conc (Perfkit's FCX215 FCHANNEL shows FICON's measurement units instead), Other I/O/s: the "
+                   "starts of the [cpc]'s other LPARs on a shared path.")
 
 
 @report("FCX131", "DEVCONF", "I/O Device Configuration",

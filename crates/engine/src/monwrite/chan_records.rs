@@ -26,6 +26,8 @@ pub(super) fn channel_records(snap: &Snapshot, tod: u64, before: usize) -> Vec<V
                 ("ZVMCHP_BUSYTM", t(s.busy_ns)),
                 ("ZVMCHP_CONCTM", t(s.conc_ns.min(u64::MAX as u128) as u64)),
                 ("ZVMCHP_CUDELAY", Val::U(ch.delayed)),
+                ("ZVMCHP_OWNBUSY", t(s.own_busy_ns)),
+                ("ZVMCHP_PARTIOS", Val::U(s.partner_ios)),
             ],
         ));
     }

@@ -467,7 +467,7 @@ pub const ZVMCHP: Layout = zrec(
     12,
     "ZVMCHP",
     "zvmlab: channel path measurement",
-    68,
+    84,
     &[
         z("ZVMCHP_CHPID", 20, 1, Uint),
         // 1 ESCON, 2 FICON, 3 FICON Express8S, 4 FICON Express16S.
@@ -481,6 +481,9 @@ pub const ZVMCHP: Layout = zrec(
         z("ZVMCHP_CONCTM", 52, 8, Tod),
         // The control unit's starts that found no path free (cumulative).
         z("ZVMCHP_CUDELAY", 60, 8, Uint),
+        // A path shared with other LPARs: this LPAR's part of the busy time, their I/Os.
+        z("ZVMCHP_OWNBUSY", 68, 8, Tod),
+        z("ZVMCHP_PARTIOS", 76, 8, Uint),
     ],
 );
 
