@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from . import cpupools
 
 SMT_MODES = ("off", "smt1", "smt2")
 MACHINES = ("z13", "z14")
@@ -48,6 +49,8 @@ MAX_DEPTH = 8  # tables and arrays nested deeper than this are no scenario
 _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "model parameters",
              "guest": "guest virtual machines ([[guest]])", "action": "timed CP commands ([[action]])",
              "title": "a title for reports", "description": "free text",
+             "cpupool": "CPU pools: [[cpupool]] name, limithard = \"25%\" or capacity = 1.5, type = \"IFL\" "
+                        "(DEFINE CPUPOOL); guests join with pool = \"NAME\"",
              "storage": "real storage for guest pages and paging volumes ([storage])",
              "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])",
              "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)",
@@ -94,6 +97,7 @@ MAX_TX_UNIT = 1e6
 _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload": "what it runs",
                "vcpus": "virtual CPUs", "count": "number of identical guests",
                "quickdsp": "SET QUICKDSP ON: true or false",
+               "pool": "the CPU pool it is scheduled to ([[cpupool]] name; SCHEDULE userid TO POOL)",
                "storage": "virtual storage size, e.g. \"512M\"",
                "refs": "page references, one per transaction (servers: touches = N per request): "
                        "{ pattern = \"uniform\", range = \"480M\" } "
@@ -368,6 +372,7 @@ class Guest:
     quickdsp: bool = False
     storage_pages: int | None = None
     refs: dict | None = None
+    pool: str | None = None  # the CPU pool it is scheduled to (cpupools.py)
 
     def userids(self) -> list[str]:
         return [self.userid] if self.count == 1 else [f"{self.userid}{k}" for k in range(self.count)]
@@ -380,6 +385,7 @@ class Action:
     share: Share | None
     command: str
     threads: int | None = None  # SET MULTITHREAD: active threads per core
+    engine: dict | None = None  # a CPU pool command: the engine's action (cpupools.py), without at_ns
 
 
 @dataclass
@@ -404,6 +410,7 @@ class Scenario:
     hyperpav: dict | None = None
     dspwdmethod: str = "reshuffle"
     tx_unit: float = 1.0  # completed requests per reported transaction ([run] tx_unit)
+    cpupools: list[dict] = field(default_factory=list)  # [[cpupool]] with members (cpupools.py)
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -433,6 +440,8 @@ class Scenario:
         if self.tx_unit != 1.0:
             # A reporting unit: the engine divides the summary's transaction counts, ETR and ITR.
             cfg["tx_unit"] = self.tx_unit
+        if self.cpupools:
+            cfg["cpupools"] = [dict(p, members=list(p["members"])) for p in self.cpupools]
         return cfg
 
     def _engine_config(self) -> dict:
@@ -451,7 +460,8 @@ class Scenario:
                 for g in self.guests
             ],
             "actions": [
-                {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.share is None
+                {"at_ns": a.at_ns, **a.engine} if a.engine is not None
+                else {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.share is None
                 else {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
                 for a in self.actions
             ],
@@ -729,7 +739,10 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
             raise InputError(f"{quickdsp!r} is not true or false", file=file, line=ln("guest", "quickdsp", i),
                              field=f"{where}.quickdsp", fix="write quickdsp = true or quickdsp = false")
         spages, refs = _guest_storage(g, file=file, line=lambda k: ln("guest", k, i), where=where)
-        guests.append(Guest(userid, share, workload, vcpus, count, quickdsp, spages, refs))
+        pool = None
+        if "pool" in g:
+            pool = cpupools.pool_name(g["pool"], file=file, line=ln("guest", "pool", i), field=f"{where}.pool")
+        guests.append(Guest(userid, share, workload, vcpus, count, quickdsp, spages, refs, pool))
     seen: dict[str, int] = {}
     for i, g in enumerate(guests):
         for u in g.userids():
@@ -763,6 +776,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                                  fix=("server guests here: " + ", ".join(sorted(server_groups))) if server_groups
                                  else 'add a [[guest]] with workload = { kind = "server", cpu = "..." }')
 
+    pools = _cpupools(doc, guests, file=file, lines=lines, ln=ln)
     actions: list[Action] = []
     raw_actions = doc.get("action", [])
     if not isinstance(raw_actions, list):
@@ -779,6 +793,10 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         at = parse_duration(a["at"], where=f"{where}.at", file=file, line=ln("action", "at", i), allow_zero=True)
         cline = ln("action", "command", i)
         cmd = a["command"]
+        pc = cpupools.command(cmd, file=file, line=cline, field=f"{where}.command") if isinstance(cmd, str) else None
+        if pc is not None:
+            actions.append(Action(at, pc.get("userid", ""), None, cmd, engine=pc))
+            continue
         mt = _SET_MT.match(cmd) if isinstance(cmd, str) else None
         if mt:
             if smt == "off":
@@ -789,13 +807,17 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         m = _SET_SHARE.match(cmd) if isinstance(cmd, str) else None
         if not m:
             raise InputError(f"unsupported command {cmd!r}", file=file, line=cline, field=f"{where}.command",
-                             fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"')
+                             fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"; '
+                                 + cpupools.COMMANDS_FIX)
         uid = m.group(1).upper()
         if uid not in seen:
             raise InputError(f"SET SHARE names unknown userid {uid}", file=file, line=cline, field=f"{where}.command",
                              fix=f"known userids: {', '.join(list(seen)[:12])}")
         share = parse_share(m.group(2), where=f"{where}.command", file=file, line=cline)
         actions.append(Action(at, uid, share, cmd))
+    timed = [(a.at_ns, i, a.engine) for i, a in enumerate(actions) if a.engine is not None]
+    cpupools.check_sequence(pools, {u: p["name"] for p in pools for u in p["members"]}, timed, set(seen),
+                            file=file, ln=ln)
     actions.sort(key=lambda a: a.at_ns)
     _check_absolute_sum(guests, actions, file=file, ln=ln)
 
@@ -826,7 +848,26 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit)
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit, cpupools=pools)
+
+
+def _cpupools(doc: dict, guests: list[Guest], *, file, lines, ln) -> list[dict]:
+    """[[cpupool]] tables and the guests scheduled to them (guest ``pool``)."""
+    def unknown(t, allowed, *, table, index, where):
+        _unknown_keys(t, allowed, file=file, lines=lines, table=table, index=index, where=where)
+
+    pools = cpupools.tables(doc.get("cpupool", []), file=file, ln=ln, unknown_keys=unknown)
+    by_name = {p["name"]: p for p in pools}
+    for i, g in enumerate(guests):
+        if g.pool is None:
+            continue
+        if g.pool not in by_name:
+            raise InputError(f"pool = {g.pool!r} names no CPU pool", file=file, line=ln("guest", "pool", i),
+                             field=f"guest[{i}].pool",
+                             fix=("pools defined: " + ", ".join(by_name)) if by_name
+                             else 'define it: [[cpupool]] name = "%s", limithard = "25%%"' % g.pool)
+        by_name[g.pool]["members"].extend(g.userids())
+    return pools
 
 
 def _tx_unit(v: Any, *, file, line) -> float:

@@ -88,6 +88,7 @@ pub fn reference_config(
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        cpupools: vec![],
     }
 }
 

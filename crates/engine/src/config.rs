@@ -55,6 +55,63 @@ pub struct Config {
     /// SET SRM DSPWDMETHOD: how an idle logical CPU finds work on the other dispatch vectors.
     #[serde(default)]
     pub dspwdmethod: Dspwd,
+    /// CPU pools defined at the start, with their members (DEFINE CPUPOOL and SCHEDULE ... TO
+    /// POOL; issue 18, pools.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpupools: Vec<PoolCfg>,
+}
+
+/// A CPU pool: DEFINE CPUPOOL name LIMITHARD n% | CAPACITY n TYPE CP|IFL, and its members.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolCfg {
+    pub name: String,
+    /// LIMITHARD n%: percent of the online logical processors (0 < n <= 100).
+    #[serde(default)]
+    pub limithard_pct: Option<f64>,
+    /// CAPACITY n: processors' worth (> 0).
+    #[serde(default)]
+    pub capacity: Option<f64>,
+    /// TYPE CP | IFL (the model has one processor type: recorded and reported).
+    #[serde(default = "default_pool_type", rename = "type")]
+    pub ptype: String,
+    /// Userids scheduled to the pool at the start.
+    #[serde(default)]
+    pub members: Vec<String>,
+}
+
+fn default_pool_type() -> String {
+    "IFL".into()
+}
+
+impl PoolCfg {
+    pub fn check(&self) -> Result<(), String> {
+        check_pool_limit(&self.name, self.limithard_pct, self.capacity)?;
+        if self.name.is_empty() || self.name.len() > 8 {
+            return Err(format!("CPU pool name '{}' must be 1-8 characters", self.name));
+        }
+        if self.ptype != "IFL" && self.ptype != "CP" {
+            return Err(format!("CPU pool {}: TYPE must be CP or IFL", self.name));
+        }
+        Ok(())
+    }
+}
+
+/// Exactly one of LIMITHARD (0 < n <= 100 %) and CAPACITY (0 < n <= 64 processors).
+pub fn check_pool_limit(name: &str, lh: Option<f64>, cap: Option<f64>) -> Result<(), String> {
+    match (lh, cap) {
+        (Some(p), None) if p > 0.0 && p <= 100.0 => Ok(()),
+        (Some(p), None) => Err(format!(
+            "CPU pool {name}: LIMITHARD must be above 0 and at most 100 % (got {p})"
+        )),
+        (None, Some(c)) if c > 0.0 && c <= 64.0 => Ok(()),
+        (None, Some(c)) => Err(format!(
+            "CPU pool {name}: CAPACITY must be above 0 and at most 64 processors (got {c})"
+        )),
+        _ => Err(format!(
+            "CPU pool {name}: give exactly one of LIMITHARD n% and CAPACITY n"
+        )),
+    }
 }
 
 /// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with one
@@ -509,12 +566,37 @@ pub enum Action {
     },
     /// SET MULTITHREAD: active threads per core (1 or 2) in an SMT mode.
     SetMultithreading { at_ns: Time, threads: u32 },
+    /// DEFINE CPUPOOL (pools.rs); `pool.members` must be empty.
+    DefineCpupool { at_ns: Time, pool: PoolCfg },
+    /// SET CPUPOOL name LIMITHARD n% | CAPACITY n.
+    SetCpupool {
+        at_ns: Time,
+        name: String,
+        #[serde(default)]
+        limithard_pct: Option<f64>,
+        #[serde(default)]
+        capacity: Option<f64>,
+    },
+    /// DELETE CPUPOOL name (the pool must have no members).
+    DeleteCpupool { at_ns: Time, name: String },
+    /// SCHEDULE userid TO POOL name (`pool`), or NOPOOL (None).
+    SchedulePool {
+        at_ns: Time,
+        userid: String,
+        #[serde(default)]
+        pool: Option<String>,
+    },
 }
 
 impl Action {
     pub fn at_ns(&self) -> Time {
         match self {
-            Action::SetShare { at_ns, .. } | Action::SetMultithreading { at_ns, .. } => *at_ns,
+            Action::SetShare { at_ns, .. }
+            | Action::SetMultithreading { at_ns, .. }
+            | Action::DefineCpupool { at_ns, .. }
+            | Action::SetCpupool { at_ns, .. }
+            | Action::DeleteCpupool { at_ns, .. }
+            | Action::SchedulePool { at_ns, .. } => *at_ns,
         }
     }
 }
@@ -682,7 +764,18 @@ impl Config {
                         ));
                     }
                 }
+                Action::DefineCpupool { pool, .. } => pool.check()?,
+                Action::SetCpupool {
+                    name,
+                    limithard_pct,
+                    capacity,
+                    ..
+                } => check_pool_limit(name, *limithard_pct, *capacity)?,
+                Action::DeleteCpupool { .. } | Action::SchedulePool { .. } => {}
             }
+        }
+        for p in &self.cpupools {
+            p.check()?;
         }
         if let Some(c) = &self.cpc {
             c.check(self.processors)?;

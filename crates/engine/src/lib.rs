@@ -20,6 +20,7 @@ pub mod monitor;
 pub mod monwrite;
 pub mod paging;
 pub mod params;
+pub mod pools;
 pub mod prsm;
 pub mod queue;
 pub mod response;

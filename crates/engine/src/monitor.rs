@@ -114,6 +114,9 @@ impl Sim {
         } else {
             None
         };
+        if !self.pools.is_empty() {
+            self.pools_sample(self.mon.last);
+        }
         self.mon.intervals.push(IntervalRec {
             start: self.mon.last,
             end: self.now,
@@ -327,6 +330,7 @@ impl Sim {
             ),
             tx_unit: None,
             requests: None,
+            cpupools: self.pools_summary(),
         };
         s.apply_tx_unit(self.cfg.tx_unit);
         s
@@ -594,6 +598,9 @@ pub struct Summary {
     pub tx_unit: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<u64>,
+    /// CPU pools (FCX308 CPLCONF, FCX309 CPLACT); absent without pools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpupools: Option<Vec<crate::pools::PoolSummary>>,
 }
 
 impl Summary {

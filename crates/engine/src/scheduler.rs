@@ -110,7 +110,7 @@ pub struct Scheduler {
     /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
     iab: Vec<f64>,
     tau: f64,
-    bucket_slices: f64,
+    pub(crate) bucket_slices: f64,
     pub abs_cap: f64,
     cost_dlist: Time,
     cost_limit: Time,
@@ -133,7 +133,7 @@ pub struct Scheduler {
     /// Processors running a LIMITSOFT user in the background.
     pub bg_running: u32,
     last_tick: Time,
-    n_cpu: f64,
+    pub(crate) n_cpu: f64,
     /// Counters for the summary and tests.
     pub stats: SchedStats,
     fill_bufs: FillBufs,
@@ -553,11 +553,15 @@ impl Sim {
     #[inline]
     fn offer(&mut self, v: u32, from_limit: bool) -> bool {
         let u = self.vcpus[v as usize].user as usize;
-        if self.users[u].share.limit == Limit::Hard {
-            let until = match self.sched.limithard {
-                LimitHard::Consumption => self.users[u].sch.lim_until,
-                _ => self.vcpus[v as usize].limit_until,
+        let pool_until = self.pool_until(u);
+        if self.users[u].share.limit == Limit::Hard || pool_until > self.now {
+            let mut until = match (self.users[u].share.limit, self.sched.limithard) {
+                (Limit::Hard, LimitHard::Consumption) => self.users[u].sch.lim_until,
+                (Limit::Hard, _) => self.vcpus[v as usize].limit_until,
+                _ => 0,
             };
+            // A CPU pool in debt holds its members too (pools.rs).
+            until = until.max(pool_until);
             if until > self.now {
                 self.vcpus[v as usize].set_state(VState::Limited, self.now);
                 self.q.schedule(self.first_vcpu + v, until);
@@ -706,6 +710,8 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let used = std::mem::take(&mut vc.run_used);
         let u = vc.user as usize;
+        self.pool_charge(u, used);
+        let vc = &mut self.vcpus[v as usize];
         if self.sched.sched == Sched::EntitlementExcess {
             vc.vtag = vc
                 .vtag
@@ -1121,6 +1127,9 @@ impl Sim {
         b.cap1
             .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
         b.first.fill(n, &b.w, &b.cap1);
+        if !self.pools.is_empty() {
+            self.pool_fill(&mut b.first.alloc, &b.w, &b.cap1);
+        }
         let left = n - b.first.alloc.iter().sum::<f64>();
         if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {
             // No LIMITSOFT user: the second fill's bounds are all zero and so is what it

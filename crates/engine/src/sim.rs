@@ -267,6 +267,8 @@ pub struct UserSched {
     pub lim_credit: f64,
     pub lim_last: Time,
     pub lim_until: Time,
+    /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
+    pub pool: u32,
     /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
     /// its last change, loading user or not, page-ins and first touches so far, and at the
     /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
@@ -332,6 +334,7 @@ impl Default for UserSched {
             lim_credit: 0.0,
             lim_last: 0,
             lim_until: 0,
+            pool: NONE,
             wss: 0.0,
             wss_trend: 0,
             loading: false,
@@ -431,6 +434,8 @@ pub struct Sim {
     pub(crate) iske: Option<Box<Iske>>,
     /// Transaction response times (response.rs).
     pub(crate) resp: crate::response::Responses,
+    /// CPU pools (pools.rs; empty: none defined).
+    pub(crate) pools: crate::pools::Pools,
 }
 
 /// CP's simulation of guest ISKE for memtst guests (row C2): which users issue them, the
@@ -538,6 +543,7 @@ fn timed_actions(cfg: &Config, users: &[User]) -> Result<Vec<Action>, String> {
         }
     }
     actions.sort_by_key(|a| a.at_ns());
+    crate::pools::check_sequence(cfg, &actions, users)?;
     Ok(actions)
 }
 
@@ -746,8 +752,11 @@ impl Sim {
             first_crypto,
             iske,
             resp: crate::response::Responses::new(n_vcpus_resp, n_users_resp),
+            pools: Default::default(),
             cfg,
         };
+        let mut sim = sim;
+        sim.pools_init()?;
         Ok(sim.start())
     }
 
@@ -891,6 +900,10 @@ impl Sim {
             match self.actions[self.next_action].clone() {
                 Action::SetShare { userid, share, .. } => self.set_share(&userid, share),
                 Action::SetMultithreading { threads, .. } => self.set_multithreading(threads),
+                a => {
+                    // Checked before the run (pools::check_sequence): cannot fail here.
+                    let _ = self.pool_action(&a);
+                }
             }
             self.next_action += 1;
         }

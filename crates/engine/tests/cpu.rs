@@ -33,6 +33,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        cpupools: vec![],
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,

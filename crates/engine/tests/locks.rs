@@ -131,6 +131,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        cpupools: vec![],
     }
 }
 

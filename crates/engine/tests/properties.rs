@@ -113,6 +113,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             mdc: None,
             hyperpav: None,
             dspwdmethod: Default::default(),
+            cpupools: vec![],
         })
 }
 
@@ -222,6 +223,7 @@ fn different_seeds_differ() {
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        cpupools: vec![],
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

@@ -109,6 +109,7 @@ fn with_think(level: &str, processors: u32, think_ns: u64, params: &[(&str, f64)
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        cpupools: vec![],
     }
 }
 
