@@ -88,7 +88,10 @@ impl PoolCfg {
     pub fn check(&self) -> Result<(), String> {
         check_pool_limit(&self.name, self.limithard_pct, self.capacity)?;
         if self.name.is_empty() || self.name.len() > 8 {
-            return Err(format!("CPU pool name '{}' must be 1-8 characters", self.name));
+            return Err(format!(
+                "CPU pool name '{}' must be 1-8 characters",
+                self.name
+            ));
         }
         if self.ptype != "IFL" && self.ptype != "CP" {
             return Err(format!("CPU pool {}: TYPE must be CP or IFL", self.name));

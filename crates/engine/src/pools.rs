@@ -20,7 +20,7 @@
 
 use crate::config::{Action, PoolCfg};
 use crate::queue::Time;
-use crate::sim::{Sim, NONE};
+use crate::sim::{Sim, VState, NONE};
 use serde::Serialize;
 
 /// One defined pool (a deleted pool keeps its slot so user indices stay valid).
@@ -43,6 +43,9 @@ pub struct Pool {
     /// Counters at the last monitor sample (used, limited time, limited count).
     mark: (u64, Time, u64),
     pub intervals: Vec<PoolInterval>,
+    /// Members' virtual CPUs the pool holds on the limit list (released together), with the
+    /// adjusted TOD at which each was held.
+    held: Vec<(u32, Time)>,
 }
 
 /// A pool's figures in one monitor interval (D5R19 PRCCPU: CPU used, time limited, times
@@ -97,6 +100,7 @@ impl Pool {
             limited_count: 0,
             mark: (0, 0, 0),
             intervals: Vec::new(),
+            held: Vec::new(),
         }
     }
 
@@ -118,8 +122,7 @@ impl Pool {
             return;
         }
         let depth = bucket * slice * rate.max(1.0);
-        self.credit =
-            (self.credit + rate * (now - self.last) as f64).min(depth) - used as f64;
+        self.credit = (self.credit + rate * (now - self.last) as f64).min(depth) - used as f64;
         self.last = now;
         self.set_until(now, rate);
     }
@@ -150,6 +153,10 @@ impl Pool {
 #[derive(Clone, Debug, Default)]
 pub struct Pools {
     pub list: Vec<Pool>,
+    /// While the pool releases a held virtual CPU: the adjusted TOD it was held at (z/VM <= 6.3
+    /// deadlines count from it, so the members' order follows their shares and their waits,
+    /// not the order they are released in); 0 otherwise.
+    pub release_base: Time,
 }
 
 impl Pools {
@@ -215,6 +222,7 @@ impl Sim {
         p.capacity = cap;
         let r = p.rate(n);
         p.set_until(now, r);
+        self.pool_ns_refresh();
         self.refresh_entitlement(0);
         Ok(())
     }
@@ -254,8 +262,35 @@ impl Sim {
             self.pools.list[to as usize].members += 1;
         }
         self.users[u].sch.pool = to;
+        self.pool_ns_refresh();
         self.refresh_entitlement(0);
         Ok(())
+    }
+
+    /// Each member's share of its pool's limit as a fraction of the system: the pool's limit
+    /// divided among the members by their normalized shares (z/VM <= 6.3 deadlines use it as a
+    /// maximum share). Recomputed when shares, members or limits change.
+    pub(crate) fn pool_ns_refresh(&mut self) {
+        let n = self.sched.n_cpu;
+        let mut sums = vec![0.0; self.pools.list.len()];
+        for u in &self.users {
+            if u.sch.pool != NONE {
+                sums[u.sch.pool as usize] += u.ns_all;
+            }
+        }
+        for u in &mut self.users {
+            u.sch.pool_ns = match u.sch.pool {
+                NONE => f64::INFINITY,
+                p => {
+                    let r = self.pools.list[p as usize].rate(n) / n;
+                    if r.is_finite() {
+                        r * u.ns_all / sums[p as usize].max(1e-12)
+                    } else {
+                        f64::INFINITY
+                    }
+                }
+            };
+        }
     }
 
     fn pool_consts(&self) -> (Time, f64, f64, f64) {
@@ -274,6 +309,60 @@ impl Sim {
             NONE => 0,
             p => self.pools.list[p as usize].until,
         }
+    }
+
+    /// `v` goes on the limit list because its pool is in debt: the pool will release it.
+    pub(crate) fn pool_held(&mut self, v: u32) {
+        let p = self.users[self.vcpus[v as usize].user as usize].sch.pool;
+        let t = self.atod().max(1);
+        self.pools.list[p as usize].held.push((v, t));
+    }
+
+    /// A member's virtual CPU chosen for dispatch while its pool is in debt (it was readied
+    /// before the debt): it joins the limit list instead of running. True if held.
+    pub(crate) fn pool_hold_at_dispatch(&mut self, v: u32) -> bool {
+        let u = self.vcpus[v as usize].user as usize;
+        let until = self.pool_until(u);
+        if until <= self.now {
+            return false;
+        }
+        self.pool_held(v);
+        self.vcpus[v as usize].set_state(VState::Limited, self.now);
+        self.q.schedule(self.first_vcpu + v, until);
+        self.sched.sys_pending += self.sched.cost_limit;
+        self.sched.stats.limit_list_adds += 1;
+        true
+    }
+
+    /// The end of a limit-list wait of `v`: if its pool held it, the pool releases every
+    /// virtual CPU it holds at once, onto the dispatch vectors by their priorities, and then
+    /// wakes idle processors, so the members' shares (not the order of their wake-ups) decide
+    /// who runs first. False if `v`'s pool did not hold it.
+    pub(crate) fn pool_release(&mut self, v: u32) -> bool {
+        let p = self.users[self.vcpus[v as usize].user as usize].sch.pool;
+        if p == NONE || self.pools.list[p as usize].held.is_empty() {
+            return false;
+        }
+        if self.pools.list[p as usize].until > self.now {
+            // Still in debt (its user's own limit released it): wait for the pool.
+            let until = self.pools.list[p as usize].until;
+            self.q.schedule(self.first_vcpu + v, until);
+            return true;
+        }
+        let held = std::mem::take(&mut self.pools.list[p as usize].held);
+        let mut offered = 0;
+        for (w, t) in held.into_iter().chain([(v, 0)]) {
+            self.pools.release_base = t;
+            if self.vcpus[w as usize].state == VState::Limited && self.offer(w, true) {
+                offered += 1;
+            }
+        }
+        self.pools.release_base = 0;
+        for _ in 0..offered {
+            let Some(l) = self.idle.pop() else { break };
+            self.dispatch_next(l);
+        }
+        true
     }
 
     /// Charge a member's run to its pool.
@@ -318,10 +407,15 @@ impl Sim {
             }
             let Some((p, r)) = over else { return };
             fixed[p] = true;
-            let mine: Vec<usize> = (0..alloc.len()).filter(|&i| pool_of[i] == p as u32).collect();
+            let mine: Vec<usize> = (0..alloc.len())
+                .filter(|&i| pool_of[i] == p as u32)
+                .collect();
             let mw: Vec<f64> = mine.iter().map(|&i| w[i]).collect();
             let mc: Vec<f64> = mine.iter().map(|&i| cap[i]).collect();
-            for (k, a) in crate::scheduler::water_fill(r, &mw, &mc).into_iter().enumerate() {
+            for (k, a) in crate::scheduler::water_fill(r, &mw, &mc)
+                .into_iter()
+                .enumerate()
+            {
                 alloc[mine[k]] = a;
             }
             left -= r;

@@ -113,7 +113,7 @@ pub struct Scheduler {
     pub(crate) bucket_slices: f64,
     pub abs_cap: f64,
     cost_dlist: Time,
-    cost_limit: Time,
+    pub(crate) cost_limit: Time,
     cost_entitle: Time,
     /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
     pub sys_pending: Time,
@@ -398,6 +398,9 @@ impl Sim {
                 _ => None,
             };
         }
+        if !self.pools.is_empty() {
+            self.pool_ns_refresh();
+        }
     }
 
     pub(crate) fn list_sums_add(&mut self, i: usize) {
@@ -432,7 +435,9 @@ impl Sim {
         if let (Some(m), Limit::Soft | Limit::Hard) = (us.share.max, us.share.limit) {
             ns = ns.min(normalized(&m, a, r, self.sched.abs_cap, false));
         }
-        ns
+        // A CPU pool member: at most its share of the pool's limit (pools.rs), as a LIMITHARD
+        // user is held to its maximum share.
+        ns.min(us.sch.pool_ns)
     }
 
     /// LIMITHARD (or, in 6.4, LIMITSOFT) maximum in processors (infinite when none).
@@ -459,7 +464,7 @@ impl Sim {
 
     /// Adjusted TOD: real time less the system time (per processor) spent so far.
     #[inline(always)]
-    fn atod(&self) -> Time {
+    pub(crate) fn atod(&self) -> Time {
         self.now
             .saturating_sub(self.sched.sys_total / self.lpus.len() as u64)
     }
@@ -479,7 +484,12 @@ impl Sim {
                 let mut off = self.sched.slice as f64 / (ns_v * self.sched.n_cpu) * f;
                 let delay = std::mem::take(&mut self.users[u].sch.el_delay) as f64;
                 off -= off.min(delay);
-                self.atod().saturating_add(to_time(off))
+                // A CPU pool releasing it: the deadline counts from when the pool held it.
+                let base = match self.pools.release_base {
+                    0 => self.atod(),
+                    b => b.min(self.atod()),
+                };
+                base.saturating_add(to_time(off))
             }
             Sched::EntitlementExcess => {
                 // LIMITSOFT over its maximum: runs only when nobody else wants the processor.
@@ -551,7 +561,7 @@ impl Sim {
     /// list if its user is over a LIMITHARD maximum, else put it on a dispatch vector.
     /// Returns true if it went on a dispatch vector.
     #[inline]
-    fn offer(&mut self, v: u32, from_limit: bool) -> bool {
+    pub(crate) fn offer(&mut self, v: u32, from_limit: bool) -> bool {
         let u = self.vcpus[v as usize].user as usize;
         let pool_until = self.pool_until(u);
         if self.users[u].share.limit == Limit::Hard || pool_until > self.now {
@@ -563,6 +573,9 @@ impl Sim {
             // A CPU pool in debt holds its members too (pools.rs).
             until = until.max(pool_until);
             if until > self.now {
+                if pool_until > self.now {
+                    self.pool_held(v);
+                }
                 self.vcpus[v as usize].set_state(VState::Limited, self.now);
                 self.q.schedule(self.first_vcpu + v, until);
                 self.sched.sys_pending += self.sched.cost_limit;
@@ -675,6 +688,9 @@ impl Sim {
         while let Some(Reverse((_, seq, v))) = self.sched.dvs[i].pop() {
             let vc = &self.vcpus[v as usize];
             if vc.heap_seq == seq && vc.state == VState::Ready {
+                if !self.pools.is_empty() && self.pool_hold_at_dispatch(v) {
+                    continue;
+                }
                 return Some(v);
             }
         }
@@ -917,6 +933,9 @@ impl Sim {
 
     /// The end of `v`'s wait on the limit list.
     pub(crate) fn limit_release(&mut self, v: u32) {
+        if self.pool_release(v) {
+            return;
+        }
         self.make_ready(v, true);
     }
 
@@ -1159,6 +1178,10 @@ impl Sim {
             let mut floor = (u.ns_all * n).min(nv);
             if let Some(m) = u.max_all {
                 floor = floor.min(m * n);
+            }
+            if u.sch.pool_ns.is_finite() {
+                // A CPU pool member's entitlement is at most its share of the pool.
+                floor = floor.min(u.sch.pool_ns * n);
             }
             let rate = a.max(floor).max(1e-6);
             u.sch.rate_v = rate / nv;

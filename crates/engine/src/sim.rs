@@ -269,6 +269,8 @@ pub struct UserSched {
     pub lim_until: Time,
     /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
     pub pool: u32,
+    /// Its share of the pool's limit (fraction of the system; infinite outside a pool).
+    pub pool_ns: f64,
     /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
     /// its last change, loading user or not, page-ins and first touches so far, and at the
     /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
@@ -335,6 +337,7 @@ impl Default for UserSched {
             lim_last: 0,
             lim_until: 0,
             pool: NONE,
+            pool_ns: f64::INFINITY,
             wss: 0.0,
             wss_trend: 0,
             loading: false,
