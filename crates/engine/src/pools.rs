@@ -64,6 +64,23 @@ pub struct PoolInterval {
     pub members: u32,
 }
 
+/// A pool at a monitor sample (cumulative counters; monwrite's D15R11 ZVMCPL).
+#[derive(Clone, Debug, Default)]
+pub struct PoolSnap {
+    pub name: String,
+    pub ptype: String,
+    pub limited: bool,
+    pub capacity: bool,
+    pub deleted: bool,
+    pub members: u32,
+    /// LIMITHARD percent or CAPACITY processors, as given; the limit in processors (0: none).
+    pub limit_value: f64,
+    pub limit_processors: f64,
+    pub used_ns: u64,
+    pub limited_ns: u64,
+    pub limited_count: u64,
+}
+
 /// The pools over the run (FCX308 CPLCONF, FCX309 CPLACT).
 #[derive(Clone, Debug, Serialize)]
 pub struct PoolSummary {
@@ -456,6 +473,31 @@ impl Sim {
             });
             p.mark = (p.used_ns, lim, p.limited_count);
         }
+    }
+
+    /// The pools now, for the monitor records.
+    pub(crate) fn pools_snapshot(&self) -> Vec<PoolSnap> {
+        let n = self.sched.n_cpu;
+        self.pools
+            .list
+            .iter()
+            .map(|p| {
+                let r = p.rate(n);
+                PoolSnap {
+                    name: p.name.clone(),
+                    ptype: p.ptype.clone(),
+                    limited: p.until > self.now,
+                    capacity: p.limithard.is_none(),
+                    deleted: p.deleted,
+                    members: p.members,
+                    limit_value: p.limithard.map(|f| f * 100.0).or(p.capacity).unwrap_or(0.0),
+                    limit_processors: if r.is_finite() { r } else { 0.0 },
+                    used_ns: p.used_ns,
+                    limited_ns: p.limited_ns(self.now),
+                    limited_count: p.limited_count,
+                }
+            })
+            .collect()
     }
 
     /// The pools over the run (None without pools).

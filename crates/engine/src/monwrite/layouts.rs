@@ -456,10 +456,32 @@ pub const ZVMLCK: Layout = zrec(
     ],
 );
 
+/// D15R11: one per CPU pool (pools.rs), cumulative. IBM's D5R19 MRPRCCPU carries the same
+/// figures (CPU used, time limited, times limited, members), but only its first fields' places
+/// were read (pool name at 20, flags at 28, docs/research/machines-and-caches.md §4), so the
+/// pool figures go in zvmlab's domain.
+pub const ZVMCPL: Layout = zrec(
+    11,
+    "ZVMCPL",
+    "zvmlab: CPU pool",
+    72,
+    &[
+        z("ZVMCPL_NAME", 20, 8, Char),
+        z("ZVMCPL_FLAGS", 28, 1, Uint),
+        z("ZVMCPL_CPUTY", 29, 1, Uint),
+        z("ZVMCPL_MEMBERS", 30, 2, Uint),
+        z("ZVMCPL_LIMITV", 32, 4, Uint),
+        z("ZVMCPL_LIMITC", 36, 4, Uint),
+        z("ZVMCPL_CPUTIME", 40, 8, Tod),
+        z("ZVMCPL_LIMTIME", 48, 8, Tod),
+        z("ZVMCPL_LIMCOUNT", 56, 8, Uint),
+    ],
+);
+
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
     MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
-    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK,
+    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

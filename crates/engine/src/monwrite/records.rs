@@ -175,7 +175,30 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
     }
     out.push(sytlck(c, tod));
     out.extend(zvmlck(c, tod));
+    out.extend(snap.pools.iter().map(|p| zvmcpl(p, tod)));
     out
+}
+
+fn zvmcpl(p: &crate::pools::PoolSnap, tod: u64) -> Vec<u8> {
+    let flags = if p.limited { CPLFLAG_LIMITED } else { 0 }
+        | if p.capacity { CPLFLAG_CAPACITY } else { 0 }
+        | if p.deleted { CPLFLAG_DELETED } else { 0 };
+    let h = |x: f64| Val::U((x * 100.0).round().max(0.0) as u64);
+    build(
+        &ZVMCPL,
+        tod,
+        &[
+            ("ZVMCPL_NAME", Val::S(&p.name)),
+            ("ZVMCPL_FLAGS", Val::U(flags)),
+            ("ZVMCPL_CPUTY", Val::U(if p.ptype == "CP" { 0 } else { 3 })),
+            ("ZVMCPL_MEMBERS", Val::U(p.members as u64)),
+            ("ZVMCPL_LIMITV", h(p.limit_value)),
+            ("ZVMCPL_LIMITC", h(p.limit_processors)),
+            ("ZVMCPL_CPUTIME", Val::U(ns_to_tod_units(p.used_ns))),
+            ("ZVMCPL_LIMTIME", Val::U(ns_to_tod_units(p.limited_ns))),
+            ("ZVMCPL_LIMCOUNT", Val::U(p.limited_count)),
+        ],
+    )
 }
 
 fn zvmsto(snap: &Snapshot, tod: u64) -> Option<Vec<u8>> {

@@ -30,6 +30,8 @@ pub struct Snapshot {
     /// Per user with a minidisk program: its volume (index into the minidisk volumes), I/Os and
     /// blocks done, writes, MDC, paced.
     pub io: Vec<Option<UserIo>>,
+    /// CPU pools at the sample (pools.rs).
+    pub pools: Vec<crate::pools::PoolSnap>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -200,6 +202,7 @@ impl Sim {
             hpp,
             mem,
             io,
+            pools: self.pools_snapshot(),
         }
     }
 }
