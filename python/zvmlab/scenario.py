@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
-from . import cpupools
+from . import capping, cpupools
 
 SMT_MODES = ("off", "smt1", "smt2")
 MACHINES = ("z13", "z14")
@@ -75,16 +75,19 @@ _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical proce
                 "polarization": "vertical | horizontal (SET SRM POLARIZATION, with [cpc])",
                 "unparking": "large | medium | small (SET SRM UNPARKING, vertical only, with [cpc])",
                 "excessuse": "high | medium | low | none (SET SRM EXCESSUSE, with [cpc])",
-                "dspwdmethod": "reshuffle | rebalance (SET SRM DSPWDMETHOD; multithreading needs reshuffle)"}
-_LPAR_ONLY = ("lpar", "weight", "polarization", "unparking", "excessuse")
+                "dspwdmethod": "reshuffle | rebalance (SET SRM DSPWDMETHOD; multithreading needs reshuffle)",
+                **capping.SYSTEM_KEYS}
+_LPAR_ONLY = ("lpar", "weight", "polarization", "unparking", "excessuse", *capping.SYSTEM_KEYS)
 _CPC_KEYS = {"shared_ifls": "shared physical IFLs (the pool PR/SM dispatches shared logical cores on)",
              "dedicated_ifls": "dedicated physical IFLs",
-             "lpar": "partner partitions: [[cpc.lpar]] with name, weight, logical, busy"}
+             "lpar": "partner partitions: [[cpc.lpar]] with name, weight, logical, busy",
+             "group": "absolute capping groups: [[cpc.group]] with name, abscap (processors)"}
 _CPC_LPAR_KEYS = {"name": "LPAR name, 1-8 characters", "weight": "PR/SM weight 1-999 (shared LPARs)",
                   "logical": "logical cores",
                   "busy": "fraction of its logical cores it keeps busy, 0-1, or a list of them taken in turn",
                   "busy_period": "with a list of busy fractions: how long each holds, e.g. \"10s\"",
-                  "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal"}
+                  "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal",
+                  **capping.LPAR_KEYS}
 POLARIZATIONS = ("vertical", "horizontal")
 UNPARKINGS = ("large", "medium", "small")
 EXCESSUSES = ("high", "medium", "low", "none")
@@ -1213,6 +1216,11 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
     if not isinstance(partners_in, list):
         raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
                          fix="write partner partitions as [[cpc.lpar]] tables")
+    cap_groups = capping.groups(cpc.get("group", []), file=file, ln=ln,
+                                unknown_keys=lambda t, a, **kw: _unknown_keys(t, a, file=file, lines=lines, **kw))
+    gnames = {g["name"] for g in cap_groups}
+    my_caps = capping.lpar(system, keys={"capped": "capped", "abscap": "abscap", "group": "capgroup"}, file=file,
+                           line=lambda k: ln("system", k), where="system", group_names=gnames)
     names = {name: "system.lpar"}
     partners = []
     ded_used = 0
@@ -1286,11 +1294,16 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
                    "polarization": ppol, "busy": float(pattern[0])}
         if isinstance(busy, list):
             partner |= {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
+        partner |= capping.lpar(lp, keys={"capped": "capped", "abscap": "abscap", "group": "group"}, file=file,
+                                line=line, where=where, group_names=gnames, dedicated=ded)
         partners.append(partner)
     out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
                            "weight": weight, "polarization": pol, "excessuse": excessuse}
     if unparking is not None:
         out["unparking"] = unparking
+    out |= my_caps
+    if cap_groups:
+        out["groups"] = cap_groups
     return out
 
 

@@ -181,6 +181,16 @@ pub struct CpcCfg {
     pub unparking: Option<crate::prsm::Unparking>,
     #[serde(default = "default_excessuse")]
     pub excessuse: crate::prsm::ExcessUse,
+    /// Capping of the simulated LPAR (issue 18): initial capping, an absolute cap in
+    /// processors, its absolute capping group; and the CPC's capping groups.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub capped: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abscap: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::prsm::CapGroup>,
 }
 
 fn default_lpar_name() -> String {
@@ -205,12 +215,16 @@ impl CpcCfg {
             busy: 0.0,
             busy_pattern: vec![],
             busy_period_ns: 0,
+            capped: self.capped,
+            abscap: self.abscap,
+            group: self.group.clone(),
         }];
         lpars.extend(self.lpars.iter().cloned());
         crate::prsm::CpcSpec {
             shared: self.shared,
             dedicated: self.dedicated,
             lpars,
+            groups: self.groups.clone(),
         }
     }
 
