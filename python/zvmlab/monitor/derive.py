@@ -349,6 +349,15 @@ def measure(data: MonitorData) -> Measurements:
               "horizontal": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_HORIZONTAL)}
         m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
     m.lpars.sort(key=lambda x: x["number"])
+    for r in data.rows("ZVMCAP"):
+        lp = next((x for x in m.lpars if x["number"] == r.get("ZVMCAP_LPNUM")), None)
+        if lp is None:
+            continue
+        flags = r.get("ZVMCAP_FLAGS") or 0
+        h = lambda col: None if not r.get(col) else r[col] / 100.0  # noqa: E731
+        lp["capping"] = {"initial": bool(flags & L.CAPFLAG_INITIAL), "abscap": h("ZVMCAP_ABSCAP"),
+                         "group": (r.get("ZVMCAP_GROUP") or "").strip() or None, "group_cap": h("ZVMCAP_GRPCAP"),
+                         "cap_cores": None if not r.get("ZVMCAP_CAPMIL") else r["ZVMCAP_CAPMIL"] / 1000.0}
     for r in data.rows("ZVMCUM"):
         g = r["group"]
         if g not in per_group or r.get("ZVMCUM_LPDISP") is None:

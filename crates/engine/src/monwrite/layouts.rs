@@ -478,10 +478,28 @@ pub const ZVMCPL: Layout = zrec(
     ],
 );
 
+/// D15R12: per capped LPAR of the CPC (FCX126 LPAR, FCX306 LSHARACT's capping fields; IBM's
+/// D0R16/D0R17 capping fields were not read): its capping as configured and its cap now.
+pub const ZVMCAP: Layout = zrec(
+    12,
+    "ZVMCAP",
+    "zvmlab: LPAR capping",
+    56,
+    &[
+        z("ZVMCAP_LPNAME", 20, 8, Char),
+        z("ZVMCAP_LPNUM", 28, 2, Uint),
+        z("ZVMCAP_FLAGS", 30, 1, Uint),
+        z("ZVMCAP_ABSCAP", 32, 4, Uint),
+        z("ZVMCAP_CAPMIL", 36, 4, Uint),
+        z("ZVMCAP_GROUP", 40, 8, Char),
+        z("ZVMCAP_GRPCAP", 48, 4, Uint),
+    ],
+);
+
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
     MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
-    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL,
+    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL, ZVMCAP,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

@@ -375,6 +375,7 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
             zvmcup(i, l, busy, tod)
         })
         .collect();
+    out.extend(zvmcap(st, tod));
     let t = |x: f64| Val::U(ns_to_tod_units(x.round().max(0.0) as u64));
     out.push(build(
         &ZVMCUM,
@@ -391,6 +392,48 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
         ],
     ));
     out
+}
+
+/// One ZVMCAP per capped LPAR (none without capping).
+fn zvmcap(st: &crate::lpar::LparState, tod: u64) -> Vec<Vec<u8>> {
+    let lim = st.limits();
+    let h = |x: f64| Val::U((x * 100.0).round().max(0.0) as u64);
+    st.spec
+        .lpars
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.capped || l.abscap.is_some() || l.group.is_some())
+        .map(|(i, l)| {
+            let flags = if l.capped { CAPFLAG_INITIAL } else { 0 }
+                | if l.abscap.is_some() {
+                    CAPFLAG_ABSOLUTE
+                } else {
+                    0
+                }
+                | if l.group.is_some() { CAPFLAG_GROUP } else { 0 };
+            let g = l
+                .group
+                .as_ref()
+                .and_then(|g| st.spec.groups.iter().find(|x| &x.name == g));
+            let cap = if lim[i].is_finite() { lim[i] } else { 0.0 };
+            build(
+                &ZVMCAP,
+                tod,
+                &[
+                    ("ZVMCAP_LPNAME", Val::S(&l.name.to_uppercase())),
+                    ("ZVMCAP_LPNUM", Val::U(i as u64 + 1)),
+                    ("ZVMCAP_FLAGS", Val::U(flags)),
+                    ("ZVMCAP_ABSCAP", h(l.abscap.unwrap_or(0.0))),
+                    ("ZVMCAP_CAPMIL", Val::U((cap * 1000.0).round() as u64)),
+                    (
+                        "ZVMCAP_GROUP",
+                        Val::S(&g.map_or(String::new(), |g| g.name.to_uppercase())),
+                    ),
+                    ("ZVMCAP_GRPCAP", h(g.map_or(0.0, |g| g.abscap))),
+                ],
+            )
+        })
+        .collect()
 }
 
 fn zvmcup(i: usize, l: &crate::prsm::LparPol, busy: f64, tod: u64) -> Vec<u8> {
