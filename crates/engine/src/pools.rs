@@ -408,8 +408,8 @@ impl Sim {
         let mut left = n;
         loop {
             let mut over = None;
-            for p in 0..np {
-                if fixed[p] {
+            for (p, &done) in fixed.iter().enumerate() {
+                if done {
                     continue;
                 }
                 let sum: f64 = (0..alloc.len())

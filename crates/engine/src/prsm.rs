@@ -249,7 +249,7 @@ impl CpcSpec {
     fn check_caps(&self) -> Result<(), String> {
         for l in &self.lpars {
             if let Some(c) = l.abscap {
-                if !(c >= 0.01 && c <= 255.0) {
+                if !(0.01..=255.0).contains(&c) {
                     return Err(format!(
                         "cpc: LPAR {}: an absolute cap must be 0.01..255 processors (got {c})",
                         l.name
@@ -269,7 +269,7 @@ impl CpcSpec {
             }
         }
         for g in &self.groups {
-            if !(g.abscap >= 0.01 && g.abscap <= 255.0) {
+            if !(0.01..=255.0).contains(&g.abscap) {
                 return Err(format!(
                     "cpc: capping group {}: its cap must be 0.01..255 processors (got {})",
                     g.name, g.abscap

@@ -103,9 +103,9 @@ proptest! {
     ) {
         let mut guests = Vec::new();
         let mut names = Vec::new();
-        for k in 0..members {
+        for (k, &sh) in shares.iter().enumerate().take(members) {
             names.push(format!("M{k}"));
-            guests.push(guest(&format!("M{k}"), shares[k], None));
+            guests.push(guest(&format!("M{k}"), sh, None));
         }
         for k in 0..others {
             guests.push(guest(&format!("O{k}"), shares[4 + k], None));
