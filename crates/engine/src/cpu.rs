@@ -79,8 +79,8 @@ impl SmtMode {
 /// z/VM's limits on logical cores (seed 000): non-SMT up to 64, SMT only on the first 32.
 pub const MAX_CORES: u32 = 64;
 pub const MAX_SMT_CORES: u32 = 32;
-/// Drawers of a z13 / z14 CPC.
-pub const MAX_DRAWERS: u32 = 4;
+/// Drawers of the largest CPC modelled (a z15 has five; `machine.rs` has each machine's).
+pub const MAX_DRAWERS: u32 = 8;
 
 /// Where each core of the LPAR sits, and its CPI.
 #[derive(Clone, Debug)]
@@ -292,24 +292,23 @@ impl Cpu {
                 cfg.smt
             )
         })?;
-        let machine = cfg.machine.as_deref().unwrap_or("z14");
-        let (cpc, chips) = match machine {
-            "z13" => (p.z13_cores_per_chip(), p.z13_chips_per_drawer()),
-            _ => (p.z14_cores_per_chip(), p.z14_chips_per_drawer()),
-        };
-        let cpc = (cpc.round() as u32).max(1);
-        let per_drawer = cpc * (chips.round() as u32).max(1);
+        let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+        let machine = crate::machine::Machine::from_params(name, p)
+            .ok_or_else(|| crate::machine::Machine::unknown(name))?;
         let cores = cfg.processors;
+        machine.check(cores, &cfg.smt)?;
+        let (cpc, per_drawer) = (machine.cores_per_chip, machine.cores_per_drawer());
         let need = cores.div_ceil(per_drawer);
         let drawers = cfg.drawers.unwrap_or(need);
         if drawers < need {
             return Err(format!(
-                "system.drawers = {drawers}: {cores} cores of a {machine} ({per_drawer} cores per drawer) need at least {need} drawers"
+                "system.drawers = {drawers}: {cores} cores of a {name} ({per_drawer} cores per drawer) need at least {need} drawers"
             ));
         }
-        if need > MAX_DRAWERS {
+        if drawers > machine.drawers {
             return Err(format!(
-                "system.processors = {cores}: a {machine} has at most {MAX_DRAWERS} drawers of {per_drawer} cores"
+                "system.drawers = {drawers}: a {name} has at most {} drawers",
+                machine.drawers
             ));
         }
         let topo = Topology::new(cores, drawers, cpc, &CpiModel::from_params(p));

@@ -15,6 +15,7 @@ pub mod io;
 pub mod level;
 pub mod locks;
 pub mod lpar;
+pub mod machine;
 pub mod mdc;
 pub mod monitor;
 pub mod monwrite;

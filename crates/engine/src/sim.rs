@@ -455,6 +455,11 @@ fn level_and_params(cfg: &Config) -> Result<(Level, Params), String> {
     })?;
     level.switches = level.switches.with_overrides(&cfg.switches)?;
     let mut params = Params::default();
+    // The machine's clock, unless the scenario sets cpu.clock_ghz itself (below).
+    let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+    if let Some(m) = crate::machine::Machine::from_params(name, &params) {
+        params.clock_ghz = m.ghz;
+    }
     for (k, v) in &cfg.params {
         params.set(k, *v)?;
     }
