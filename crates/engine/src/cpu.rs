@@ -215,6 +215,8 @@ pub struct CoreState {
 
 pub struct Cpu {
     pub mode: SmtMode,
+    /// The machine generation (machine.rs).
+    pub machine: crate::machine::Machine,
     pub topo: Topology,
     pub cores: u32,
     /// Active threads per core now (1 or 2; SET MULTITHREAD changes it in SMT modes).
@@ -237,6 +239,8 @@ pub struct Cpu {
     /// Dispatches of a virtual CPU by where it ran before: the same core, another core of the
     /// same chip, another chip of the same drawer, another drawer.
     pub moves: [u64; 4],
+    /// The same per logical processor (where the virtual CPU was dispatched).
+    pub lp_moves: Vec<[u64; 4]>,
     /// Sourcing work (nominal ns) of a message's data by distance (`CpiModel::reload`), and the
     /// total charged.
     pub reload_ns: [Time; 4],
@@ -261,6 +265,11 @@ impl Cpu {
         let online = (0..n_lpus).map(|l| l < cores * threads).collect();
         Cpu {
             mode,
+            machine: crate::machine::Machine::from_params(
+                crate::machine::DEFAULT,
+                &crate::params::Params::default(),
+            )
+            .expect("the default machine is in the table"),
             cores,
             threads,
             n_lpus,
@@ -273,6 +282,7 @@ impl Cpu {
             online_ns: vec![0; n_lpus as usize],
             online_since: vec![0; n_lpus as usize],
             moves: [0; 4],
+            lp_moves: vec![[0; 4]; n_lpus as usize],
             reload_ns: [0; 4],
             reload_charged: 0,
             msg_dist: [0; 4],
@@ -311,7 +321,13 @@ impl Cpu {
                 machine.drawers
             ));
         }
-        let topo = Topology::new(cores, drawers, cpc, &CpiModel::from_params(p));
+        // With the cache warmth model on, where misses are sourced follows from where virtual
+        // CPUs ran (cache.rs): every core at its one-chip CPI here.
+        let mut m = CpiModel::from_params(p);
+        if p.cache_warmth() >= 0.5 {
+            m.cycles_drawer = m.cycles_chip;
+        }
+        let topo = Topology::new(cores, drawers, cpc, &m);
         let may_smt2 = cfg.actions.iter().any(|a| {
             matches!(
                 a,
@@ -319,6 +335,7 @@ impl Cpu {
             )
         });
         let mut cpu = Cpu::new(mode, topo, p.smt_c2().clamp(1.0, 2.0), may_smt2);
+        cpu.machine = machine;
         let m = CpiModel::from_params(p);
         for k in 0..4 {
             cpu.reload_ns[k] = (m.reload[k].max(0.0) / p.clock_ghz().max(1e-9)).round() as Time;

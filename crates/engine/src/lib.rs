@@ -6,6 +6,7 @@
 //! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
 
 pub mod bench;
+pub mod cache;
 pub mod config;
 pub mod cpu;
 pub mod dasd;

@@ -422,6 +422,14 @@ params! {
         "assumed: SET SRM EXCESSUSE MEDIUM (the default) counts on half of the projected unentitled capacity (cp-model §3.3 [A])";
     hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess", [0.0, 1.0],
         "assumed: SET SRM EXCESSUSE LOW counts on a quarter of the projected unentitled capacity (cp-model §3.3 [A]); NONE counts on none";
+    cache_warmth: "cache.warmth" = 0.0, "switch (1 = on)", [0.0, 1.0],
+        "assumed (a model switch, issue 18): 1 = each virtual CPU's cache footprint is tracked per level (cache.rs) and a dispatch pays the reload of what is not warm where it runs, in place of the static within-drawer sourcing mix; 0 (default) = the static mix (the model before issue 18). Off by default because with it on the workload calibrations made in nominal (one-chip) ns are stale: B7's 4-core calibration point falls 12.8 % (README, cache warmth)";
+    cache_footprint_kb: "cache.footprint_kb" = 1814.0, "KB per virtual CPU", [1.0, 1048576.0], // calibrated from row B10, 16-core column
+        "seed 001 (row B10, kind C, 16-core column, calibrated with cache.warmth = 1 (unused when 0): 21.02 sourcing cycles per L1 miss on the Apache stand-in, b7-apache.toml at 6.3, 60 s): the cache footprint (distinct lines a virtual CPU keeps using; Thiebaut & Stone 1987 for the model form) of one virtual CPU; one value for every guest (a property of the workload, not public for any z/VM workload)";
+    cache_lat_l3: "cache.lat_l3" = 40.0, "cycles per line", [0.0, 100000.0],
+        "assumed: a line missing from the core's L2 and found in the chip's L3 (no public per-level latency for z196-z15, docs/research/machines-and-caches.md §1.3; z16's virtual L3 is about 12 ns, about 60 cycles, over its 19-cycle L2, recalled); the RNI weights put L3 at about a third of a local L4 access";
+    cache_lat_l4: "cache.lat_l4" = 120.0, "cycles per line", [0.0, 100000.0],
+        "assumed: a line found in the drawer's L4 (or another chip's L3 through it), three times cache.lat_l3 as the RNI weights' ratio 0.4 : 1.2 (J. Burg, IBM WSC CPU-MF material, recalled; docs/research/machines-and-caches.md §1.3); beyond L4 (another drawer or memory) costs cpi.cycles_remote";
     // --- end of processors ---
     // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
     path_fault: "storage.path_fault" = 4000.0, "instructions", [0.0, 100000000.0],

@@ -413,6 +413,8 @@ pub struct Sim {
     pub(crate) locks: crate::locks::Locks,
     /// Cores, drawers, SMT threads and their speeds (cpu.rs).
     pub cpu: crate::cpu::Cpu,
+    /// Cache footprints of the virtual CPUs (cache.rs; off unless `cache.warmth`).
+    pub warm: crate::cache::Warmth,
     /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
     pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
@@ -718,6 +720,8 @@ impl Sim {
         };
         let vnet = vnet_for(&cfg, &params, &users, vcpus.len());
         let iske = iske_for(&cfg, &params, &level);
+        let warm =
+            crate::cache::Warmth::new(&params, &cpu.machine, &cpu.topo, vcpus.len(), p as usize);
         let (n_vcpus_resp, n_users_resp) = (vcpus.len(), users.len());
         let sim = Sim {
             end: cfg.duration_ns,
@@ -742,6 +746,7 @@ impl Sim {
             first_dev,
             locks,
             cpu,
+            warm,
             lpar,
             vnet,
             dasd,
