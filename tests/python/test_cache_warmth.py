@@ -135,3 +135,21 @@ def test_monitor_domain_15_has_moves_hits_and_reload_per_processor():
     assert hits == pytest.approx(s["cpi"]["cache"]["footprint_hits"][0], rel=1e-3)
     assert all(last[c]["ZVMPRP_HITL2"] <= last[c]["ZVMPRP_HITL3"] <= last[c]["ZVMPRP_HITL4"] for c in last)
     assert sum(last[c]["ZVMPRP_RELOADTM"] for c in last) > 0
+
+
+def test_replicate_param_overrides_are_checked():
+    from conftest import zvmlab
+
+    for spec, words in (("cache.warm=1", "known parameter"), ("cache.warmth=3", "outside"),
+                        ("cache.warmth", "NAME=VALUE")):
+        p = zvmlab("replicate", "--only", "B1", "--no-store", "--param", spec)
+        assert p.returncode == 2 and "--param" in p.stderr and words in p.stderr, p.stderr
+
+
+def test_replicate_param_reaches_every_scenario_run():
+    from zvmlab.lab import replicate as rep
+    from zvmlab.lab import replicate_runs as R
+
+    rows = [r for r in rep.load_catalogue() if r.id == "B10"]
+    reqs = R.plan(rows, {"B10": [1]}, (), (("cache.warmth", 1.0),))
+    assert reqs and all(dict(q.params) == {"cache.warmth": 1.0} for q in reqs)
