@@ -172,9 +172,9 @@ impl Warmth {
         // Inclusive hierarchy: what L2 holds, L3 holds; what L3 holds, L4 holds.
         w[1] = w[1].max(w[0]);
         w[2] = w[2].max(w[1]);
-        for k in 0..LEVELS {
-            self.hits[k] += w[k];
-            self.lp_hits[l][k] += w[k];
+        for (k, &x) in w.iter().enumerate() {
+            self.hits[k] += x;
+            self.lp_hits[l][k] += x;
         }
         self.dispatches += 1;
         let m = work as f64 * self.miss_per_ns;
@@ -276,7 +276,11 @@ mod tests {
                 let v = (r.next_u64() % 8) as usize;
                 let c = (r.next_u64() % 64) as u32;
                 let work = r.next_u64() % 2_000_000;
-                let avail = if r.next_u64() % 2 == 0 { 1.0 } else { 0.5 };
+                let avail = if r.next_u64().is_multiple_of(2) {
+                    1.0
+                } else {
+                    0.5
+                };
                 let a = at(&w, c);
                 w.dispatch(v, c as usize, a, work, avail);
             }
