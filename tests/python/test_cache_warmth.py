@@ -153,3 +153,13 @@ def test_replicate_param_reaches_every_scenario_run():
     rows = [r for r in rep.load_catalogue() if r.id == "B10"]
     reqs = R.plan(rows, {"B10": [1]}, (), (("cache.warmth", 1.0),))
     assert reqs and all(dict(q.params) == {"cache.warmth": 1.0} for q in reqs)
+
+
+def test_same_seed_same_results_with_the_model_on():
+    def once():
+        s = run("horizontal", seed=3)
+        for k in ("wall_s", "events_per_s"):
+            s.pop(k, None)
+        return s
+
+    assert once() == once()
