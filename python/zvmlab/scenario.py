@@ -23,9 +23,10 @@ from .errors import InputError
 from . import capping, cpupools
 
 SMT_MODES = ("off", "smt1", "smt2")
-MACHINES = ("z13", "z14")
+MACHINES = ("z196", "zEC12", "z13", "z14", "z15", "z16", "z17")  # machine.rs NAMES
+DEFAULT_MACHINE = "z14"
 MAX_SMT_CORES = 32  # seed 000: with SMT only the first 32 logical cores are used
-MAX_DRAWERS = 4
+MAX_DRAWERS = 8  # cpu.rs MAX_DRAWERS; each machine has its own (cpu.<machine>.drawers)
 DISTS = ("exp", "fixed")
 MAX_PROCESSORS = 64
 MAX_VCPUS = 64
@@ -67,7 +68,7 @@ _DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
 # 3390 models: cylinders; a cylinder is 15 tracks of 12 4 KB blocks (180 pages).
 _3390_MODELS = {"3390-3": 3339, "3390-9": 10017, "3390-27": 32760, "3390-54": 65520}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
-                "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
+                "smt": "off | smt1 | smt2", "machine": "z196 | zEC12 | z13 | z14 | z15 | z16 | z17 (chips, drawers, clock, SMT, caches)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
                 "switches": "mechanism switches set on top of the level, e.g. { sched = \"entitlement-excess\" }",
                 "lpar": "name of the LPAR z/VM runs in (with [cpc])",
@@ -475,8 +476,15 @@ class Scenario:
 
     def with_overrides(self, *, level: str | None = None, seed: int | None = None,
                        duration: str | None = None, switches: dict[str, str] | None = None,
-                       level_field: str = "--level") -> "Scenario":
+                       level_field: str = "--level", machine: str | None = None) -> "Scenario":
         s = self
+        if machine is not None:
+            if machine not in MACHINES:
+                raise InputError(f"{machine!r} is not a modelled machine", field="--machine",
+                                 fix=f"accepted: {', '.join(MACHINES)}")
+            _check_machine(machine, s.processors, s.smt, s.drawers, s.params, s.storage, file=None,
+                           ln=lambda *_: None)
+            s = replace(s, machine=machine)
         if switches is not None:
             from . import engine
 
@@ -825,20 +833,9 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     _check_absolute_sum(guests, actions, file=file, ln=ln)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
-    if storage and storage.get("encrypt") and machine == "z13":
-        raise InputError("encrypted paging on a z13", file=file, line=ln("storage", "encrypt_paging"),
-                         field="storage.encrypt_paging",
-                         fix="z/VM encrypts pages with the z14's CPACF (VM65993): use machine = \"z14\" or leave "
-                             "encrypt_paging out")
+    _check_machine(machine or DEFAULT_MACHINE, processors, smt, drawers, params, storage, file=file, ln=ln)
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
-    if drawers is not None:
-        per = _cores_per_drawer(machine or "z14", params)
-        need = -(-processors // per)
-        if drawers < need:
-            raise InputError(f"{processors} cores of a {machine or 'z14'} ({per} cores per drawer) need at least "
-                             f"{need} drawers", file=file, line=ln("system", "drawers"), field="system.drawers",
-                             fix=f"use drawers = {need}..{min(MAX_DRAWERS, processors)}, or leave it out")
     cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, lines=lines)
     if cpc is not None and smt != "off":
         raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
@@ -912,13 +909,58 @@ def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file:
             fail(f"action[{k}].command", None, f" after {a.command!r}")
 
 
-def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
-    """Cores per drawer of a machine from the parameter table (with the scenario's overrides)."""
+def machine_figures(machine: str, params: dict[str, float] | None = None) -> dict[str, float]:
+    """A machine's rows of the parameter table (``cpu.<machine>.*``, ``cache.<machine>.*``, with
+    the scenario's overrides), keyed by the part after the machine's name."""
     from . import engine
 
-    table = {p["name"]: p["default"] for p in engine.params()} | dict(params)
-    cpc = max(1, round(table[f"cpu.{machine}.cores_per_chip"]))
-    return cpc * max(1, round(table[f"cpu.{machine}.chips_per_drawer"]))
+    table = {p["name"]: p["default"] for p in engine.params()} | dict(params or {})
+    out = {}
+    for kind in ("cpu", "cache"):
+        prefix = f"{kind}.{machine}."
+        out |= {k[len(prefix):]: v for k, v in table.items() if k.startswith(prefix)}
+    return out
+
+
+def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
+    """Cores per drawer of a machine from the parameter table (with the scenario's overrides)."""
+    f = machine_figures(machine, params)
+    return max(1, round(f["cores_per_chip"])) * max(1, round(f["chips_per_drawer"]))
+
+
+def _check_machine(machine: str, processors: int, smt: str, drawers: int | None, params: dict[str, float],
+                   storage: dict | None, *, file: str | None, ln: Any) -> None:
+    """What the machine allows (as the engine's machine.rs): SMT, z/VM's largest LPAR, its drawers,
+    encrypted paging (z14 and later)."""
+    f = machine_figures(machine, params)
+    if smt != "off" and f["smt"] < 0.5:
+        raise InputError(f"smt = {smt!r} on a {machine}: the {machine} has no SMT (multithreading came with the z13)",
+                         file=file, line=ln("system", "smt"), field="system.smt",
+                         fix='use smt = "off", or machine = "z13" or later')
+    largest = max(1, round(f["max_lpar_cores"]))
+    if processors > largest:
+        raise InputError(f"{processors} cores on a {machine}: z/VM runs at most {largest} logical processors in an "
+                         f"LPAR of a {machine}", file=file, line=ln("system", "processors"), field="system.processors",
+                         fix=f"use processors <= {largest}, or a later machine")
+    per, most = _cores_per_drawer(machine, params), max(1, round(f["drawers"]))
+    need = -(-processors // per)
+    if need > most:
+        raise InputError(f"{processors} cores: a {machine} has at most {most} drawers of {per} cores", file=file,
+                         line=ln("system", "processors"), field="system.processors",
+                         fix=f"use processors <= {most * per}")
+    if drawers is not None and drawers < need:
+        raise InputError(f"{processors} cores of a {machine} ({per} cores per drawer) need at least {need} drawers",
+                         file=file, line=ln("system", "drawers"), field="system.drawers",
+                         fix=f"use drawers = {need}..{min(most, processors)}, or leave it out")
+    if drawers is not None and drawers > most:
+        raise InputError(f"a {machine} has at most {most} drawers, not {drawers}", file=file,
+                         line=ln("system", "drawers"), field="system.drawers",
+                         fix=f"use drawers = {need}..{min(most, processors)}, or leave it out")
+    if storage and storage.get("encrypt") and MACHINES.index(machine) < MACHINES.index("z14"):
+        raise InputError(f"encrypted paging on a {machine}", file=file, line=ln("storage", "encrypt_paging"),
+                         field="storage.encrypt_paging",
+                         fix="z/VM encrypts pages with the z14's CPACF (VM65993): use machine = \"z14\" or later, or "
+                             "leave encrypt_paging out")
 
 
 def parse_size(text: Any, *, where: str, file: str | None, line: int | None, hi: int = MAX_SIZE,

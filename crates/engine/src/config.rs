@@ -18,7 +18,7 @@ pub struct Config {
     /// Drawers the LPAR's cores span (None: as few as the machine's drawer size allows).
     #[serde(default)]
     pub drawers: Option<u32>,
-    /// Machine generation for the drawer topology: "z13" or "z14" (default).
+    /// Machine generation (`machine::NAMES`): its chips, drawers, clock, SMT, caches; "z14" when none.
     #[serde(default)]
     pub machine: Option<String>,
     pub duration_ns: Time,
@@ -828,10 +828,8 @@ impl Config {
             ));
         }
         if let Some(m) = &self.machine {
-            if m != "z13" && m != "z14" {
-                return Err(format!(
-                    "system.machine = '{m}' is not modelled; accepted: z13, z14"
-                ));
+            if !crate::machine::NAMES.contains(&m.as_str()) {
+                return Err(crate::machine::Machine::unknown(m));
             }
         }
         if let Some(d) = self.drawers {

@@ -6,6 +6,7 @@
 //! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
 
 pub mod bench;
+pub mod cache;
 pub mod config;
 pub mod cpu;
 pub mod dasd;
@@ -15,6 +16,7 @@ pub mod io;
 pub mod level;
 pub mod locks;
 pub mod lpar;
+pub mod machine;
 pub mod mdc;
 pub mod monitor;
 pub mod monwrite;

@@ -400,7 +400,7 @@ impl Sim {
             .map(|(c, f)| c * f)
             .next()
             .unwrap_or(1.0);
-        let work = nominal - self.cpu.reload_charged as f64;
+        let work = nominal - self.cpu.reload_charged as f64 - self.warm.reload_ns as f64;
         let cpi = if busy > 0.0 && work > 0.0 {
             cpi_ref * busy / work
         } else {
@@ -420,7 +420,32 @@ impl Sim {
             min_speed_factor: t.factor.iter().cloned().fold(1.0, f64::min) / stretch,
             dispatch_moves: self.cpu.moves,
             message_distances: self.cpu.msg_dist,
+            cpi_per_processor: self.cpi_per_processor(cpi_ref),
+            cache: self
+                .warm
+                .summary(self.users.iter().map(|u| u.acct.virt_ns).sum()),
         }
+    }
+
+    /// CPI of each logical processor: its cycles (busy wall time) over its instructions (the
+    /// nominal work it did less the cache reload and message sourcing stalls charged on it).
+    fn cpi_per_processor(&self, cpi_ref: f64) -> Vec<f64> {
+        let t = &self.cpu.topo;
+        let cores = t.cores.max(1) as usize;
+        self.lpus
+            .iter()
+            .enumerate()
+            .map(|(l, lp)| {
+                let busy = lp.busy_ns as f64;
+                let stall = self.warm.lp_reload_ns.get(l).copied().unwrap_or(0) as f64;
+                let work = busy * t.factor[l % cores] - stall;
+                if busy > 0.0 && work > 0.0 {
+                    cpi_ref * busy / work
+                } else {
+                    t.cpi[l % cores]
+                }
+            })
+            .collect()
     }
 }
 
@@ -472,6 +497,10 @@ pub struct CpiSummary {
     /// Guest LAN / VSWITCH messages by how far their data travelled to the receiver (same
     /// core, same chip, same drawer, other drawer: `cpi.msg_*` cycles each).
     pub message_distances: [u64; 4],
+    /// CPI of each logical processor (cycles over instructions, cache reload stalls included).
+    pub cpi_per_processor: Vec<f64>,
+    /// The cache warmth model (cache.rs): footprint hits per level and reload cost.
+    pub cache: crate::cache::CacheSummary,
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -707,7 +707,13 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let u = vc.user as usize;
         self.users[u].sch.want_ns += self.now - vc.want_since;
-        self.cpu.moves[self.cpu.topo.distance(vc.home, l)] += 1;
+        let d = self.cpu.topo.distance(vc.home, l);
+        self.cpu.moves[d] += 1;
+        self.cpu.lp_moves[l as usize][d] += 1;
+        if self.warm.on {
+            self.cache_dispatch(v, l);
+        }
+        let vc = &mut self.vcpus[v as usize];
         vc.home = l;
         vc.run_start = self.now;
         vc.run_used = 0;

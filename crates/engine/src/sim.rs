@@ -419,6 +419,8 @@ pub struct Sim {
     pub(crate) locks: crate::locks::Locks,
     /// Cores, drawers, SMT threads and their speeds (cpu.rs).
     pub cpu: crate::cpu::Cpu,
+    /// Cache footprints of the virtual CPUs (cache.rs; off unless `cache.warmth`).
+    pub warm: crate::cache::Warmth,
     /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
     pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
@@ -463,6 +465,11 @@ fn level_and_params(cfg: &Config) -> Result<(Level, Params), String> {
     })?;
     level.switches = level.switches.with_overrides(&cfg.switches)?;
     let mut params = Params::default();
+    // The machine's clock, unless the scenario sets cpu.clock_ghz itself (below).
+    let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+    if let Some(m) = crate::machine::Machine::from_params(name, &params) {
+        params.clock_ghz = m.ghz;
+    }
     for (k, v) in &cfg.params {
         params.set(k, *v)?;
     }
@@ -722,6 +729,8 @@ impl Sim {
         };
         let vnet = vnet_for(&cfg, &params, &users, vcpus.len());
         let iske = iske_for(&cfg, &params, &level);
+        let warm =
+            crate::cache::Warmth::new(&params, &cpu.machine, &cpu.topo, vcpus.len(), p as usize);
         let (n_vcpus_resp, n_users_resp) = (vcpus.len(), users.len());
         let sim = Sim {
             end: cfg.duration_ns,
@@ -746,6 +755,7 @@ impl Sim {
             first_dev,
             locks,
             cpu,
+            warm,
             lpar,
             vnet,
             dasd,

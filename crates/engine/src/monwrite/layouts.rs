@@ -269,12 +269,15 @@ pub const ZVMDVC: Layout = zrec(
 );
 
 /// D15R3: per logical processor, what IBM's MRSYTPRP bytes we can place do not hold: PR/SM,
-/// parking and SMT (FCX304 PRCLOG), and how SYTPRP_PFXPRBTM was obtained.
+/// parking and SMT (FCX304 PRCLOG), and how SYTPRP_PFXPRBTM was obtained; since issue 18 the
+/// cache model's counters: dispatches by how far the virtual CPU moved (same core, chip,
+/// drawer, other drawer), footprint hits per level (thousandths of a dispatch, cumulative:
+/// their sum over dispatches x 1000) and the reload stall time (cache.rs).
 pub const ZVMPRP: Layout = zrec(
     3,
     "ZVMPRP",
     "zvmlab: processor data",
-    60,
+    116,
     &[
         z("ZVMPRP_CPUAD", 20, 2, Uint),
         z("ZVMPRP_CORE", 22, 2, Uint),
@@ -284,6 +287,15 @@ pub const ZVMPRP: Layout = zrec(
         z("ZVMPRP_PARKTM", 36, 8, Tod),
         z("ZVMPRP_CORE1TM", 44, 8, Tod),
         z("ZVMPRP_CORE2TM", 52, 8, Tod),
+        z("ZVMPRP_MOVE0", 60, 4, Uint),
+        z("ZVMPRP_MOVE1", 64, 4, Uint),
+        z("ZVMPRP_MOVE2", 68, 4, Uint),
+        z("ZVMPRP_MOVE3", 72, 4, Uint),
+        z("ZVMPRP_HITL2", 76, 8, Uint),
+        z("ZVMPRP_HITL3", 84, 8, Uint),
+        z("ZVMPRP_HITL4", 92, 8, Uint),
+        z("ZVMPRP_RELOADTM", 100, 8, Tod),
+        z("ZVMPRP_DISPS", 108, 8, Uint),
     ],
 );
 

@@ -356,6 +356,15 @@ fn zvmprp(sim: &Sim, snap: &Snapshot, i: usize, tod: u64) -> Vec<u8> {
             ("ZVMPRP_PARKTM", Val::U(ns_to_tod_units(lp.parked_ns))),
             ("ZVMPRP_CORE1TM", Val::U(ns_to_tod_units(c1))),
             ("ZVMPRP_CORE2TM", Val::U(ns_to_tod_units(c2))),
+            ("ZVMPRP_MOVE0", Val::U(lp.moves[0] & 0xFFFF_FFFF)),
+            ("ZVMPRP_MOVE1", Val::U(lp.moves[1] & 0xFFFF_FFFF)),
+            ("ZVMPRP_MOVE2", Val::U(lp.moves[2] & 0xFFFF_FFFF)),
+            ("ZVMPRP_MOVE3", Val::U(lp.moves[3] & 0xFFFF_FFFF)),
+            ("ZVMPRP_HITL2", Val::U(lp.hits[0])),
+            ("ZVMPRP_HITL3", Val::U(lp.hits[1])),
+            ("ZVMPRP_HITL4", Val::U(lp.hits[2])),
+            ("ZVMPRP_RELOADTM", Val::U(ns_to_tod_units(lp.reload_ns))),
+            ("ZVMPRP_DISPS", Val::U(lp.disps)),
         ],
     )
 }

@@ -51,6 +51,12 @@ pub struct LpuSnap {
     pub parked_ns: u64,
     pub parked: bool,
     pub core_t: Option<(u64, u64)>,
+    /// Dispatches on it by how far the virtual CPU moved; footprint hits per level (x 1000,
+    /// cumulative), reload stall ns and dispatches (cache.rs).
+    pub moves: [u64; 4],
+    pub hits: [u64; 3],
+    pub reload_ns: u64,
+    pub disps: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -134,6 +140,10 @@ impl Sim {
                     } else {
                         None
                     },
+                    moves: self.cpu.lp_moves.get(l).copied().unwrap_or_default(),
+                    hits: self.warm.lp_hits(l),
+                    reload_ns: self.warm.lp_reload_ns.get(l).copied().unwrap_or(0),
+                    disps: self.cpu.lp_moves.get(l).map_or(0, |m| m.iter().sum()),
                 }
             })
             .collect();
