@@ -37,7 +37,7 @@
 
 use crate::cpu::wall_for;
 use crate::level::{
-    FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
+    FrameReplenish, FrameReturns, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
 };
 use crate::params::Params;
 use crate::queue::Time;
@@ -185,6 +185,10 @@ pub struct Locks {
     /// frame) and each processor's free cleared frames.
     cpu_batch: u64,
     cpu_list: Vec<u64>,
+    /// 6.4 queued frame returns (`frame_returns`): frames waiting on each zone's return queue
+    /// for the next holder of the zone's lock.
+    queued_returns: bool,
+    return_q: Vec<u64>,
     /// NDMBK free set: hold per block moved, refill/spill batch (0: one system-wide list, a
     /// lock per get and per put), each processor's cached free blocks.
     hold_ndmbk: Time,
@@ -219,7 +223,12 @@ impl Locks {
             hold_ready: path_ns(p, p.lock_hold_ready(), 0.0),
             hold_atod: path_ns(p, p.lock_hold_atod(), 0.0),
             hold_slot: path_ns(p, p.lock_hold_slot(), 0.0),
-            hold_frame: path_ns(p, p.lock_hold_frame(), 0.0),
+            // Per frame: the list work plus the misses on its frame-table entry.
+            hold_frame: path_ns(
+                p,
+                p.lock_hold_frame(),
+                p.misses_per_frame() * p.cycles_remote(),
+            ),
             pending_hold: 0,
             requeue: vec![false; processors as usize],
             looked_idle: vec![false; processors as usize],
@@ -229,6 +238,8 @@ impl Locks {
                 FrameReplenish::DemandSensitive => (p.cpu_list_batch().round() as u64).max(1),
             },
             cpu_list: Vec::new(),
+            queued_returns: sw.frame_returns == FrameReturns::Queued,
+            return_q: vec![0; zones],
             hold_ndmbk: path_ns(p, p.lock_hold_ndmbk(), 0.0),
             ndmbk_batch: match sw.ndmbk {
                 Ndmbk::SingleList => 0,
@@ -529,36 +540,70 @@ impl Locks {
             .extra()
     }
 
-    /// Processor `cpu` (speed `rate`) takes (and returns) `frames` frames on the available
-    /// list at `t`. Returns wall time.
+    /// Processor `cpu` (speed `rate`) takes one frame and returns `frames - 1` (stolen) frames
+    /// on the available list at `t`. Returns wall time.
     /// With demand-sensitive replenishment (`frame_replenish`) the frame taken comes from the
     /// processor's own list of free cleared frames when it has one (no lock); an empty list is
-    /// refilled with `storage.cpu_list_batch` frames under one hold, and returned frames go
-    /// back under the lock only when it is taken anyway or there are returns.
+    /// refilled with `storage.cpu_list_batch` frames under one hold. Returned frames go back
+    /// under the lock, the returner spinning for it like an allocator (`frame_returns = wait`),
+    /// or are pushed on the zone's return queue with one interlocked update and chained by the
+    /// next holder of the zone's lock (`queued`, 6.4). Each frame moved under the lock costs
+    /// `lock.hold_frame` plus `storage.misses_per_frame` misses on its frame-table entry.
     pub fn frames(&mut self, cpu: u32, t: Time, frames: u64, rate: u64) -> Time {
-        let moved = if self.cpu_batch == 0 {
-            frames
+        let returned = frames.saturating_sub(1);
+        let taken = self.frames_taken(cpu);
+        let z = self.zone_of(cpu);
+        let (locked_returns, mut extra) = if self.queued_returns && returned > 0 {
+            self.return_q[z] += returned;
+            let cs = round_ns(self.line_ns);
+            self.counters[LockId::Rsa2glck as usize].line_ns += cs;
+            (0, cs)
         } else {
-            let c = cpu as usize;
-            if self.cpu_list.len() <= c {
-                self.cpu_list.resize(c + 1, 0);
-            }
-            let returned = frames.saturating_sub(1);
-            let refill = if self.cpu_list[c] == 0 {
-                self.cpu_list[c] = self.cpu_batch;
-                self.cpu_batch
-            } else {
-                0
-            };
-            self.cpu_list[c] -= 1;
-            if refill + returned == 0 {
-                return 0;
-            }
-            refill + returned
+            (returned, 0)
         };
-        let h = wall_for(self.hold_frame * moved, rate, 0);
-        self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
-            .extra()
+        let moved = taken + locked_returns;
+        if moved == 0 {
+            return extra;
+        }
+        let drained = std::mem::take(&mut self.return_q[z]);
+        let h = wall_for(self.hold_frame * (moved + drained), rate, 0);
+        extra += self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h).extra();
+        extra
+    }
+
+    /// Frames processor `cpu` takes from the available list under the lock for one fault: one
+    /// with lagging lists, a refill batch when its list of free cleared frames is empty, else 0.
+    fn frames_taken(&mut self, cpu: u32) -> u64 {
+        if self.cpu_batch == 0 {
+            return 1;
+        }
+        let c = cpu as usize;
+        if self.cpu_list.len() <= c {
+            self.cpu_list.resize(c + 1, 0);
+        }
+        let refill = if self.cpu_list[c] == 0 {
+            self.cpu_list[c] = self.cpu_batch;
+            self.cpu_batch
+        } else {
+            0
+        };
+        self.cpu_list[c] -= 1;
+        refill
+    }
+
+    /// Frames waiting on the zones' return queues (6.4 queued returns).
+    pub fn frames_queued(&self) -> u64 {
+        self.return_q.iter().sum()
+    }
+
+    /// The frame-manager zone of processor `cpu` (0 when not zoned).
+    #[inline]
+    fn zone_of(&self, cpu: u32) -> usize {
+        if self.zones > 1 && cpu != NONE {
+            cpu as usize % self.zones
+        } else {
+            0
+        }
     }
 
     /// A search for a below-2GB frame of `hold` ns (path time at nominal speed) by processor
