@@ -320,13 +320,16 @@ impl Locks {
     /// A simulated guest ISKE on processor `cpu` at `t` against user `user`'s hot page: with
     /// `lock` the page's PTE is locked exclusive for `hold` ns (its lock bit sits beside the PTE
     /// data, so each spinner also takes the line from the holder); without, the key is read
-    /// with no lock. Returns the wall time added (spin and line transfers).
+    /// without taking the lock, but the reader must see the lock bit clear to read a consistent
+    /// key, so it waits (reading the line) while an update holds it, and as a spinner on the
+    /// line it stretches that holder like any other. Returns the wall time added (spin and
+    /// line transfers).
     pub fn guest_pte(&mut self, cpu: u32, t: Time, user: u32, lock: bool, hold: Time) -> Time {
-        if !lock {
-            return 0;
-        }
         if self.pte.len() <= user as usize {
             self.pte.resize(user as usize + 1, Inst::default());
+        }
+        if !lock {
+            return self.pte_read(t, user);
         }
         // The user's PTE lock state rides on the end of the instance list for the call (the
         // VDISK instances own the indices after the zones).
@@ -336,6 +339,21 @@ impl Locks {
         let g = self.acquire_inst(k, LockId::GuestPte, Mode::Excl, t, cpu, hold, true);
         self.pte[user as usize] = self.inst.pop().unwrap_or_default();
         g.extra()
+    }
+
+    /// A lock-free read of `user`'s hot PTE at `t`: it waits for a holding update to release
+    /// the lock bit (counted as a shared collision and spin of the PTE lock); it writes nothing.
+    fn pte_read(&mut self, t: Time, user: u32) -> Time {
+        let lk = &mut self.pte[user as usize];
+        let spin = lk.excl_free.saturating_sub(t);
+        let c = &mut self.counters[LockId::GuestPte as usize];
+        c.acquires_shared += 1;
+        if spin > 0 {
+            lk.spinning.push(Reverse(t + spin));
+            c.colls_shared += 1;
+            c.spin_shared_ns += spin;
+        }
+        spin
     }
 
     /// `beside_data`: the lock word shares its line with the data it protects whatever the
