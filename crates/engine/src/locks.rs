@@ -37,7 +37,8 @@
 
 use crate::cpu::wall_for;
 use crate::level::{
-    FrameReplenish, FrameReturns, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
+    FrameReplenish, FrameReturns, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates,
+    Switches,
 };
 use crate::params::Params;
 use crate::queue::Time;
@@ -585,7 +586,9 @@ impl Locks {
         }
         let drained = std::mem::take(&mut self.return_q[z]);
         let h = wall_for(self.hold_frame * (moved + drained), rate, 0);
-        extra += self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h).extra();
+        extra += self
+            .acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
+            .extra();
         extra
     }
 

@@ -85,6 +85,11 @@ pub struct Paging {
     pub deferred_until: Vec<Time>,
     pub deferrals: u64,
     pub defer_wait_ns: u64,
+    /// Per virtual CPU: its below-2GB request waits for the write of the changed page whose
+    /// frame the scan took; its page-in waits to be started.
+    pub awaiting_write: Vec<bool>,
+    pub pagein_pending: Vec<bool>,
+    pub victim_writes: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -165,6 +170,8 @@ pub struct StorageSummary {
     /// mean wait for it (ms).
     pub below_2g_deferrals_per_s: f64,
     pub below_2g_defer_wait_ms: f64,
+    /// Page-outs of changed user pages whose below-2GB frames the scan took, per second.
+    pub below_2g_victim_writes_per_s: f64,
 }
 
 impl Paging {
@@ -354,6 +361,9 @@ impl Paging {
             deferred_until: Vec::new(),
             deferrals: 0,
             defer_wait_ns: 0,
+            awaiting_write: Vec::new(),
+            pagein_pending: Vec::new(),
+            victim_writes: 0,
         })
     }
 
@@ -529,33 +539,6 @@ impl Sim {
         }
     }
 
-    /// CP takes its below-2GB frames for virtual CPU `v`'s page-in. When the below-2GB
-    /// available list is empty the request is deferred (RSADefFRQ): the below-2GB demand scan,
-    /// one task, finds a frame in its turn (its time is system time, run by the next processor
-    /// that dispatches) and the page-in starts only then; the requesting processor does not spin.
-    fn take_below_for_io(&mut self, v: u32) {
-        let now = self.now;
-        let pg = self.paging.as_mut().unwrap();
-        let mut examined = 0;
-        for _ in 0..pg.below_per_io {
-            examined += pg.st.cp_take_below(&mut pg.below_rng);
-        }
-        if examined == 0 {
-            return;
-        }
-        // The search's victims are written out like other stolen pages (flush_writes); MDC
-        // frames it took leave the cache.
-        let (done, hold) = pg.below_scan(now, examined);
-        if pg.deferred_until.len() <= v as usize {
-            pg.deferred_until.resize(v as usize + 1, 0);
-        }
-        pg.deferred_until[v as usize] = done;
-        pg.deferrals += 1;
-        pg.defer_wait_ns += done - now;
-        self.sched.sys_pending += hold;
-        self.mdc_surrender();
-    }
-
     fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
         self.vcpus[v as usize].cp_owed += cp;
         self.continue_run(l, v);
@@ -622,7 +605,7 @@ impl Sim {
     }
 
     /// MDC frames CP's below-2GB search took: the cache drops their units.
-    fn mdc_surrender(&mut self) {
+    pub(crate) fn mdc_surrender(&mut self) {
         let (Some(pg), Some(d)) = (self.paging.as_mut(), self.dasd.as_mut()) else {
             return;
         };
@@ -634,57 +617,13 @@ impl Sim {
     }
 
     /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in, which
-    /// starts now, or when the below-2GB demand scan satisfies its deferred frame request.
+    /// starts now, or when its deferred below-2GB request is satisfied (below2g.rs).
     pub(crate) fn enter_page_wait(&mut self, l: u32, v: u32) {
         self.release_for_page_wait(l, v, VState::PageWait);
         if self.vcpus[v as usize].pagein != NONE {
-            let until = self.deferred_until(v);
-            let e = self.first_vcpu + v;
-            if until > self.now && !self.q.is_scheduled(e) {
-                self.q.schedule(e, until);
-            } else {
-                self.submit_pagein(v);
-            }
+            self.pagein_when_ready(v);
         }
         self.dispatch_next(l);
-    }
-
-    /// When virtual CPU `v`'s deferred below-2GB request is satisfied (0: none pending).
-    fn deferred_until(&self, v: u32) -> Time {
-        self.paging
-            .as_ref()
-            .and_then(|pg| pg.deferred_until.get(v as usize).copied())
-            .unwrap_or(0)
-    }
-
-    /// Virtual CPU `v`'s own event while in page wait: its deferred below-2GB request is
-    /// satisfied, so its page-in starts.
-    pub(crate) fn deferred_pagein(&mut self, v: u32) {
-        let until = self.deferred_until(v);
-        if until != 0 && until <= self.now && self.vcpus[v as usize].pagein != NONE {
-            self.submit_pagein(v);
-        }
-    }
-
-    /// Start virtual CPU `v`'s page-in I/O now.
-    fn submit_pagein(&mut self, v: u32) {
-        let d = self.vcpus[v as usize].pagein;
-        let now = self.now;
-        let pg = self.paging.as_mut().unwrap();
-        if let Some(t) = pg.deferred_until.get_mut(v as usize) {
-            *t = 0;
-        }
-        let r = IoReq {
-            pages: 1,
-            read: true,
-            waiter: v,
-            queued: now,
-            tag: pg.vpage[v as usize],
-        };
-        if let Some(t) = pg.devs[d as usize].submit(now, r) {
-            self.q.schedule(self.first_dev + d, t);
-        }
-        self.alias_kick();
     }
 
     /// A paging device's I/O completed.
@@ -706,7 +645,13 @@ impl Sim {
             }
         }
         if let Some(r) = r {
+            if !r.read && r.waiter != NONE {
+                // A changed page stolen for a deferred below-2GB request is written out.
+                self.victim_written(r.waiter);
+                return;
+            }
             if r.read && r.waiter != NONE {
+                let pg = self.paging.as_mut().unwrap();
                 pg.wait_ns += now - r.queued;
                 pg.waits += 1;
                 let others = pg.inflight.remove(&r.tag).unwrap_or_default();
@@ -801,6 +746,7 @@ impl Sim {
             below_2g_search_ms_per_s: pg.search_wall_ns as f64 / 1e6 / dur,
             below_2g_deferrals_per_s: pg.deferrals as f64 / dur,
             below_2g_defer_wait_ms: pg.defer_wait_ns as f64 / 1e6 / pg.deferrals.max(1) as f64,
+            below_2g_victim_writes_per_s: pg.victim_writes as f64 / dur,
         })
     }
 
