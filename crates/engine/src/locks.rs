@@ -190,6 +190,8 @@ pub struct Locks {
     /// for the next holder of the zone's lock.
     queued_returns: bool,
     return_q: Vec<u64>,
+    /// The processor that last wrote each zone's return-queue head (pushed or drained it).
+    return_last: Vec<u32>,
     /// NDMBK free set: hold per block moved, refill/spill batch (0: one system-wide list, a
     /// lock per get and per put), each processor's cached free blocks.
     hold_ndmbk: Time,
@@ -241,6 +243,7 @@ impl Locks {
             cpu_list: Vec::new(),
             queued_returns: sw.frame_returns == FrameReturns::Queued,
             return_q: vec![0; zones],
+            return_last: vec![NONE; zones],
             hold_ndmbk: path_ns(p, p.lock_hold_ndmbk(), 0.0),
             ndmbk_batch: match sw.ndmbk {
                 Ndmbk::SingleList => 0,
@@ -574,9 +577,7 @@ impl Locks {
         let z = self.zone_of(cpu);
         let (locked_returns, mut extra) = if self.queued_returns && returned > 0 {
             self.return_q[z] += returned;
-            let cs = round_ns(self.line_ns);
-            self.counters[LockId::Rsa2glck as usize].line_ns += cs;
-            (0, cs)
+            (0, self.touch_return_queue(z, cpu))
         } else {
             (returned, 0)
         };
@@ -585,6 +586,9 @@ impl Locks {
             return extra;
         }
         let drained = std::mem::take(&mut self.return_q[z]);
+        if drained > 0 {
+            extra += self.touch_return_queue(z, cpu);
+        }
         let h = wall_for(self.hold_frame * (moved + drained), rate, 0);
         extra += self
             .acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
@@ -610,6 +614,18 @@ impl Locks {
         };
         self.cpu_list[c] -= 1;
         refill
+    }
+
+    /// An interlocked update of zone `z`'s return-queue head by `cpu` (a push, or the holder
+    /// taking the queue): a line transfer unless this processor wrote it last. Returns wall ns.
+    fn touch_return_queue(&mut self, z: usize, cpu: u32) -> Time {
+        if self.return_last[z] == cpu && cpu != NONE {
+            return 0;
+        }
+        self.return_last[z] = cpu;
+        let cs = round_ns(self.line_ns);
+        self.counters[LockId::Rsa2glck as usize].line_ns += cs;
+        cs
     }
 
     /// Frames waiting on the zones' return queues (6.4 queued returns).
