@@ -273,3 +273,24 @@ proptest! {
         prop_assert!(lock_ns <= sys + sim.sys_outstanding() + 2 * acquires);
     }
 }
+
+/// A push on a zone's return queue is one interlocked update of its head: a line transfer when
+/// another processor wrote the head last, none when this one did (and never a spin).
+#[test]
+fn return_queue_push_pays_a_transfer_only_when_the_line_moves() {
+    let p = Params {
+        lock_line_cycles: 550.0,
+        ..params(1.0)
+    };
+    let mut sw = switches("zvm-6.4");
+    sw.frame_zones = FrameZones::One;
+    let mut l = Locks::new(&p, &sw, 4);
+    let line = (550.0 / p.clock_ghz).round() as u64;
+    // Fill the lists of processors 0 and 1 (refills; the lock's own line costs apart).
+    l.frames(0, 0, 1, ONE);
+    l.frames(1, 1_000_000, 1, ONE);
+    assert_eq!(l.frames(0, 2_000_000, 3, ONE), line, "first push by 0");
+    assert_eq!(l.frames(0, 2_100_000, 3, ONE), 0, "0 wrote the head last");
+    assert_eq!(l.frames(1, 2_200_000, 2, ONE), line, "the head moves to 1");
+    assert_eq!(l.frames_queued(), 5);
+}
