@@ -148,6 +148,20 @@ pub enum FrameZones {
     Zoned,
 }
 
+/// How a processor gives frames back to the > 2 GB available list (seed 000, the 6.4 2 TB
+/// support: "frame returns can be queued instead of waiting for the zone's lock").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameReturns {
+    /// Through 6.3: a processor returning frames (steal, release, reclaim) takes RSA2GLCK and
+    /// spins for it like an allocator.
+    #[default]
+    Wait,
+    /// 6.4: the frames are pushed on the zone's return queue with one interlocked update and
+    /// the next holder of the zone's lock chains them (its hold grows; nobody spins to return).
+    Queued,
+}
+
 /// CP's SCSI container (the layer that drives EDEV LUNs): the z/VM 5.2 code, or the 5.3 code
 /// tuned for shorter paths on common requests (seed 004).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -401,6 +415,8 @@ pub struct Switches {
     #[serde(default)]
     pub frame_zones: FrameZones,
     #[serde(default)]
+    pub frame_returns: FrameReturns,
+    #[serde(default)]
     pub scsi_container: ScsiContainer,
     #[serde(default)]
     pub write_same: WriteSame,
@@ -479,6 +495,7 @@ pub fn levels() -> Vec<Level> {
         vdisk_lock: VdiskLock::WholeIo,
         xiv_io: XivIo::Serial,
         frame_zones: FrameZones::One,
+        frame_returns: FrameReturns::Wait,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
         polarization: Polarizing::HorizontalOnly,
@@ -554,6 +571,7 @@ pub fn levels() -> Vec<Level> {
         sched: Sched::EntitlementExcess,
         dv: DvSelect::LookAside,
         frame_zones: FrameZones::Zoned,
+        frame_returns: FrameReturns::Queued,
         paging_payload: PagingPayload::Large,
         // SET PAGING HPF (seed 000: the paging subsystem can now use zHPF).
         paging_hpf: PagingHpf::Supported,

@@ -5,6 +5,7 @@
 //! `monitor` (interval samples), `workload` (guest programs), `level` (CP releases as mechanism
 //! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
 
+pub mod below2g;
 pub mod bench;
 pub mod cache;
 pub mod config;

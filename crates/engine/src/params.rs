@@ -227,6 +227,8 @@ params! {
         "assumed: NDMBKs one refill (or spill) of a processor's cache moves under one NDMBK lock hold, with per-processor caches (switch ndmbk); like storage.cpu_list_batch";
     lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame", [0.0, 100000000.0],
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
+    misses_per_frame: "storage.misses_per_frame" = 1.0, "cache misses per frame moved", [0.0, 4.0],
+        "assumed (docs/research/where-cp-breaks.md §7.0, §7.4): moving a frame on or off the > 2 GB available list under RSA2GLCK (or a zone's lock) touches its frame-table entry, which a frame not recently used has out of every cache; each miss costs cpi.cycles_remote, so the lock's capacity is a few million frames per second whatever the batching. Physical range 1-2 (the entry, and a list neighbour's link); 0 is the old model";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones", [1.0, 64.0],
         "assumed: frame-manager zones of the 6.4 2 TB support (seed 000 gives no count); RSA2GLCK is split with them";
     smt_c2: "smt.c2" = 1.25, "x a non-SMT core", [1.0, 2.0], // calibrated from row B1

@@ -887,6 +887,7 @@ impl Sim {
             VState::Dormant => self.begin_transaction(v),
             VState::Limited => self.limit_release(v),
             VState::Ready => self.reprioritize(v),
+            VState::PageWait => self.deferred_pagein(v),
             _ => {}
         }
     }
