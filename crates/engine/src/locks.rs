@@ -37,7 +37,8 @@
 
 use crate::cpu::wall_for;
 use crate::level::{
-    FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
+    FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, SchedWaits,
+    Switches,
 };
 use crate::params::Params;
 use crate::queue::Time;
@@ -194,6 +195,8 @@ pub struct Locks {
     dispatch_excl: bool,
     /// Each scheduler-list change takes the lock itself when it happens (`sched_updates`).
     updates_at_event: bool,
+    /// A virtual CPU's wait and readying take the lock exclusive (`sched_waits = exclusive`).
+    waits_excl: bool,
 }
 
 impl Locks {
@@ -237,6 +240,7 @@ impl Locks {
             ndmbk_cache: Vec::new(),
             dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
             updates_at_event: sw.sched_updates == SchedUpdates::AtEvent,
+            waits_excl: sw.sched_waits == SchedWaits::Exclusive,
         }
     }
 
@@ -484,6 +488,21 @@ impl Locks {
             return 0;
         }
         self.acquire(LockId::Srmslock, Mode::Excl, t, NONE, hold)
+            .extra()
+    }
+
+    /// A virtual CPU goes idle (an enabled wait, a guest I/O wait) or is readied from such a
+    /// wait at `t` on processor `cpu` (NONE: no processor known, an I/O completion). Before the
+    /// exploitation SPE (`sched_waits = exclusive`) this is a state change under the scheduler
+    /// lock held exclusive for `lock.hold_requeue` (one VMDBK's state and queue position); with
+    /// it only the dispatch vector is touched (returns 0, no acquisition). Returns the wall time
+    /// beyond the hold (spin, line transfers); the hold itself is part of the path that runs it.
+    pub fn vcpu_wait_or_ready(&mut self, cpu: u32, t: Time, rate: u64) -> Time {
+        if !self.waits_excl {
+            return 0;
+        }
+        let h = wall_for(self.hold_requeue, rate, 0);
+        self.acquire(LockId::Srmslock, Mode::Excl, t, cpu, h)
             .extra()
     }
 
