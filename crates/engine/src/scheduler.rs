@@ -797,7 +797,9 @@ impl Sim {
     /// lock exclusive (`Locks::vcpu_wait_or_ready`). The event's processor is not known here, so
     /// the spin and line time run on the next processor that dispatches (as SRMATDLK's).
     fn ready_lock(&mut self) {
-        self.sched.sys_pending += self.locks.vcpu_wait_or_ready(NONE, self.now, crate::cpu::ONE);
+        self.sched.sys_pending += self
+            .locks
+            .vcpu_wait_or_ready(NONE, self.now, crate::cpu::ONE);
     }
 
     /// `v`'s page-in is done. A page wait is CP's, not the guest's: the user stayed on the
