@@ -22,7 +22,9 @@
 //! - exclusive acquires always write the lock word; with the old shared/exclusive manager
 //!   (`sched_lock = single-line`) shared acquires write it too, so they are serialized on the
 //!   line for one write each, and write it again to release; with VM65988
-//!   (`excl-only-writes`) shared acquires only read it; `exclusive` makes every acquire of the
+//!   (`excl-only-writes`) shared acquires only read it, and an exclusive acquire, which must see
+//!   no processor holding a share, reads the other processors' share lines (one transfer each,
+//!   so its hold grows with the processors); `exclusive` makes every acquire of the
 //!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
 //!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
@@ -197,6 +199,10 @@ pub struct Locks {
     updates_at_event: bool,
     /// A virtual CPU's wait and readying take the lock exclusive (`sched_waits = exclusive`).
     waits_excl: bool,
+    /// VM65988's distributed scheduler lock: an exclusive acquirer, holding the global line,
+    /// reads every other processor's share line (SXLBK) to see no share held, one transfer
+    /// each (`sxl_scan`, part of the hold; research note where-cp-breaks §2.3 [I]).
+    sxl_scan: Time,
 }
 
 impl Locks {
@@ -241,6 +247,9 @@ impl Locks {
             dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
             updates_at_event: sw.sched_updates == SchedUpdates::AtEvent,
             waits_excl: sw.sched_waits == SchedWaits::Exclusive,
+            sxl_scan: round_ns(
+                p.lock_line_cycles() / p.clock_ghz() * processors.saturating_sub(1) as f64,
+            ),
         }
     }
 
@@ -331,6 +340,18 @@ impl Locks {
         g.extra()
     }
 
+    /// Line reads an exclusive acquire of `id` adds to its hold: with VM65988
+    /// (`sched_lock = excl-only-writes`) an exclusive SRMSLOCK acquirer reads the share lines of
+    /// the other processors (the cost of shared acquires that write only their own line grows
+    /// with the processors on the exclusive side); none for other locks and managers.
+    fn excl_scan(&self, id: LockId) -> Time {
+        if id == LockId::Srmslock && self.sched_lock == SchedLock::ExclOnlyWrites {
+            self.sxl_scan
+        } else {
+            0
+        }
+    }
+
     /// `beside_data`: the lock word shares its line with the data it protects whatever the
     /// level (a PTE lock bit), so spinners stretch an exclusive hold.
     #[allow(clippy::too_many_arguments)]
@@ -357,6 +378,7 @@ impl Locks {
             1.0
         };
         let single_line = self.sched_lock == SchedLock::SingleLine;
+        let scan = self.excl_scan(id);
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
             if s <= t {
@@ -383,7 +405,7 @@ impl Locks {
                 } else {
                     round_ns(line_ns * n * touches)
                 };
-                let line = write + release + stretch;
+                let line = write + release + stretch + scan;
                 let e = s + hold + line;
                 lk.excl_free = e;
                 lk.last_writer = cpu;

@@ -259,3 +259,39 @@ fn vcpu_waits_add_two_acquisitions_per_transaction_at_compat() {
     let e_ex = run(&cfg("zvm-6.3", Some("exclusive")));
     assert!(acq(&e_ex) > acq(&e) + tx(&e));
 }
+
+/// VM65988's distributed scheduler lock: an exclusive SRMSLOCK acquirer reads the other
+/// processors' share lines, one transfer each, inside its hold, so the hold grows with the
+/// processors; shared acquires, other locks and the old manager are untouched by N.
+#[test]
+fn vm65988_exclusive_acquire_reads_every_share_line() {
+    let p = Params {
+        lock_line_cycles: 500.0,
+        ..Params::default()
+    };
+    let line = 500.0 / p.clock_ghz();
+    let hold_of = |level: &str, n: u32, id: LockId, mode: Mode| {
+        let mut l = Locks::new(&p, &level::find(level).unwrap().switches, n);
+        let g = l.acquire(id, mode, 0, 1, 1000);
+        g.end - g.start
+    };
+    for n in [4u32, 16, 64] {
+        let want = 1000 + line.round() as u64 + (line * (n - 1) as f64).round() as u64;
+        let x = hold_of("zvm-6.4-vm65988", n, LockId::Srmslock, Mode::Excl);
+        assert_eq!(x, want, "{n} processors");
+        assert_eq!(
+            hold_of("zvm-6.4-vm65988", n, LockId::Srmslock, Mode::Shared),
+            1000
+        );
+        for (lv, id) in [
+            ("zvm-6.4", LockId::Srmslock),
+            ("zvm-6.4-vm65988", LockId::Hcppgdal),
+        ] {
+            assert_eq!(
+                hold_of(lv, n, id, Mode::Excl),
+                hold_of(lv, 4, id, Mode::Excl),
+                "{lv} {id:?} does not depend on N"
+            );
+        }
+    }
+}
