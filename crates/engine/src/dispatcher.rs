@@ -173,11 +173,11 @@ impl Sim {
     }
 
     /// A virtual CPU went idle on processor `l`: before the exploitation SPE its state change
-    /// takes the scheduler lock exclusive there (`Locks::vcpu_wait_or_ready`); the spin and line
-    /// time are system time on `l`, run before whatever `l` dispatches next.
+    /// is done under the scheduler lock held exclusive there (`Locks::vcpu_wait`); any spin and
+    /// line time are system time on `l`, run before whatever `l` dispatches next.
     fn wait_lock(&mut self, l: u32) {
         let rate = self.lpus[l as usize].rate;
-        let wall = self.locks.vcpu_wait_or_ready(l, self.now, rate);
+        let wall = self.locks.vcpu_wait(l, self.now, rate);
         if wall > 0 {
             self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }

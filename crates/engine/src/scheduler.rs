@@ -793,13 +793,11 @@ impl Sim {
     }
 
     /// A virtual CPU of a user on the dispatch list is readied from a wait (a message, an I/O
-    /// completion, a page-in): before the exploitation SPE the state change takes the scheduler
-    /// lock exclusive (`Locks::vcpu_wait_or_ready`). The event's processor is not known here, so
-    /// the spin and line time run on the next processor that dispatches (as SRMATDLK's).
+    /// completion, a page-in): before the exploitation SPE the state change is done under the
+    /// scheduler lock held exclusive (`Locks::vcpu_ready`); any spin and line time run on the
+    /// next processor that dispatches.
     fn ready_lock(&mut self) {
-        self.sched.sys_pending += self
-            .locks
-            .vcpu_wait_or_ready(NONE, self.now, crate::cpu::ONE);
+        self.sched.sys_pending += self.locks.vcpu_ready(self.now);
     }
 
     /// `v`'s page-in is done. A page wait is CP's, not the guest's: the user stayed on the

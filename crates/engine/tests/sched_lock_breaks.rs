@@ -199,10 +199,12 @@ fn list_changes_at_event_are_their_own_acquisitions() {
     assert!(acq(&ev) > acq(&base), "{} vs {}", acq(&ev), acq(&base));
 }
 
-/// `sched_waits`: before the exploitation SPE a virtual CPU's wait and its readying are each an
-/// exclusive SRMSLOCK hold of `lock.hold_requeue`; from 6.3 on they touch the dispatch vector
-/// only. On a fresh lock with no line cost, four processors waiting at the same instant queue
-/// FIFO behind one another (spins 0, h, 2h, 3h); the exploitation level takes nothing.
+/// `sched_waits`: before the exploitation SPE a virtual CPU's wait is a state change of
+/// `lock.hold_requeue` under SRMSLOCK held exclusive, run in its processor's next dispatch (as a
+/// slice-end requeue), and a readying a list change of the same hold in the next dispatcher's;
+/// from 6.3 on they touch the dispatch vector only. Four processors whose virtual CPUs waited
+/// dispatch at the same instant: they queue FIFO on holds of dispatch + wait (spins 0, H, 2H,
+/// 3H); a readying adds its hold to the next one. At 6.3 the same dispatches share the lock.
 #[test]
 fn vcpu_waits_queue_on_the_scheduler_lock_only_before_the_spe() {
     let p = Params {
@@ -210,53 +212,83 @@ fn vcpu_waits_queue_on_the_scheduler_lock_only_before_the_spe() {
         ..Params::default()
     };
     let h = zvm::sim::path_ns(&p, p.lock_hold_requeue, 0.0);
-    assert!(h > 0);
+    let d = zvm::sim::path_ns(&p, p.lock_hold_dispatch, 0.0);
+    assert!(h > 0 && d > 0);
+    let one = zvm::cpu::ONE;
     let mut compat = Locks::new(&p, &level::find("zvm-6.3-compat").unwrap().switches, 8);
+    for c in 0..4 {
+        assert_eq!(
+            compat.vcpu_wait(c, 1000, one),
+            0,
+            "folded into the dispatch"
+        );
+    }
     let spins: Vec<u64> = (0..4)
-        .map(|c| compat.vcpu_wait_or_ready(c, 1000, zvm::cpu::ONE))
+        .map(|c| compat.dispatch(c, 1000, true, one))
         .collect();
-    assert_eq!(spins, vec![0, h, 2 * h, 3 * h]);
+    assert_eq!(spins, vec![0, h + d, 2 * (h + d), 3 * (h + d)]);
     let c = compat.counters[LockId::Srmslock as usize];
     assert_eq!((c.acquires_excl, c.colls_excl), (4, 3));
+    // A readying's hold goes into the next dispatch's: it waits for all four and holds d + h.
+    assert_eq!(compat.vcpu_ready(1000), 0);
+    assert_eq!(compat.dispatch(4, 1000, true, one), 4 * (h + d));
+    assert_eq!(compat.dispatch(5, 1000, true, one), 4 * (h + d) + d + h);
     for lv in ["zvm-6.3", "zvm-6.4", "zvm-6.4-vm65988"] {
         let mut l = Locks::new(&p, &level::find(lv).unwrap().switches, 8);
         for c in 0..4 {
-            assert_eq!(l.vcpu_wait_or_ready(c, 1000, zvm::cpu::ONE), 0, "{lv}");
+            assert_eq!(l.vcpu_wait(c, 1000, one), 0, "{lv}");
+            assert_eq!(l.vcpu_ready(1000), 0, "{lv}");
         }
-        assert_eq!(l.counters[LockId::Srmslock as usize].acquires(), 0, "{lv}");
+        for c in 0..4 {
+            assert_eq!(l.dispatch(c, 1000, true, one), 0, "{lv}: shared");
+        }
+        let s = l.counters[LockId::Srmslock as usize];
+        assert_eq!((s.acquires_excl, s.acquires_shared), (0, 4), "{lv}");
     }
 }
 
-/// In a run, each transaction of a think-time workload at the compatibility level adds about
-/// two exclusive SRMSLOCK acquisitions (its virtual CPU's wait and its readying); `dv-only` at
-/// the same level is the exploitation behaviour, and at `zvm-6.3` the default is `dv-only`,
-/// bit for bit. Runs are deterministic.
+/// In a run at the compatibility level, each transaction of a think-time workload adds its
+/// virtual CPU's wait and its readying to SRMSLOCK's exclusive holds: folded into dispatches by
+/// default (more spin, not more acquisitions), or, with `sched_updates = at-event`, about two
+/// more acquisitions per transaction. `dv-only` at the same level is the exploitation
+/// behaviour; at `zvm-6.3` the default is `dv-only`, bit for bit. Runs are deterministic.
 #[test]
-fn vcpu_waits_add_two_acquisitions_per_transaction_at_compat() {
-    let cfg = |level: &str, sw: Option<&str>| {
+fn vcpu_waits_add_two_holds_per_transaction_at_compat() {
+    let cfg = |level: &str, waits: Option<&str>, at_event: bool| {
         let mut c = with_think(level, 8, 2 * MS, &[]);
-        if let Some(sw) = sw {
+        if let Some(sw) = waits {
             c.switches.insert("sched_waits".into(), sw.into());
+        }
+        if at_event {
+            c.switches.insert("sched_updates".into(), "at-event".into());
         }
         c
     };
     let acq = |v: &serde_json::Value| v["locks"]["SRMSLOCK"]["acquires"].as_u64().unwrap() as f64;
     let tx = |v: &serde_json::Value| v["transactions"].as_f64().unwrap();
-    let ex = run(&cfg("zvm-6.3-compat", None));
-    assert_eq!(ex, run(&cfg("zvm-6.3-compat", Some("exclusive"))));
+    let ex = run(&cfg("zvm-6.3-compat", None, false));
+    assert_eq!(ex, run(&cfg("zvm-6.3-compat", Some("exclusive"), false)));
     assert_eq!(
         ex,
-        run(&cfg("zvm-6.3-compat", None)),
+        run(&cfg("zvm-6.3-compat", None, false)),
         "same seed, same bytes"
     );
-    let dv = run(&cfg("zvm-6.3-compat", Some("dv-only")));
-    let per_tx = (acq(&ex) - acq(&dv)) / tx(&ex);
-    eprintln!("extra SRMSLOCK acquires per transaction at compat: {per_tx}");
+    let dv = run(&cfg("zvm-6.3-compat", Some("dv-only"), false));
+    eprintln!(
+        "SRMSLOCK spin %busy at compat: exclusive {} dv-only {}",
+        spin(&ex),
+        spin(&dv)
+    );
+    assert!(spin(&ex) > spin(&dv));
+    let ev = run(&cfg("zvm-6.3-compat", None, true));
+    let ev_dv = run(&cfg("zvm-6.3-compat", Some("dv-only"), true));
+    let per_tx = (acq(&ev) - acq(&ev_dv)) / tx(&ev);
+    eprintln!("extra SRMSLOCK acquires per transaction at compat, at-event: {per_tx}");
     assert!((1.7..=2.1).contains(&per_tx), "{per_tx}");
     // The exploitation level: dv-only by default; the switch acts only through the mechanism.
-    let e = run(&cfg("zvm-6.3", None));
-    assert_eq!(e, run(&cfg("zvm-6.3", Some("dv-only"))));
-    let e_ex = run(&cfg("zvm-6.3", Some("exclusive")));
+    let e = run(&cfg("zvm-6.3", None, true));
+    assert_eq!(e, run(&cfg("zvm-6.3", Some("dv-only"), true)));
+    let e_ex = run(&cfg("zvm-6.3", Some("exclusive"), true));
     assert!(acq(&e_ex) > acq(&e) + tx(&e));
 }
 
