@@ -180,9 +180,10 @@ pub struct Locks {
     pending_hold: Time,
     /// Processors whose next dispatch follows a slice-end requeue (exclusive).
     requeue: Vec<bool>,
-    /// Processors whose next dispatch follows a virtual CPU's wait under `sched_waits =
-    /// exclusive` (exclusive, with the wait's state change in the hold).
-    waited: Vec<bool>,
+    /// Per processor: the end of the exclusive hold of its last virtual CPU's wait under
+    /// `sched_waits = exclusive`; its next dispatch asks for the lock only then (the processor
+    /// runs the wait's hold first, it does not spin on it).
+    own_end: Vec<Time>,
     /// Processors whose last look at the dispatch list found nothing.
     looked_idle: Vec<bool>,
     /// Each user's hot-page PTE lock.
@@ -234,7 +235,7 @@ impl Locks {
             hold_frame: path_ns(p, p.lock_hold_frame(), 0.0),
             pending_hold: 0,
             requeue: vec![false; processors as usize],
-            waited: vec![false; processors as usize],
+            own_end: vec![0; processors as usize],
             looked_idle: vec![false; processors as usize],
             pte: Vec::new(),
             cpu_batch: match sw.frame_replenish {
@@ -471,15 +472,17 @@ impl Locks {
     pub fn dispatch(&mut self, cpu: u32, t: Time, found: bool, rate: u64) -> Time {
         let c = cpu as usize;
         let requeue = std::mem::take(&mut self.requeue[c]);
-        let waited = std::mem::take(&mut self.waited[c]);
+        let t = t.max(std::mem::take(&mut self.own_end[c]));
         let looked = std::mem::replace(&mut self.looked_idle[c], !found);
-        if !found && looked && !requeue && !waited && self.pending_hold == 0 {
+        if !found && looked && !requeue && self.pending_hold == 0 {
             return 0;
         }
         let updates = std::mem::take(&mut self.pending_hold);
-        let own = (requeue as Time + waited as Time) * self.hold_requeue;
-        let (mode, hold) = if own > 0 || updates > 0 || (found && self.dispatch_excl) {
-            (Mode::Excl, self.hold_dispatch + own + updates)
+        let (mode, hold) = if requeue || updates > 0 || (found && self.dispatch_excl) {
+            (
+                Mode::Excl,
+                self.hold_dispatch + requeue as Time * self.hold_requeue + updates,
+            )
         } else {
             (Mode::Shared, self.hold_dispatch)
         };
@@ -517,30 +520,29 @@ impl Locks {
     }
 
     /// A virtual CPU goes idle (an enabled wait PSW, a guest I/O wait) on processor `cpu` at
-    /// `t`. Before the exploitation SPE (`sched_waits = exclusive`) its state change is done
-    /// under the scheduler lock held exclusive for `lock.hold_requeue` (one VMDBK's state and
-    /// queue position): like a slice-end requeue it runs in the exclusive hold of `cpu`'s next
-    /// dispatch, which follows at once (so the processor does not spin on its own hold), or,
-    /// with `sched_updates = at-event`, as its own acquisition. With the SPE only the dispatch
-    /// vector is touched (no acquisition). Returns the wall time beyond the hold (spin, line).
+    /// `t`. Before the exploitation SPE (`sched_waits = exclusive`) its state change is its own
+    /// exclusive scheduler-lock hold of `lock.hold_requeue` (one VMDBK's state and queue
+    /// position) on `cpu`, whose next dispatch asks for the lock when that hold ends (the
+    /// dispatch's own time from then on). With the SPE only the dispatch vector is touched (no
+    /// acquisition). Returns the wall time beyond the hold (spin, line transfers, stretch).
     pub fn vcpu_wait(&mut self, cpu: u32, t: Time, rate: u64) -> Time {
         if !self.waits_excl {
             return 0;
         }
-        if !self.updates_at_event {
-            self.waited[cpu as usize] = true;
-            return 0;
-        }
         let h = wall_for(self.hold_requeue, rate, 0);
-        self.acquire(LockId::Srmslock, Mode::Excl, t, cpu, h)
-            .extra()
+        let g = self.acquire(LockId::Srmslock, Mode::Excl, t, cpu, h);
+        self.own_end[cpu as usize] = g.end;
+        g.extra()
     }
 
     /// A virtual CPU of a user on the dispatch list is readied from a wait at `t` (a message,
     /// an I/O completion, a page-in). Before the exploitation SPE this is a scheduler-list
     /// change of `lock.hold_requeue` under the lock held exclusive (`list_change`: in the next
     /// dispatcher's hold, or its own acquisition with `sched_updates = at-event`); with it only
-    /// the dispatch vector is touched. Returns the wall time beyond the hold.
+    /// the dispatch vector is touched. Returns the wall time beyond the hold. (Its own
+    /// acquisition by default would make an idle processor signalled for the readied virtual
+    /// CPU spin on the readier's hold at the same instant, where it really spends that time
+    /// waking up.)
     pub fn vcpu_ready(&mut self, t: Time) -> Time {
         if !self.waits_excl {
             return 0;
