@@ -182,7 +182,10 @@ pub struct Locks {
     requeue: Vec<bool>,
     /// Per processor: the end of the exclusive hold of its last virtual CPU's wait under
     /// `sched_waits = exclusive`; its next dispatch asks for the lock only then (the processor
-    /// runs the wait's hold first, it does not spin on it).
+    /// runs the wait's hold first, it does not spin on it). That request is the only one made
+    /// for a later instant than the call: requests that follow it in call order with earlier
+    /// instants are served after it (FIFO by call order), an approximation of at most one hold
+    /// plus its spin.
     own_end: Vec<Time>,
     /// Processors whose last look at the dispatch list found nothing.
     looked_idle: Vec<bool>,
