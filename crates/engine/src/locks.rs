@@ -22,7 +22,9 @@
 //! - exclusive acquires always write the lock word; with the old shared/exclusive manager
 //!   (`sched_lock = single-line`) shared acquires write it too, so they are serialized on the
 //!   line for one write each, and write it again to release; with VM65988
-//!   (`excl-only-writes`) shared acquires only read it; `exclusive` makes every acquire of the
+//!   (`excl-only-writes`) shared acquires only read it, and an exclusive acquire, which must see
+//!   no processor holding a share, reads the other processors' share lines (one transfer each,
+//!   so its hold grows with the processors); `exclusive` makes every acquire of the
 //!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
 //!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
@@ -38,6 +40,7 @@
 use crate::cpu::wall_for;
 use crate::level::{
     FrameReplenish, FrameReturns, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates,
+    SchedWaits,
     Switches,
 };
 use crate::params::Params;
@@ -178,6 +181,13 @@ pub struct Locks {
     pending_hold: Time,
     /// Processors whose next dispatch follows a slice-end requeue (exclusive).
     requeue: Vec<bool>,
+    /// Per processor: the end of the exclusive hold of its last virtual CPU's wait under
+    /// `sched_waits = exclusive`; its next dispatch asks for the lock only then (the processor
+    /// runs the wait's hold first, it does not spin on it). That request is the only one made
+    /// for a later instant than the call: requests that follow it in call order with earlier
+    /// instants are served after it (FIFO by call order), an approximation of at most one hold
+    /// plus its spin.
+    own_end: Vec<Time>,
     /// Processors whose last look at the dispatch list found nothing.
     looked_idle: Vec<bool>,
     /// Each user's hot-page PTE lock.
@@ -201,6 +211,12 @@ pub struct Locks {
     dispatch_excl: bool,
     /// Each scheduler-list change takes the lock itself when it happens (`sched_updates`).
     updates_at_event: bool,
+    /// A virtual CPU's wait and readying take the lock exclusive (`sched_waits = exclusive`).
+    waits_excl: bool,
+    /// VM65988's distributed scheduler lock: an exclusive acquirer, holding the global line,
+    /// reads every other processor's share line (SXLBK) to see no share held, one transfer
+    /// each (`sxl_scan`, part of the hold; research note where-cp-breaks §2.3 [I]).
+    sxl_scan: Time,
 }
 
 impl Locks {
@@ -234,6 +250,7 @@ impl Locks {
             ),
             pending_hold: 0,
             requeue: vec![false; processors as usize],
+            own_end: vec![0; processors as usize],
             looked_idle: vec![false; processors as usize],
             pte: Vec::new(),
             cpu_batch: match sw.frame_replenish {
@@ -252,6 +269,10 @@ impl Locks {
             ndmbk_cache: Vec::new(),
             dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
             updates_at_event: sw.sched_updates == SchedUpdates::AtEvent,
+            waits_excl: sw.sched_waits == SchedWaits::Exclusive,
+            sxl_scan: round_ns(
+                p.lock_line_cycles() / p.clock_ghz() * processors.saturating_sub(1) as f64,
+            ),
         }
     }
 
@@ -360,6 +381,18 @@ impl Locks {
         spin
     }
 
+    /// Line reads an exclusive acquire of `id` adds to its hold: with VM65988
+    /// (`sched_lock = excl-only-writes`) an exclusive SRMSLOCK acquirer reads the share lines of
+    /// the other processors (the cost of shared acquires that write only their own line grows
+    /// with the processors on the exclusive side); none for other locks and managers.
+    fn excl_scan(&self, id: LockId) -> Time {
+        if id == LockId::Srmslock && self.sched_lock == SchedLock::ExclOnlyWrites {
+            self.sxl_scan
+        } else {
+            0
+        }
+    }
+
     /// `beside_data`: the lock word shares its line with the data it protects whatever the
     /// level (a PTE lock bit), so spinners stretch an exclusive hold.
     #[allow(clippy::too_many_arguments)]
@@ -386,6 +419,7 @@ impl Locks {
             1.0
         };
         let single_line = self.sched_lock == SchedLock::SingleLine;
+        let scan = self.excl_scan(id);
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
             if s <= t {
@@ -412,7 +446,7 @@ impl Locks {
                 } else {
                     round_ns(line_ns * n * touches)
                 };
-                let line = write + release + stretch;
+                let line = write + release + stretch + scan;
                 let e = s + hold + line;
                 lk.excl_free = e;
                 lk.last_writer = cpu;
@@ -474,6 +508,7 @@ impl Locks {
     pub fn dispatch(&mut self, cpu: u32, t: Time, found: bool, rate: u64) -> Time {
         let c = cpu as usize;
         let requeue = std::mem::take(&mut self.requeue[c]);
+        let t = t.max(std::mem::take(&mut self.own_end[c]));
         let looked = std::mem::replace(&mut self.looked_idle[c], !found);
         if !found && looked && !requeue && self.pending_hold == 0 {
             return 0;
@@ -518,6 +553,37 @@ impl Locks {
         }
         self.acquire(LockId::Srmslock, Mode::Excl, t, NONE, hold)
             .extra()
+    }
+
+    /// A virtual CPU goes idle (an enabled wait PSW, a guest I/O wait) on processor `cpu` at
+    /// `t`. Before the exploitation SPE (`sched_waits = exclusive`) its state change is its own
+    /// exclusive scheduler-lock hold of `lock.hold_requeue` (one VMDBK's state and queue
+    /// position) on `cpu`, whose next dispatch asks for the lock when that hold ends (the
+    /// dispatch's own time from then on). With the SPE only the dispatch vector is touched (no
+    /// acquisition). Returns the wall time beyond the hold (spin, line transfers, stretch).
+    pub fn vcpu_wait(&mut self, cpu: u32, t: Time, rate: u64) -> Time {
+        if !self.waits_excl {
+            return 0;
+        }
+        let h = wall_for(self.hold_requeue, rate, 0);
+        let g = self.acquire(LockId::Srmslock, Mode::Excl, t, cpu, h);
+        self.own_end[cpu as usize] = g.end;
+        g.extra()
+    }
+
+    /// A virtual CPU of a user on the dispatch list is readied from a wait at `t` (a message,
+    /// an I/O completion, a page-in). Before the exploitation SPE this is a scheduler-list
+    /// change of `lock.hold_requeue` under the lock held exclusive (`list_change`: in the next
+    /// dispatcher's hold, or its own acquisition with `sched_updates = at-event`); with it only
+    /// the dispatch vector is touched. Returns the wall time beyond the hold. (Its own
+    /// acquisition by default would make an idle processor signalled for the readied virtual
+    /// CPU spin on the readier's hold at the same instant, where it really spends that time
+    /// waking up.)
+    pub fn vcpu_ready(&mut self, t: Time) -> Time {
+        if !self.waits_excl {
+            return 0;
+        }
+        self.list_change(t, self.hold_requeue)
     }
 
     /// A slice end on `cpu`: its requeue runs under the scheduler lock at its next dispatch.

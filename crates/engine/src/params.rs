@@ -206,7 +206,7 @@ params! {
     lock_hold_dispatch: "lock.hold_dispatch" = 300.0, "instructions", [0.0, 100000000.0],
         "assumed: part of path.dispatch that reads the dispatch list under the scheduler lock (SRMSLOCK, shared where the manager allows), cp-model §4.7 [A]";
     lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions", [0.0, 100000000.0],
-        "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
+        "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop. Before the z13 exploitation SPE (switch sched_waits = exclusive) also the hold of a virtual CPU's wait and of its readying, the same work on one VMDBK (docs/research/where-cp-breaks-model.md §6)";
     lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core SRMSLOCK usec/collision 2.3, calibrated on the Apache DASD paging workload d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; in that workload these readyings are most of SRMSLOCK's exclusive holds, which the shared lookers collide with (lock.hold_requeue and lock.hold_dispatch barely move the figure)";
     lock_hold_atod: "lock.hold_atod" = 22000.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)

@@ -814,9 +814,18 @@ impl Sim {
                     self.sched.q_remove(old, ws, ld);
                     self.sched.q_add(c, ws, ld);
                 }
+                self.ready_lock();
                 self.make_ready(v, false);
             }
         }
+    }
+
+    /// A virtual CPU of a user on the dispatch list is readied from a wait (a message, an I/O
+    /// completion, a page-in): before the exploitation SPE the state change is done under the
+    /// scheduler lock held exclusive (`Locks::vcpu_ready`); any spin and line time run on the
+    /// next processor that dispatches.
+    fn ready_lock(&mut self) {
+        self.sched.sys_pending += self.locks.vcpu_ready(self.now);
     }
 
     /// `v`'s page-in is done. A page wait is CP's, not the guest's: the user stayed on the
@@ -827,10 +836,12 @@ impl Sim {
         let u = self.vcpus[v as usize].user as usize;
         self.vcpus[v as usize].want_since = self.now;
         // The user stayed on the dispatch list: readying its VMDBK puts it back on a dispatch
-        // vector and changes no scheduler list, so the scheduler lock is not taken exclusive
-        // here (a test-idle user's new transaction is: `vcpu_runnable`).
+        // vector and changes no scheduler list, so from the exploitation SPE on the scheduler
+        // lock is not taken exclusive here (a test-idle user's new transaction is:
+        // `vcpu_runnable`); before it the readying is an exclusive hold (`ready_lock`).
         if self.users[u].sch.list == UList::Dispatch {
             if !self.stay_ended(v) {
+                self.ready_lock();
                 self.make_ready(v, true);
             }
         } else {
