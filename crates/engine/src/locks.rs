@@ -40,8 +40,7 @@
 use crate::cpu::wall_for;
 use crate::level::{
     FrameReplenish, FrameReturns, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates,
-    SchedWaits,
-    Switches,
+    SchedWaits, Switches,
 };
 use crate::params::Params;
 use crate::queue::Time;
