@@ -142,7 +142,7 @@ def _run_with_monitor(tmp_path, text, name):
 
 
 def test_channel_records_agree_with_the_summary(tmp_path):
-    """FCX107 CHANNEL from the monitor data (D15R12 ZVMCHP) gives the run summary's path busy,
+    """FCX107 CHANNEL from the monitor data (D15R13 ZVMCHP) gives the run summary's path busy,
     I/O rate and concurrency; FICON devices say their active time is measured by hardware."""
     from zvmlab.perfkit import REPORTS
     for text, hw in ((SCEN.read_text(), False), (SCEN.read_text().replace('type = "escon"', 'type = "ficon"'), True)):
@@ -159,7 +159,7 @@ def test_channel_records_agree_with_the_summary(tmp_path):
 
 
 def test_pav_state_changes_are_recorded(tmp_path):
-    """Each dynamic PAV alias move is one D15R14 ZVMSTC record; FCX131 DEVCONF counts them."""
+    """Each dynamic PAV alias move is one D15R15 ZVMSTC record; FCX131 DEVCONF counts them."""
     from zvmlab.perfkit import REPORTS
     summary, m = _run_with_monitor(tmp_path, PAV.read_text().replace('pav = "static"', 'pav = "dynamic"'), "pav")
     assert summary["pav"]["moves"] >= 1 and len(m.pav_moves) == summary["pav"]["moves"]

@@ -90,6 +90,7 @@ pub fn reference_config(
         dspwdmethod: Default::default(),
         channels: None,
         pav: None,
+        cpupools: vec![],
     }
 }
 

@@ -5,7 +5,9 @@
 //! `monitor` (interval samples), `workload` (guest programs), `level` (CP releases as mechanism
 //! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
 
+pub mod below2g;
 pub mod bench;
+pub mod cache;
 pub mod channel;
 pub mod config;
 pub mod cpu;
@@ -16,12 +18,14 @@ pub mod io;
 pub mod level;
 pub mod locks;
 pub mod lpar;
+pub mod machine;
 pub mod mdc;
 pub mod monitor;
 pub mod monwrite;
 pub mod paging;
 pub mod params;
 pub mod pav;
+pub mod pools;
 pub mod prsm;
 pub mod queue;
 pub mod response;

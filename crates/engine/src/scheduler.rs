@@ -110,10 +110,10 @@ pub struct Scheduler {
     /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
     iab: Vec<f64>,
     tau: f64,
-    bucket_slices: f64,
+    pub(crate) bucket_slices: f64,
     pub abs_cap: f64,
     cost_dlist: Time,
-    cost_limit: Time,
+    pub(crate) cost_limit: Time,
     cost_entitle: Time,
     /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
     pub sys_pending: Time,
@@ -133,7 +133,7 @@ pub struct Scheduler {
     /// Processors running a LIMITSOFT user in the background.
     pub bg_running: u32,
     last_tick: Time,
-    n_cpu: f64,
+    pub(crate) n_cpu: f64,
     /// Counters for the summary and tests.
     pub stats: SchedStats,
     fill_bufs: FillBufs,
@@ -398,6 +398,9 @@ impl Sim {
                 _ => None,
             };
         }
+        if !self.pools.is_empty() {
+            self.pool_ns_refresh();
+        }
     }
 
     pub(crate) fn list_sums_add(&mut self, i: usize) {
@@ -432,7 +435,9 @@ impl Sim {
         if let (Some(m), Limit::Soft | Limit::Hard) = (us.share.max, us.share.limit) {
             ns = ns.min(normalized(&m, a, r, self.sched.abs_cap, false));
         }
-        ns
+        // A CPU pool member: at most its share of the pool's limit (pools.rs), as a LIMITHARD
+        // user is held to its maximum share.
+        ns.min(us.sch.pool_ns)
     }
 
     /// LIMITHARD (or, in 6.4, LIMITSOFT) maximum in processors (infinite when none).
@@ -459,7 +464,7 @@ impl Sim {
 
     /// Adjusted TOD: real time less the system time (per processor) spent so far.
     #[inline(always)]
-    fn atod(&self) -> Time {
+    pub(crate) fn atod(&self) -> Time {
         self.now
             .saturating_sub(self.sched.sys_total / self.lpus.len() as u64)
     }
@@ -479,7 +484,12 @@ impl Sim {
                 let mut off = self.sched.slice as f64 / (ns_v * self.sched.n_cpu) * f;
                 let delay = std::mem::take(&mut self.users[u].sch.el_delay) as f64;
                 off -= off.min(delay);
-                self.atod().saturating_add(to_time(off))
+                // A CPU pool releasing it: the deadline counts from when the pool held it.
+                let base = match self.pools.release_base {
+                    0 => self.atod(),
+                    b => b.min(self.atod()),
+                };
+                base.saturating_add(to_time(off))
             }
             Sched::EntitlementExcess => {
                 // LIMITSOFT over its maximum: runs only when nobody else wants the processor.
@@ -551,14 +561,21 @@ impl Sim {
     /// list if its user is over a LIMITHARD maximum, else put it on a dispatch vector.
     /// Returns true if it went on a dispatch vector.
     #[inline]
-    fn offer(&mut self, v: u32, from_limit: bool) -> bool {
+    pub(crate) fn offer(&mut self, v: u32, from_limit: bool) -> bool {
         let u = self.vcpus[v as usize].user as usize;
-        if self.users[u].share.limit == Limit::Hard {
-            let until = match self.sched.limithard {
-                LimitHard::Consumption => self.users[u].sch.lim_until,
-                _ => self.vcpus[v as usize].limit_until,
+        let pool_until = self.pool_until(u);
+        if self.users[u].share.limit == Limit::Hard || pool_until > self.now {
+            let mut until = match (self.users[u].share.limit, self.sched.limithard) {
+                (Limit::Hard, LimitHard::Consumption) => self.users[u].sch.lim_until,
+                (Limit::Hard, _) => self.vcpus[v as usize].limit_until,
+                _ => 0,
             };
+            // A CPU pool in debt holds its members too (pools.rs).
+            until = until.max(pool_until);
             if until > self.now {
+                if pool_until > self.now {
+                    self.pool_held(v);
+                }
                 self.vcpus[v as usize].set_state(VState::Limited, self.now);
                 self.q.schedule(self.first_vcpu + v, until);
                 self.sched.sys_pending += self.sched.cost_limit;
@@ -671,6 +688,9 @@ impl Sim {
         while let Some(Reverse((_, seq, v))) = self.sched.dvs[i].pop() {
             let vc = &self.vcpus[v as usize];
             if vc.heap_seq == seq && vc.state == VState::Ready {
+                if !self.pools.is_empty() && self.pool_hold_at_dispatch(v) {
+                    continue;
+                }
                 return Some(v);
             }
         }
@@ -687,7 +707,13 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let u = vc.user as usize;
         self.users[u].sch.want_ns += self.now - vc.want_since;
-        self.cpu.moves[self.cpu.topo.distance(vc.home, l)] += 1;
+        let d = self.cpu.topo.distance(vc.home, l);
+        self.cpu.moves[d] += 1;
+        self.cpu.lp_moves[l as usize][d] += 1;
+        if self.warm.on {
+            self.cache_dispatch(v, l);
+        }
+        let vc = &mut self.vcpus[v as usize];
         vc.home = l;
         vc.run_start = self.now;
         vc.run_used = 0;
@@ -706,6 +732,8 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let used = std::mem::take(&mut vc.run_used);
         let u = vc.user as usize;
+        self.pool_charge(u, used);
+        let vc = &mut self.vcpus[v as usize];
         if self.sched.sched == Sched::EntitlementExcess {
             vc.vtag = vc
                 .vtag
@@ -786,9 +814,18 @@ impl Sim {
                     self.sched.q_remove(old, ws, ld);
                     self.sched.q_add(c, ws, ld);
                 }
+                self.ready_lock();
                 self.make_ready(v, false);
             }
         }
+    }
+
+    /// A virtual CPU of a user on the dispatch list is readied from a wait (a message, an I/O
+    /// completion, a page-in): before the exploitation SPE the state change is done under the
+    /// scheduler lock held exclusive (`Locks::vcpu_ready`); any spin and line time run on the
+    /// next processor that dispatches.
+    fn ready_lock(&mut self) {
+        self.sched.sys_pending += self.locks.vcpu_ready(self.now);
     }
 
     /// `v`'s page-in is done. A page wait is CP's, not the guest's: the user stayed on the
@@ -799,10 +836,12 @@ impl Sim {
         let u = self.vcpus[v as usize].user as usize;
         self.vcpus[v as usize].want_since = self.now;
         // The user stayed on the dispatch list: readying its VMDBK puts it back on a dispatch
-        // vector and changes no scheduler list, so the scheduler lock is not taken exclusive
-        // here (a test-idle user's new transaction is: `vcpu_runnable`).
+        // vector and changes no scheduler list, so from the exploitation SPE on the scheduler
+        // lock is not taken exclusive here (a test-idle user's new transaction is:
+        // `vcpu_runnable`); before it the readying is an exclusive hold (`ready_lock`).
         if self.users[u].sch.list == UList::Dispatch {
             if !self.stay_ended(v) {
+                self.ready_lock();
                 self.make_ready(v, true);
             }
         } else {
@@ -911,6 +950,9 @@ impl Sim {
 
     /// The end of `v`'s wait on the limit list.
     pub(crate) fn limit_release(&mut self, v: u32) {
+        if self.pool_release(v) {
+            return;
+        }
         self.make_ready(v, true);
     }
 
@@ -1121,6 +1163,9 @@ impl Sim {
         b.cap1
             .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
         b.first.fill(n, &b.w, &b.cap1);
+        if !self.pools.is_empty() {
+            self.pool_fill(&mut b.first.alloc, &b.w, &b.cap1);
+        }
         let left = n - b.first.alloc.iter().sum::<f64>();
         if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {
             // No LIMITSOFT user: the second fill's bounds are all zero and so is what it
@@ -1150,6 +1195,10 @@ impl Sim {
             let mut floor = (u.ns_all * n).min(nv);
             if let Some(m) = u.max_all {
                 floor = floor.min(m * n);
+            }
+            if u.sch.pool_ns.is_finite() {
+                // A CPU pool member's entitlement is at most its share of the pool.
+                floor = floor.min(u.sch.pool_ns * n);
             }
             let rate = a.max(floor).max(1e-6);
             u.sch.rate_v = rate / nv;

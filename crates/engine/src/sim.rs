@@ -268,6 +268,10 @@ pub struct UserSched {
     pub lim_credit: f64,
     pub lim_last: Time,
     pub lim_until: Time,
+    /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
+    pub pool: u32,
+    /// Its share of the pool's limit (fraction of the system; infinite outside a pool).
+    pub pool_ns: f64,
     /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
     /// its last change, loading user or not, page-ins and first touches so far, and at the
     /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
@@ -333,6 +337,8 @@ impl Default for UserSched {
             lim_credit: 0.0,
             lim_last: 0,
             lim_until: 0,
+            pool: NONE,
+            pool_ns: f64::INFINITY,
             wss: 0.0,
             wss_trend: 0,
             loading: false,
@@ -414,6 +420,8 @@ pub struct Sim {
     pub(crate) locks: crate::locks::Locks,
     /// Cores, drawers, SMT threads and their speeds (cpu.rs).
     pub cpu: crate::cpu::Cpu,
+    /// Cache footprints of the virtual CPUs (cache.rs; off unless `cache.warmth`).
+    pub warm: crate::cache::Warmth,
     /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
     pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
@@ -438,6 +446,8 @@ pub struct Sim {
     pub(crate) iske: Option<Box<Iske>>,
     /// Transaction response times (response.rs).
     pub(crate) resp: crate::response::Responses,
+    /// CPU pools (pools.rs; empty: none defined).
+    pub(crate) pools: crate::pools::Pools,
 }
 
 /// CP's simulation of guest ISKE for memtst guests (row C2): which users issue them, the
@@ -462,6 +472,11 @@ fn level_and_params(cfg: &Config) -> Result<(Level, Params), String> {
     })?;
     level.switches = level.switches.with_overrides(&cfg.switches)?;
     let mut params = Params::default();
+    // The machine's clock, unless the scenario sets cpu.clock_ghz itself (below).
+    let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+    if let Some(m) = crate::machine::Machine::from_params(name, &params) {
+        params.clock_ghz = m.ghz;
+    }
     for (k, v) in &cfg.params {
         params.set(k, *v)?;
     }
@@ -545,6 +560,7 @@ fn timed_actions(cfg: &Config, users: &[User]) -> Result<Vec<Action>, String> {
         }
     }
     actions.sort_by_key(|a| a.at_ns());
+    crate::pools::check_sequence(cfg, &actions, users)?;
     Ok(actions)
 }
 
@@ -734,6 +750,8 @@ impl Sim {
         };
         let vnet = vnet_for(&cfg, &params, &users, vcpus.len());
         let iske = iske_for(&cfg, &params, &level);
+        let warm =
+            crate::cache::Warmth::new(&params, &cpu.machine, &cpu.topo, vcpus.len(), p as usize);
         let (n_vcpus_resp, n_users_resp) = (vcpus.len(), users.len());
         let sim = Sim {
             end: cfg.duration_ns,
@@ -758,6 +776,7 @@ impl Sim {
             first_dev,
             locks,
             cpu,
+            warm,
             lpar,
             vnet,
             dasd,
@@ -770,8 +789,11 @@ impl Sim {
             pav,
             iske,
             resp: crate::response::Responses::new(n_vcpus_resp, n_users_resp),
+            pools: Default::default(),
             cfg,
         };
+        let mut sim = sim;
+        sim.pools_init()?;
         Ok(sim.start())
     }
 
@@ -900,6 +922,7 @@ impl Sim {
             VState::Dormant => self.begin_transaction(v),
             VState::Limited => self.limit_release(v),
             VState::Ready => self.reprioritize(v),
+            VState::PageWait => self.deferred_pagein(v),
             _ => {}
         }
     }
@@ -926,6 +949,10 @@ impl Sim {
             match self.actions[self.next_action].clone() {
                 Action::SetShare { userid, share, .. } => self.set_share(&userid, share),
                 Action::SetMultithreading { threads, .. } => self.set_multithreading(threads),
+                a => {
+                    // Checked before the run (pools::check_sequence): cannot fail here.
+                    let _ = self.pool_action(&a);
+                }
             }
             self.next_action += 1;
         }

@@ -35,6 +35,7 @@ fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64
         dspwdmethod: Default::default(),
         channels: None,
         pav: None,
+        cpupools: vec![],
         duration_ns: dur_ms * MS,
         interval_ns: (dur_ms / 4).max(1) * MS,
         seed,

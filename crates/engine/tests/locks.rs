@@ -133,6 +133,7 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         dspwdmethod: Default::default(),
         channels: None,
         pav: None,
+        cpupools: vec![],
     }
 }
 

@@ -115,6 +115,7 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             dspwdmethod: Default::default(),
             channels: None,
             pav: None,
+            cpupools: vec![],
         })
 }
 
@@ -226,6 +227,7 @@ fn different_seeds_differ() {
         dspwdmethod: Default::default(),
         channels: None,
         pav: None,
+        cpupools: vec![],
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

@@ -91,6 +91,7 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         dspwdmethod: Default::default(),
         channels: None,
         pav: None,
+        cpupools: vec![],
     }
 }
 

@@ -1,5 +1,5 @@
-"""Channel paths and PAV from zvmlab's records (issue 22): D15R12 ZVMCHP per channel path,
-D15R13 ZVMDCH per device behind paths or a PAV base, D15R14 ZVMSTC per PAV alias move.
+"""Channel paths and PAV from zvmlab's records (issue 22): D15R13 ZVMCHP per channel path,
+D15R14 ZVMDCH per device behind paths or a PAV base, D15R15 ZVMSTC per PAV alias move.
 
 Fills ``Measurements.chp`` (per CHPID, one value per interval of CHP_COLS, durations in ns),
 ``chp_info`` (type, slots, the most I/Os in connect at once), ``dev_chan`` (per device number:

@@ -1,6 +1,6 @@
 """Channel reports (issue 22): FCX107 CHANNEL (channel path load by interval) and FCX131 DEVCONF
 (device configuration: paths, active-time measurement, PAV aliases and their state changes),
-from zvmlab's D15R12 ZVMCHP, D15R13 ZVMDCH and D15R14 ZVMSTC (monitor/channels.py).
+from zvmlab's D15R13 ZVMCHP, D15R14 ZVMDCH and D15R15 ZVMSTC (monitor/channels.py).
 
 %Busy of a path is the share of the interval with an I/O in connect on it (for FICON, whose
 I/Os share the path, the share of its capacity in use, like Perfkit's work-unit utilization),
@@ -42,7 +42,7 @@ def channel(m: Measurements, r: Report) -> None:
             Column("conc", ("Mean", "Conc"), "num", 6, extension=True)]
     t = Table("channels", cols, key=("time", "chpid"))
     if not m.chp:
-        r.notes.append("No channel path records (D15 R12 ZVMCHP) in the data: a run needs [[chpid]] tables and "
+        r.notes.append("No channel path records (D15 R13 ZVMCHP) in the data: a run needs [[chpid]] tables and "
                        "[cu] paths.")
         r.tables.append(t)
         return
@@ -78,7 +78,7 @@ def devconf(m: Measurements, r: Report) -> None:
             Column("moved_out", ("Alias", "Out"), "int", 5, "Moved")]
     t = Table("devices", cols, key=("addr",))
     if not m.dev_chan:
-        r.notes.append("No device channel records (D15 R13 ZVMDCH) in the data: a run needs channel paths or "
+        r.notes.append("No device channel records (D15 R14 ZVMDCH) in the data: a run needs channel paths or "
                        "[cu] pav = \"static\" | \"dynamic\".")
         r.tables.append(t)
         return

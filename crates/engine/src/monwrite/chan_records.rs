@@ -1,5 +1,5 @@
-//! Monitor records of channel paths and PAV (issue 22): zvmlab's D15R12 ZVMCHP per path,
-//! D15R13 ZVMDCH per device behind paths or a PAV base, D15R14 ZVMSTC per PAV alias move.
+//! Monitor records of channel paths and PAV (issue 22): zvmlab's D15R13 ZVMCHP per path,
+//! D15R14 ZVMDCH per device behind paths or a PAV base, D15R15 ZVMSTC per PAV alias move.
 
 use super::records::devnos;
 use super::*;

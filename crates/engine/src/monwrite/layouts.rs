@@ -269,12 +269,15 @@ pub const ZVMDVC: Layout = zrec(
 );
 
 /// D15R3: per logical processor, what IBM's MRSYTPRP bytes we can place do not hold: PR/SM,
-/// parking and SMT (FCX304 PRCLOG), and how SYTPRP_PFXPRBTM was obtained.
+/// parking and SMT (FCX304 PRCLOG), and how SYTPRP_PFXPRBTM was obtained; since issue 18 the
+/// cache model's counters: dispatches by how far the virtual CPU moved (same core, chip,
+/// drawer, other drawer), footprint hits per level (thousandths of a dispatch, cumulative:
+/// their sum over dispatches x 1000) and the reload stall time (cache.rs).
 pub const ZVMPRP: Layout = zrec(
     3,
     "ZVMPRP",
     "zvmlab: processor data",
-    60,
+    116,
     &[
         z("ZVMPRP_CPUAD", 20, 2, Uint),
         z("ZVMPRP_CORE", 22, 2, Uint),
@@ -284,6 +287,15 @@ pub const ZVMPRP: Layout = zrec(
         z("ZVMPRP_PARKTM", 36, 8, Tod),
         z("ZVMPRP_CORE1TM", 44, 8, Tod),
         z("ZVMPRP_CORE2TM", 52, 8, Tod),
+        z("ZVMPRP_MOVE0", 60, 4, Uint),
+        z("ZVMPRP_MOVE1", 64, 4, Uint),
+        z("ZVMPRP_MOVE2", 68, 4, Uint),
+        z("ZVMPRP_MOVE3", 72, 4, Uint),
+        z("ZVMPRP_HITL2", 76, 8, Uint),
+        z("ZVMPRP_HITL3", 84, 8, Uint),
+        z("ZVMPRP_HITL4", 92, 8, Uint),
+        z("ZVMPRP_RELOADTM", 100, 8, Tod),
+        z("ZVMPRP_DISPS", 108, 8, Uint),
     ],
 );
 
@@ -456,15 +468,55 @@ pub const ZVMLCK: Layout = zrec(
     ],
 );
 
+/// D15R11: one per CPU pool (pools.rs), cumulative. IBM's D5R19 MRPRCCPU carries the same
+/// figures (CPU used, time limited, times limited, members), but only its first fields' places
+/// were read (pool name at 20, flags at 28, docs/research/machines-and-caches.md §4), so the
+/// pool figures go in zvmlab's domain.
+pub const ZVMCPL: Layout = zrec(
+    11,
+    "ZVMCPL",
+    "zvmlab: CPU pool",
+    72,
+    &[
+        z("ZVMCPL_NAME", 20, 8, Char),
+        z("ZVMCPL_FLAGS", 28, 1, Uint),
+        z("ZVMCPL_CPUTY", 29, 1, Uint),
+        z("ZVMCPL_MEMBERS", 30, 2, Uint),
+        z("ZVMCPL_LIMITV", 32, 4, Uint),
+        z("ZVMCPL_LIMITC", 36, 4, Uint),
+        z("ZVMCPL_CPUTIME", 40, 8, Tod),
+        z("ZVMCPL_LIMTIME", 48, 8, Tod),
+        z("ZVMCPL_LIMCOUNT", 56, 8, Uint),
+    ],
+);
+
+/// D15R12: per capped LPAR of the CPC (FCX126 LPAR, FCX306 LSHARACT's capping fields; IBM's
+/// D0R16/D0R17 capping fields were not read): its capping as configured and its cap now.
+pub const ZVMCAP: Layout = zrec(
+    12,
+    "ZVMCAP",
+    "zvmlab: LPAR capping",
+    56,
+    &[
+        z("ZVMCAP_LPNAME", 20, 8, Char),
+        z("ZVMCAP_LPNUM", 28, 2, Uint),
+        z("ZVMCAP_FLAGS", 30, 1, Uint),
+        z("ZVMCAP_ABSCAP", 32, 4, Uint),
+        z("ZVMCAP_CAPMIL", 36, 4, Uint),
+        z("ZVMCAP_GROUP", 40, 8, Char),
+        z("ZVMCAP_GRPCAP", 48, 4, Uint),
+    ],
+);
+
 // --- channel paths and PAV (issue 22) ---
 // IBM's per-channel record (D0R20 MRSYTEPM, extended channel measurement) and the device
 // record's hardware/software active-time bit (D6R3 MRIODDEV) have no field offsets in the
 // public excerpts read (docs/research/channels.md §5), nor D6R20 MRIODSTC's: zvmlab's own
 // records carry the figures.
 
-/// D15R12: per channel path, cumulative (FCX107 CHANNEL, FCX215 FCHANNEL figures).
+/// D15R13: per channel path, cumulative (FCX107 CHANNEL, FCX215 FCHANNEL figures).
 pub const ZVMCHP: Layout = zrec(
-    12,
+    13,
     "ZVMCHP",
     "zvmlab: channel path measurement",
     84,
@@ -487,9 +539,9 @@ pub const ZVMCHP: Layout = zrec(
     ],
 );
 
-/// D15R13: per device behind channel paths or with static/dynamic PAV.
+/// D15R14: per device behind channel paths or with static/dynamic PAV.
 pub const ZVMDCH: Layout = zrec(
-    13,
+    14,
     "ZVMDCH",
     "zvmlab: device channel and PAV state",
     32,
@@ -504,10 +556,10 @@ pub const ZVMDCH: Layout = zrec(
     ],
 );
 
-/// D15R14: a PAV alias moved between bases (the state change CP records; one per move, in
+/// D15R15: a PAV alias moved between bases (the state change CP records; one per move, in
 /// the interval it happened).
 pub const ZVMSTC: Layout = zrec(
-    14,
+    15,
     "ZVMSTC",
     "zvmlab: PAV state change",
     40,
@@ -523,7 +575,7 @@ pub const ZVMSTC: Layout = zrec(
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
     MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
-    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCHP, ZVMDCH, ZVMSTC,
+    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL, ZVMCAP, ZVMCHP, ZVMDCH, ZVMSTC,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

@@ -90,6 +90,17 @@ pub const CUPFLAG_DEDICATED: u64 = 0x40;
 pub const CUPFLAG_HORIZONTAL: u64 = 0x20;
 /// ZVMHPP_FLAGS bit: SET PAGING ALIAS ON in effect. Entitlements and shares are in 1/100.
 pub const HPPFLAG_PAGING: u64 = 0x80;
+/// ZVMCPL_FLAGS bits: limited at the sample, CAPACITY limit (else LIMITHARD), deleted.
+/// ZVMCPL_CPUTY as MTRCPD_LIMCPUTY (0 CP, 3 IFL); LIMITV: LIMITHARD % or CAPACITY in 1/100;
+/// LIMITC: the limit in 1/100 of a processor (0: none).
+pub const CPLFLAG_LIMITED: u64 = 0x80;
+pub const CPLFLAG_CAPACITY: u64 = 0x40;
+pub const CPLFLAG_DELETED: u64 = 0x20;
+/// ZVMCAP_FLAGS bits: initial capping, an absolute cap, a capping group. ABSCAP and GRPCAP in
+/// 1/100 of a processor; CAPMIL: the LPAR's cap now in 1/1000 of a core (0: none).
+pub const CAPFLAG_INITIAL: u64 = 0x80;
+pub const CAPFLAG_ABSOLUTE: u64 = 0x40;
+pub const CAPFLAG_GROUP: u64 = 0x20;
 
 /// Simulated nanoseconds as TOD-clock units (bit 51 = 1 us, so 4096 units per microsecond).
 pub fn ns_to_tod_units(ns: u64) -> u64 {
