@@ -10,6 +10,7 @@ pub mod config;
 pub mod cpu;
 pub mod dasd;
 pub mod dispatcher;
+pub mod entitle;
 pub mod hyperpav;
 pub mod io;
 pub mod level;

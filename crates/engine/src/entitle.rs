@@ -1,0 +1,366 @@
+//! The 6.4 scheduler's entitlement water-fill kept between passes (issue 16): a pass costs in
+//! proportion to the users whose demand it measured, not to all logged-on users.
+//!
+//! Each user's smoothed demand decays by the same factor every pass while the user wants no
+//! processor, so it is kept as `g x q x 2^-44` processors: one global scale `g` (the product of
+//! the decay factors, renormalized into `q` when it gets small) and a per-user integer `q` that
+//! changes only for a user that used or wanted a processor. The integer sum of `q` is exact,
+//! so the total demand does not depend on the order of updates.
+//!
+//! Water-filling capacity `n` over users with weights `w` (normalized shares) and bounds
+//! `cap = min(demand, bound)` gives every user `min(cap, w x L)` for the one water level `L`
+//! where the allocations add up to `n` (`L` infinite when all caps fit). Only the users above
+//! the level decide `L`, so it is found from the top: users in decreasing `cap / w` (a max-heap
+//! for the users bounded by their demand, whose order the common decay does not change, and a
+//! short list of those at their fixed bound) are moved above one by one until the next one's
+//! `cap / w` is at most the level the users above leave. A user's allocation is then read on
+//! demand (`alloc`), not written for every user every pass. LIMITSOFT users get above their
+//! maximum only capacity nobody else wants: a second water-fill over them alone.
+
+use crate::scheduler::WaterFill;
+use std::collections::BinaryHeap;
+
+const NONE: u32 = u32::MAX;
+/// `slot` of a user at its fixed bound: this bit and its index in `clamped`.
+const CLAMP_BIT: u32 = 1 << 31;
+/// Demand units per processor at scale 1 (`q` counts 2^-44 processors / `g`).
+const UNIT: f64 = (1u64 << 44) as f64;
+/// The scale is folded into `q` when it falls below this (keeps `q` below 2^112).
+const G_MIN: f64 = 1.0 / (1u64 << 60) as f64;
+
+pub struct Entitlement {
+    /// Per user: weight (normalized share), fixed bound (virtual CPUs, LIMITHARD and LIMITSOFT
+    /// maxima), demand at scale `g`, place (heap slot, `CLAMP_BIT | index`, or NONE), and what
+    /// the second (LIMITSOFT) fill gave it.
+    w: Vec<f64>,
+    bound: Vec<f64>,
+    q: Vec<u128>,
+    slot: Vec<u32>,
+    more: Vec<f64>,
+    /// Max-heap of the users bounded by their demand (q > 0), keyed by q / w.
+    heap: Vec<(f64, u32)>,
+    sum_q: u128,
+    /// Users whose demand exceeds their fixed bound.
+    clamped: Vec<u32>,
+    g: f64,
+    level: f64,
+    /// LIMITSOFT users and their bound above the maximum (virtual CPUs).
+    soft: Vec<(u32, f64)>,
+    gen: u64,
+    // Buffers kept between passes.
+    cand: BinaryHeap<(u64, u32)>,
+    order: Vec<(f64, u32)>,
+    sw: Vec<f64>,
+    sc: Vec<f64>,
+    wf: WaterFill,
+}
+
+impl Default for Entitlement {
+    fn default() -> Self {
+        Entitlement {
+            w: Vec::new(),
+            bound: Vec::new(),
+            q: Vec::new(),
+            slot: Vec::new(),
+            more: Vec::new(),
+            heap: Vec::new(),
+            sum_q: 0,
+            clamped: Vec::new(),
+            g: 1.0,
+            level: f64::INFINITY,
+            soft: Vec::new(),
+            gen: 0,
+            cand: BinaryHeap::new(),
+            order: Vec::new(),
+            sw: Vec::new(),
+            sc: Vec::new(),
+            wf: WaterFill::default(),
+        }
+    }
+}
+
+impl Entitlement {
+    /// Set every user's weight, fixed bound and LIMITSOFT bound (`soft`: user, bound above its
+    /// maximum); demands are kept (start, SET SHARE, processors varied), new users' are zero.
+    /// Returns the number of users it knew before.
+    pub fn set_users(&mut self, w: &[f64], bound: &[f64], soft: &[(u32, f64)]) -> usize {
+        let (known, n) = (self.q.len(), w.len());
+        self.w.clear();
+        self.w.extend_from_slice(w);
+        self.bound.clear();
+        self.bound.extend_from_slice(bound);
+        self.q.resize(n, 0);
+        self.slot.clear();
+        self.slot.resize(n, NONE);
+        self.more.clear();
+        self.more.resize(n, 0.0);
+        self.soft.clear();
+        self.soft.extend_from_slice(soft);
+        self.reattach_all();
+        known
+    }
+
+    /// Fill pass counter: a user's allocation read after pass `gen` stays valid until the next.
+    #[inline(always)]
+    pub fn gen(&self) -> u64 {
+        self.gen
+    }
+
+    /// Smoothed demand of user `u` (processors).
+    #[inline]
+    pub fn demand(&self, u: usize) -> f64 {
+        self.g * (self.q[u] as f64 / UNIT)
+    }
+
+    /// Every demand decays by `f` (0 < f <= 1).
+    pub fn decay(&mut self, f: f64) {
+        self.g *= f;
+        if self.g < G_MIN {
+            self.renormalize();
+        }
+    }
+
+    /// Add `x` processors to user `u`'s demand (after this pass's `decay`).
+    pub fn add(&mut self, u: usize, x: f64) {
+        let dq = (x / self.g * UNIT).round();
+        if dq.is_nan() || dq < 1.0 || self.w[u] <= 0.0 {
+            return;
+        }
+        self.detach(u);
+        self.q[u] += dq as u128;
+        self.attach(u);
+    }
+
+    /// Water-fill `n` processors; afterwards `alloc` gives each user's share of them.
+    pub fn fill(&mut self, n: f64) {
+        self.gen += 1;
+        self.unclamp();
+        let s = self.g / UNIT;
+        let total = s * self.sum_q as f64 + self.clamped_sum();
+        let n = n.max(0.0);
+        self.level = if total <= n {
+            f64::INFINITY
+        } else {
+            self.level_from_top(n, total)
+        };
+        for &(u, _) in &self.soft {
+            self.more[u as usize] = 0.0;
+        }
+        let left = if self.level.is_finite() {
+            0.0
+        } else {
+            n - total
+        };
+        if left > 1e-9 && !self.soft.is_empty() {
+            self.fill_soft(left);
+        }
+    }
+
+    /// User `u`'s allocation from the last `fill` (processors).
+    #[inline]
+    pub fn alloc(&self, u: usize) -> f64 {
+        let w = self.w[u];
+        if w <= 0.0 {
+            return 0.0;
+        }
+        let cap = self.demand(u).min(self.bound[u]);
+        cap.min(w * self.level) + self.more[u]
+    }
+
+    /// The water level of the last fill (infinite when every demand fitted).
+    pub fn level(&self) -> f64 {
+        self.level
+    }
+
+    fn clamped_sum(&self) -> f64 {
+        self.clamped.iter().map(|&u| self.bound[u as usize]).sum()
+    }
+
+    /// Users in decreasing `cap / w` move above the level until the next one's is at most the
+    /// level the ones above leave (the water-fill's level, found from the top).
+    fn level_from_top(&mut self, n: f64, total: f64) -> f64 {
+        let s = self.g / UNIT;
+        self.order.clear();
+        for &u in &self.clamped {
+            let u = u as usize;
+            self.order.push((self.bound[u] / self.w[u], u as u32));
+        }
+        self.order
+            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.cand.clear();
+        if let Some(&(y, _)) = self.heap.first() {
+            self.cand.push(((y * s).to_bits(), 0));
+        }
+        let (mut below, mut wa, mut ci) = (total, 0.0, 0);
+        loop {
+            let hk = self.cand.peek().map(|&(k, _)| f64::from_bits(k));
+            let ck = self.order.get(ci).map(|&(k, _)| k);
+            let from_heap = match (hk, ck) {
+                (None, None) => return f64::INFINITY,
+                (Some(h), Some(c)) => h >= c,
+                (h, _) => h.is_some(),
+            };
+            let (cap, w) = if from_heap {
+                let (_, i) = self.cand.pop().unwrap();
+                self.push_children(i as usize, s);
+                let u = self.heap[i as usize].1 as usize;
+                (s * self.q[u] as f64, self.w[u])
+            } else {
+                let u = self.order[ci].1 as usize;
+                ci += 1;
+                (self.bound[u], self.w[u])
+            };
+            below -= cap;
+            wa += w;
+            let level = (n - below.max(0.0)) / wa;
+            let next = match (self.cand.peek(), self.order.get(ci)) {
+                (None, None) => return n / wa,
+                (Some(&(k, _)), None) => f64::from_bits(k),
+                (None, Some(&(c, _))) => c,
+                (Some(&(k, _)), Some(&(c, _))) => f64::from_bits(k).max(c),
+            };
+            if next <= level {
+                return level;
+            }
+        }
+    }
+
+    fn push_children(&mut self, i: usize, s: f64) {
+        for c in [2 * i + 1, 2 * i + 2] {
+            if let Some(&(y, _)) = self.heap.get(c) {
+                self.cand.push(((y * s).to_bits(), c as u32));
+            }
+        }
+    }
+
+    /// LIMITSOFT users share what is left, each up to its demand (within its virtual CPUs)
+    /// less what the first fill gave it.
+    fn fill_soft(&mut self, left: f64) {
+        self.sw.clear();
+        self.sc.clear();
+        for &(u, b) in &self.soft {
+            let u = u as usize;
+            let first = self.alloc(u);
+            self.sw.push(self.w[u]);
+            self.sc.push((self.demand(u).min(b) - first).max(0.0));
+        }
+        let more = self.wf.fill(left, &self.sw, &self.sc);
+        for (k, &(u, _)) in self.soft.iter().enumerate() {
+            self.more[u as usize] = more[k];
+        }
+    }
+
+    /// Clamped users whose decayed demand is back within their bound return to the heap.
+    fn unclamp(&mut self) {
+        let mut k = 0;
+        while k < self.clamped.len() {
+            let u = self.clamped[k] as usize;
+            if self.demand(u) <= self.bound[u] {
+                self.detach(u);
+                self.attach(u);
+            } else {
+                k += 1;
+            }
+        }
+    }
+
+    /// Fold the scale into every demand (users whose demand rounds to nothing leave).
+    #[cold]
+    fn renormalize(&mut self) {
+        let g = self.g;
+        for q in self.q.iter_mut().filter(|q| **q > 0) {
+            *q = (*q as f64 * g).round() as u128;
+        }
+        self.g = 1.0;
+        self.reattach_all();
+    }
+
+    fn reattach_all(&mut self) {
+        self.heap.clear();
+        self.clamped.clear();
+        self.sum_q = 0;
+        self.slot.iter_mut().for_each(|s| *s = NONE);
+        for u in 0..self.q.len() {
+            self.attach(u);
+        }
+    }
+
+    /// Place user `u` by its demand: nowhere (none), at its bound, or on the heap.
+    fn attach(&mut self, u: usize) {
+        if self.q[u] == 0 || self.w[u] <= 0.0 {
+            return;
+        }
+        if self.demand(u) > self.bound[u] {
+            self.slot[u] = CLAMP_BIT | self.clamped.len() as u32;
+            self.clamped.push(u as u32);
+            return;
+        }
+        self.sum_q += self.q[u];
+        let i = self.heap.len();
+        self.heap.push((self.q[u] as f64 / self.w[u], u as u32));
+        self.slot[u] = i as u32;
+        self.sift_up(i);
+    }
+
+    fn detach(&mut self, u: usize) {
+        let s = self.slot[u];
+        if s == NONE {
+            return;
+        }
+        self.slot[u] = NONE;
+        if s & CLAMP_BIT != 0 {
+            let k = (s & !CLAMP_BIT) as usize;
+            self.clamped.swap_remove(k);
+            if let Some(&m) = self.clamped.get(k) {
+                self.slot[m as usize] = CLAMP_BIT | k as u32;
+            }
+            return;
+        }
+        self.sum_q -= self.q[u];
+        let i = s as usize;
+        let last = self.heap.pop().unwrap();
+        if i < self.heap.len() {
+            self.heap[i] = last;
+            self.slot[last.1 as usize] = i as u32;
+            self.sift_up(i);
+            self.sift_down(self.slot[last.1 as usize] as usize);
+        }
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        while i > 0 {
+            let p = (i - 1) / 2;
+            if self.heap[p].0 >= e.0 {
+                break;
+            }
+            self.heap[i] = self.heap[p];
+            self.slot[self.heap[i].1 as usize] = i as u32;
+            i = p;
+        }
+        self.heap[i] = e;
+        self.slot[e.1 as usize] = i as u32;
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let e = self.heap[i];
+        let n = self.heap.len();
+        loop {
+            let mut c = 2 * i + 1;
+            if c >= n {
+                break;
+            }
+            if c + 1 < n && self.heap[c + 1].0 > self.heap[c].0 {
+                c += 1;
+            }
+            if self.heap[c].0 <= e.0 {
+                break;
+            }
+            self.heap[i] = self.heap[c];
+            self.slot[self.heap[i].1 as usize] = i as u32;
+            i = c;
+        }
+        self.heap[i] = e;
+        self.slot[e.1 as usize] = i as u32;
+    }
+}
