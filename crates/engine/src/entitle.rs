@@ -2,7 +2,7 @@
 //! proportion to the users whose demand it measured, not to all logged-on users.
 //!
 //! Each user's smoothed demand decays by the same factor every pass while the user wants no
-//! processor, so it is kept as `g x q x 2^-44` processors: one global scale `g` (the product of
+//! processor, so it is kept as `g x q x 2^-36` processors: one global scale `g` (the product of
 //! the decay factors, renormalized into `q` when it gets small) and a per-user integer `q` that
 //! changes only for a user that used or wanted a processor. The integer sum of `q` is exact,
 //! so the total demand does not depend on the order of updates.
@@ -23,10 +23,11 @@ use std::collections::BinaryHeap;
 const NONE: u32 = u32::MAX;
 /// `slot` of a user at its fixed bound: this bit and its index in `clamped`.
 const CLAMP_BIT: u32 = 1 << 31;
-/// Demand units per processor at scale 1 (`q` counts 2^-44 processors / `g`).
-const UNIT: f64 = (1u64 << 44) as f64;
-/// The scale is folded into `q` when it falls below this (keeps `q` below 2^112).
-const G_MIN: f64 = 1.0 / (1u64 << 60) as f64;
+/// Demand units per processor at scale 1 (`q` counts 2^-36 processors / `g`).
+const UNIT: f64 = (1u64 << 36) as f64;
+/// The scale is folded into `q` when it falls below this: demands are at most 64 processors
+/// (virtual CPUs), so `q` stays below 2^62.
+const G_MIN: f64 = 1.0 / (1u64 << 20) as f64;
 
 pub struct Entitlement {
     /// Per user: weight (normalized share), fixed bound (virtual CPUs, LIMITHARD and LIMITSOFT
@@ -34,7 +35,9 @@ pub struct Entitlement {
     /// the second (LIMITSOFT) fill gave it.
     w: Vec<f64>,
     bound: Vec<f64>,
-    q: Vec<u128>,
+    q: Vec<u64>,
+    /// `q` as a float (demand / g in units of 2^-36 processors).
+    qf: Vec<f64>,
     slot: Vec<u32>,
     more: Vec<f64>,
     /// Max-heap of the users bounded by their demand (q > 0), keyed by q / w.
@@ -61,6 +64,7 @@ impl Default for Entitlement {
             w: Vec::new(),
             bound: Vec::new(),
             q: Vec::new(),
+            qf: Vec::new(),
             slot: Vec::new(),
             more: Vec::new(),
             heap: Vec::new(),
@@ -90,6 +94,7 @@ impl Entitlement {
         self.bound.clear();
         self.bound.extend_from_slice(bound);
         self.q.resize(n, 0);
+        self.qf.resize(n, 0.0);
         self.slot.clear();
         self.slot.resize(n, NONE);
         self.more.clear();
@@ -109,7 +114,7 @@ impl Entitlement {
     /// Smoothed demand of user `u` (processors).
     #[inline]
     pub fn demand(&self, u: usize) -> f64 {
-        self.g * (self.q[u] as f64 / UNIT)
+        self.g * (self.qf[u] / UNIT)
     }
 
     /// Every demand decays by `f` (0 < f <= 1).
@@ -126,8 +131,21 @@ impl Entitlement {
         if dq.is_nan() || dq < 1.0 {
             return;
         }
+        let s = self.slot[u];
+        let q = self.q[u].saturating_add(dq as u64);
+        let qf = q as f64;
+        if s != NONE && s & CLAMP_BIT == 0 && self.g * (qf / UNIT) <= self.bound[u] {
+            // Still bounded by its demand: its key grows in place.
+            self.sum_q += (q - self.q[u]) as u128;
+            self.q[u] = q;
+            self.qf[u] = qf;
+            self.heap[s as usize].0 = qf / self.w[u];
+            self.sift_up(s as usize);
+            return;
+        }
         self.detach(u);
-        self.q[u] += dq as u128;
+        self.q[u] = q;
+        self.qf[u] = qf;
         self.attach(u);
     }
 
@@ -204,7 +222,7 @@ impl Entitlement {
                 let (_, i) = self.cand.pop().unwrap();
                 self.push_children(i as usize, s);
                 let u = self.heap[i as usize].1 as usize;
-                (s * self.q[u] as f64, self.w[u])
+                (s * self.qf[u], self.w[u])
             } else {
                 let u = self.order[ci].1 as usize;
                 ci += 1;
@@ -268,8 +286,11 @@ impl Entitlement {
     #[cold]
     fn renormalize(&mut self) {
         let g = self.g;
-        for q in self.q.iter_mut().filter(|q| **q > 0) {
-            *q = (*q as f64 * g).round() as u128;
+        for (q, qf) in self.q.iter_mut().zip(self.qf.iter_mut()) {
+            if *q > 0 {
+                *q = (*qf * g).round() as u64;
+                *qf = *q as f64;
+            }
         }
         self.g = 1.0;
         self.reattach_all();
@@ -295,9 +316,9 @@ impl Entitlement {
             self.clamped.push(u as u32);
             return;
         }
-        self.sum_q += self.q[u];
+        self.sum_q += self.q[u] as u128;
         let i = self.heap.len();
-        self.heap.push((self.q[u] as f64 / self.w[u], u as u32));
+        self.heap.push((self.qf[u] / self.w[u], u as u32));
         self.slot[u] = i as u32;
         self.sift_up(i);
     }
@@ -316,7 +337,7 @@ impl Entitlement {
             }
             return;
         }
-        self.sum_q -= self.q[u];
+        self.sum_q -= self.q[u] as u128;
         let i = s as usize;
         let last = self.heap.pop().unwrap();
         if i < self.heap.len() {
@@ -395,7 +416,7 @@ mod tests {
     /// and then): the incremental fill gives every user what the full water-fill of the same
     /// demands gives, within 1e-9 processors per processor of capacity (different order of
     /// floating-point sums), and each demand follows the exponential smoothing
-    /// `d <- (1 - a) d + a x` within 1e-9 relative (2^-44-processor quanta).
+    /// `d <- (1 - a) d + a x` within 1e-9 relative plus 1e-9 processors (2^-36 quanta).
     #[test]
     fn incremental_fill_equals_the_full_water_fill() {
         let mut r = Rng::new(16);
@@ -464,7 +485,7 @@ mod tests {
                     if w[u] > 0.0 {
                         let err = (e.demand(u) - want[u]).abs();
                         assert!(
-                            err <= 1e-9 * want[u] + 1e-12,
+                            err <= 1e-9 * want[u] + 1e-9,
                             "case {case} demand {u}: {} vs {}",
                             e.demand(u),
                             want[u]

@@ -1114,14 +1114,18 @@ impl Sim {
                 vc.want_since = now;
             }
         }
-        self.user_rates(u);
-        let (vtime, slice, n_cpu) = (self.sched.vtime, self.sched.slice as f64, self.sched.n_cpu);
-        let us = &mut self.users[u];
+        // Its allocation from the last pass (derived here if nothing needed it since).
+        let alloc = if us.sch.fill_gen == self.sched.ent.gen() {
+            us.sch.alloc
+        } else {
+            self.sched.ent.alloc(u)
+        };
         let used = us.acct.virt_ns + us.acct.cp_ns;
-        let s = &mut us.sch;
-        let used_w = (used - s.used_mark) as f64;
+        let used_w = (used - us.sch.used_mark) as f64;
+        let want = us.sch.want_ns as f64;
+        us.sch.used_mark = used;
+        us.sch.want_ns = 0;
         let nv = us.vcpus.len() as f64;
-        let d = ((used_w + s.want_ns as f64) / dt as f64).min(nv);
         // Error feedback for a user held at its maximum share or at all its virtual CPUs
         // (targets that do not depend on other users' demand): proportional sharing among
         // the users competing at each instant would let a user that wakes now and then
@@ -1129,22 +1133,22 @@ impl Sim {
         // wanted at least its target but got less, its virtual deadlines move earlier by
         // the difference, bounded to two slices. (Getting more is already stopped by the
         // limit list, or for LIMITSOFT by running in the background.)
-        let target = s.alloc * dt as f64;
-        let at_max = s.alloc >= 0.999 * us.max_all.map_or(nv, |m| (m * n_cpu).min(nv));
-        if at_max && s.alloc > 0.0 && used_w + s.want_ns as f64 >= 0.98 * target {
-            let bound = 2.0 * slice / s.rate_v;
-            let shift = ((target - used_w) / s.alloc).min(bound);
+        let target = alloc * dt as f64;
+        let at_max = alloc >= 0.999 * us.max_all.map_or(nv, |m| (m * self.sched.n_cpu).min(nv));
+        if at_max && alloc > 0.0 && used_w + want >= 0.98 * target {
+            self.user_rates(u);
+            let (vtime, slice) = (self.sched.vtime, self.sched.slice as f64);
+            let bound = 2.0 * slice / self.users[u].sch.rate_v;
+            let shift = ((target - used_w) / alloc).min(bound);
             if shift > 0.0 {
                 let lo = vtime.saturating_sub(to_time(bound));
-                for &v in &us.vcpus {
+                for &v in &self.users[u].vcpus {
                     let vc = &mut self.vcpus[v as usize];
                     vc.vtag = vc.vtag.saturating_sub(to_time(shift)).max(lo.min(vc.vtag));
                 }
             }
         }
-        s.used_mark = used;
-        s.want_ns = 0;
-        d
+        ((used_w + want) / dt as f64).min(nv)
     }
 
     /// Debug builds: a user the pass does not measure used and wanted nothing since the last.
