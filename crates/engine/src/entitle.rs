@@ -13,9 +13,11 @@
 //! the level decide `L`, so it is found from the top: users in decreasing `cap / w` (a max-heap
 //! for the users bounded by their demand, whose order the common decay does not change, and a
 //! short list of those at their fixed bound) are moved above one by one until the next one's
-//! `cap / w` is at most the level the users above leave. A user's allocation is then read on
-//! demand (`alloc`), not written for every user every pass. LIMITSOFT users get above their
-//! maximum only capacity nobody else wants: a second water-fill over them alone.
+//! `cap / w` is at most the level the users above leave (the heap is put in order the first
+//! time a pass needs it; while every demand fits it is only the set of users with a demand).
+//! A user's allocation is then read on demand (`alloc`), not written for every user every
+//! pass. LIMITSOFT users get above their maximum only capacity nobody else wants: a second
+//! water-fill over them alone.
 
 use crate::scheduler::WaterFill;
 use std::collections::BinaryHeap;
@@ -40,8 +42,11 @@ pub struct Entitlement {
     qf: Vec<f64>,
     slot: Vec<u32>,
     more: Vec<f64>,
-    /// Max-heap of the users bounded by their demand (q > 0), keyed by q / w.
+    /// Max-heap of the users bounded by their demand (q > 0), keyed by q / w; kept in heap
+    /// order only once a fill has needed it (`ordered`: the water level is below some demand),
+    /// until the next renormalization or reset (an unordered heap is just the set).
     heap: Vec<(f64, u32)>,
+    ordered: bool,
     sum_q: u128,
     /// Users whose demand exceeds their fixed bound.
     clamped: Vec<u32>,
@@ -68,6 +73,7 @@ impl Default for Entitlement {
             slot: Vec::new(),
             more: Vec::new(),
             heap: Vec::new(),
+            ordered: false,
             sum_q: 0,
             clamped: Vec::new(),
             g: 1.0,
@@ -127,12 +133,13 @@ impl Entitlement {
 
     /// Add `x` processors to user `u`'s demand (after this pass's `decay`).
     pub fn add(&mut self, u: usize, x: f64) {
-        let dq = (x / self.g * UNIT).round();
-        if dq.is_nan() || dq < 1.0 {
+        // Rounded to the nearest quantum (x >= 0; NaN and below half a quantum add nothing).
+        let dq = (x / self.g * UNIT + 0.5) as u64;
+        if dq == 0 {
             return;
         }
         let s = self.slot[u];
-        let q = self.q[u].saturating_add(dq as u64);
+        let q = self.q[u].saturating_add(dq);
         let qf = q as f64;
         if s != NONE && s & CLAMP_BIT == 0 && self.g * (qf / UNIT) <= self.bound[u] {
             // Still bounded by its demand: its key grows in place.
@@ -140,7 +147,9 @@ impl Entitlement {
             self.q[u] = q;
             self.qf[u] = qf;
             self.heap[s as usize].0 = qf / self.w[u];
-            self.sift_up(s as usize);
+            if self.ordered {
+                self.sift_up(s as usize);
+            }
             return;
         }
         self.detach(u);
@@ -159,6 +168,9 @@ impl Entitlement {
         self.level = if total <= n {
             f64::INFINITY
         } else {
+            if !self.ordered {
+                self.heapify();
+            }
             self.level_from_top(n, total)
         };
         for &(u, _) in &self.soft {
@@ -288,7 +300,7 @@ impl Entitlement {
         let g = self.g;
         for (q, qf) in self.q.iter_mut().zip(self.qf.iter_mut()) {
             if *q > 0 {
-                *q = (*qf * g).round() as u64;
+                *q = (*qf * g + 0.5) as u64;
                 *qf = *q as f64;
             }
         }
@@ -298,6 +310,7 @@ impl Entitlement {
 
     fn reattach_all(&mut self) {
         self.heap.clear();
+        self.ordered = false;
         self.clamped.clear();
         self.sum_q = 0;
         self.slot.iter_mut().for_each(|s| *s = NONE);
@@ -320,7 +333,9 @@ impl Entitlement {
         let i = self.heap.len();
         self.heap.push((self.qf[u] / self.w[u], u as u32));
         self.slot[u] = i as u32;
-        self.sift_up(i);
+        if self.ordered {
+            self.sift_up(i);
+        }
     }
 
     fn detach(&mut self, u: usize) {
@@ -343,9 +358,18 @@ impl Entitlement {
         if i < self.heap.len() {
             self.heap[i] = last;
             self.slot[last.1 as usize] = i as u32;
-            self.sift_up(i);
-            self.sift_down(self.slot[last.1 as usize] as usize);
+            if self.ordered {
+                self.sift_up(i);
+                self.sift_down(self.slot[last.1 as usize] as usize);
+            }
         }
+    }
+
+    fn heapify(&mut self) {
+        for i in (0..self.heap.len() / 2).rev() {
+            self.sift_down(i);
+        }
+        self.ordered = true;
     }
 
     fn sift_up(&mut self, mut i: usize) {

@@ -1224,11 +1224,15 @@ impl Sim {
         }
         let rate = a.max(floor).max(1e-6);
         let s = &mut us.sch;
+        s.alloc = a;
+        s.fill_gen = self.sched.ent.gen();
+        if rate == s.rate {
+            return; // the same figures as before (often: a user held at its entitlement floor)
+        }
+        s.rate = rate;
         s.rate_v = rate / nv;
         s.inv_rate_v = nv / rate;
         s.slice_v = to_time(slice * nv / rate);
-        s.alloc = a;
-        s.fill_gen = self.sched.ent.gen();
     }
 }
 

@@ -257,7 +257,9 @@ pub struct UserSched {
     pub used_mark: u64,
     pub want_ns: u64,
     pub touched: bool,
-    /// 6.4 target rate per virtual CPU (processors) used to advance virtual deadlines.
+    /// 6.4 target rate (processors; NaN before the first) and per virtual CPU, used to
+    /// advance virtual deadlines.
+    pub rate: f64,
     pub rate_v: f64,
     /// 1 / rate_v, and one minor time slice at that rate (virtual ns), kept for the hot path.
     pub inv_rate_v: f64,
@@ -328,6 +330,7 @@ impl Default for UserSched {
             used_mark: 0,
             want_ns: 0,
             touched: false,
+            rate: f64::NAN,
             rate_v: 1.0,
             inv_rate_v: 1.0,
             slice_v: 0,
