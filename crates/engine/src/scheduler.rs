@@ -496,7 +496,7 @@ impl Sim {
                 } else {
                     0
                 };
-                self.user_rates(u);
+                self.debug_rates_fresh(u);
                 let one = self.users[u].sch.slice_v;
                 let vtime = self.sched.vtime;
                 let vc = &mut self.vcpus[v as usize];
@@ -714,7 +714,7 @@ impl Sim {
         let used = std::mem::take(&mut vc.run_used);
         let u = vc.user as usize;
         if self.sched.sched == Sched::EntitlementExcess {
-            self.user_rates(u);
+            self.debug_rates_fresh(u);
             let vc = &mut self.vcpus[v as usize];
             vc.vtag = vc
                 .vtag
@@ -1090,16 +1090,28 @@ impl Sim {
             self.entitlement_setup();
         }
         self.sched.ent.fill(self.sched.n_cpu);
+        for k in 0..self.sched.touched.len() {
+            self.user_rates(self.sched.touched[k] as usize);
+        }
     }
 
-    /// A user becomes runnable: the next pass measures it.
+    /// A user becomes runnable: the next pass measures it, and its rates are derived from the
+    /// last pass now, so that a runnable (touched) user's rates are always current.
     #[inline]
     pub(crate) fn touch(&mut self, u: usize) {
-        let s = &mut self.users[u].sch;
-        if !s.touched {
-            s.touched = true;
+        if !self.users[u].sch.touched {
+            self.users[u].sch.touched = true;
             self.sched.touched.push(u as u32);
+            if self.sched.sched == Sched::EntitlementExcess {
+                self.user_rates(u);
+            }
         }
+    }
+
+    /// Debug builds: a user dispatched or charged has rates from the last pass (it is touched).
+    #[inline(always)]
+    fn debug_rates_fresh(&self, u: usize) {
+        debug_assert_eq!(self.users[u].sch.fill_gen, self.sched.ent.gen(), "user {u}");
     }
 
     /// 6.4: user `u`'s demand over the last `dt` ns (processors, at most its virtual CPUs):
@@ -1114,12 +1126,9 @@ impl Sim {
                 vc.want_since = now;
             }
         }
-        // Its allocation from the last pass (derived here if nothing needed it since).
-        let alloc = if us.sch.fill_gen == self.sched.ent.gen() {
-            us.sch.alloc
-        } else {
-            self.sched.ent.alloc(u)
-        };
+        // Its allocation from the last pass (current: it is touched).
+        debug_assert_eq!(us.sch.fill_gen, self.sched.ent.gen());
+        let alloc = us.sch.alloc;
         let used = us.acct.virt_ns + us.acct.cp_ns;
         let used_w = (used - us.sch.used_mark) as f64;
         let want = us.sch.want_ns as f64;
@@ -1136,7 +1145,6 @@ impl Sim {
         let target = alloc * dt as f64;
         let at_max = alloc >= 0.999 * us.max_all.map_or(nv, |m| (m * self.sched.n_cpu).min(nv));
         if at_max && alloc > 0.0 && used_w + want >= 0.98 * target {
-            self.user_rates(u);
             let (vtime, slice) = (self.sched.vtime, self.sched.slice as f64);
             let bound = 2.0 * slice / self.users[u].sch.rate_v;
             let shift = ((target - used_w) / alloc).min(bound);
@@ -1200,8 +1208,9 @@ impl Sim {
         }
     }
 
-    /// 6.4: user `u`'s target rate from the last water-fill, derived when first needed after
-    /// it (a pass does not write every user's).
+    /// 6.4: user `u`'s target rate from the last water-fill, derived for the users the pass
+    /// keeps measuring and for a user when it becomes runnable (a pass does not write every
+    /// user's).
     #[inline(always)]
     pub(crate) fn user_rates(&mut self, u: usize) {
         if self.users[u].sch.fill_gen != self.sched.ent.gen() {
