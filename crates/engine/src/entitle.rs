@@ -51,6 +51,8 @@ pub struct Entitlement {
     /// Users whose demand exceeds their fixed bound.
     clamped: Vec<u32>,
     g: f64,
+    /// UNIT / g: quanta per processor of demand added now.
+    per_g: f64,
     level: f64,
     /// LIMITSOFT users and their bound above the maximum (virtual CPUs).
     soft: Vec<(u32, f64)>,
@@ -77,6 +79,7 @@ impl Default for Entitlement {
             sum_q: 0,
             clamped: Vec::new(),
             g: 1.0,
+            per_g: UNIT,
             level: f64::INFINITY,
             soft: Vec::new(),
             gen: 0,
@@ -129,12 +132,13 @@ impl Entitlement {
         if self.g < G_MIN {
             self.renormalize();
         }
+        self.per_g = UNIT / self.g;
     }
 
     /// Add `x` processors to user `u`'s demand (after this pass's `decay`).
     pub fn add(&mut self, u: usize, x: f64) {
         // Rounded to the nearest quantum (x >= 0; NaN and below half a quantum add nothing).
-        let dq = (x / self.g * UNIT + 0.5) as u64;
+        let dq = (x * self.per_g + 0.5) as u64;
         if dq == 0 {
             return;
         }
