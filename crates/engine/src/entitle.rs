@@ -172,9 +172,6 @@ impl Entitlement {
         self.level = if total <= n {
             f64::INFINITY
         } else {
-            if !self.ordered {
-                self.heapify();
-            }
             self.level_from_top(n, total)
         };
         for &(u, _) in &self.soft {
@@ -210,53 +207,84 @@ impl Entitlement {
         self.clamped.iter().map(|&u| self.bound[u as usize]).sum()
     }
 
-    /// Users in decreasing `cap / w` move above the level until the next one's is at most the
-    /// level the ones above leave (the water-fill's level, found from the top).
+    /// The water level when the demands do not all fit. From the top of the ordered heap while
+    /// few users are above the level; when many are (more than an eighth), sorting them all is
+    /// cheaper than walking the heap, so the heap is left unordered until the level is back
+    /// among a few users.
     fn level_from_top(&mut self, n: f64, total: f64) -> f64 {
+        let budget = 16 + self.heap.len() / 8;
+        if self.ordered {
+            if let (Some(level), _) = self.walk(n, total, false, budget) {
+                return level;
+            }
+            self.ordered = false;
+        }
+        let (level, steps) = self.walk(n, total, true, usize::MAX);
+        if steps < budget {
+            self.heapify();
+        }
+        level.unwrap_or(f64::INFINITY)
+    }
+
+    /// Users in decreasing `cap / w` move above the level until the next one's is at most the
+    /// level the ones above leave. The users at their bound (and with `all`, every user) are
+    /// sorted; without `all` the heap users come from the top of the ordered heap. Gives up
+    /// (None) after `budget` users; returns how many it moved.
+    fn walk(&mut self, n: f64, total: f64, all: bool, budget: usize) -> (Option<f64>, usize) {
         let s = self.g / UNIT;
         self.order.clear();
         for &u in &self.clamped {
             let u = u as usize;
             self.order.push((self.bound[u] / self.w[u], u as u32));
         }
+        if all {
+            self.order
+                .extend(self.heap.iter().map(|&(y, u)| (y * s, u)));
+        }
         self.order
             .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         self.cand.clear();
-        if let Some(&(y, _)) = self.heap.first() {
+        if let (false, Some(&(y, _))) = (all, self.heap.first()) {
             self.cand.push(((y * s).to_bits(), 0));
         }
         let (mut below, mut wa, mut ci) = (total, 0.0, 0);
-        loop {
+        for steps in 1.. {
+            if steps > budget {
+                return (None, steps);
+            }
             let hk = self.cand.peek().map(|&(k, _)| f64::from_bits(k));
             let ck = self.order.get(ci).map(|&(k, _)| k);
             let from_heap = match (hk, ck) {
-                (None, None) => return f64::INFINITY,
+                (None, None) => return (Some(f64::INFINITY), steps),
                 (Some(h), Some(c)) => h >= c,
                 (h, _) => h.is_some(),
             };
-            let (cap, w) = if from_heap {
+            let u = if from_heap {
                 let (_, i) = self.cand.pop().unwrap();
                 self.push_children(i as usize, s);
-                let u = self.heap[i as usize].1 as usize;
-                (s * self.qf[u], self.w[u])
+                self.heap[i as usize].1 as usize
             } else {
-                let u = self.order[ci].1 as usize;
                 ci += 1;
-                (self.bound[u], self.w[u])
+                self.order[ci - 1].1 as usize
             };
-            below -= cap;
-            wa += w;
+            below -= if self.slot[u] & CLAMP_BIT != 0 {
+                self.bound[u]
+            } else {
+                s * self.qf[u]
+            };
+            wa += self.w[u];
             let level = (n - below.max(0.0)) / wa;
             let next = match (self.cand.peek(), self.order.get(ci)) {
-                (None, None) => return n / wa,
+                (None, None) => return (Some(n / wa), steps),
                 (Some(&(k, _)), None) => f64::from_bits(k),
                 (None, Some(&(c, _))) => c,
                 (Some(&(k, _)), Some(&(c, _))) => f64::from_bits(k).max(c),
             };
             if next <= level {
-                return level;
+                return (Some(level), steps);
             }
         }
+        unreachable!()
     }
 
     fn push_children(&mut self, i: usize, s: f64) {
