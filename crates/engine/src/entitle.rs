@@ -59,7 +59,7 @@ pub struct Entitlement {
     gen: u64,
     // Buffers kept between passes.
     cand: BinaryHeap<(u64, u32)>,
-    order: Vec<(f64, u32)>,
+    order: Vec<u128>,
     sw: Vec<f64>,
     sc: Vec<f64>,
     wf: WaterFill,
@@ -232,17 +232,21 @@ impl Entitlement {
     /// (None) after `budget` users; returns how many it moved.
     fn walk(&mut self, n: f64, total: f64, all: bool, budget: usize) -> (Option<f64>, usize) {
         let s = self.g / UNIT;
+        // Sorted as integers (key bits above the user: the keys are positive), walked from the
+        // end.
+        let packed = |k: f64, u: u32| ((k.to_bits() as u128) << 64) | u as u128;
         self.order.clear();
         for &u in &self.clamped {
-            let u = u as usize;
-            self.order.push((self.bound[u] / self.w[u], u as u32));
+            let w = self.w[u as usize];
+            self.order.push(packed(self.bound[u as usize] / w, u));
         }
         if all {
             self.order
-                .extend(self.heap.iter().map(|&(y, u)| (y * s, u)));
+                .extend(self.heap.iter().map(|&(y, u)| packed(y * s, u)));
         }
-        self.order
-            .sort_unstable_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.order.sort_unstable();
+        let key = |e: u128| f64::from_bits((e >> 64) as u64);
+        let nth = |order: &[u128], i: usize| order.len().checked_sub(i + 1).map(|j| order[j]);
         self.cand.clear();
         if let (false, Some(&(y, _))) = (all, self.heap.first()) {
             self.cand.push(((y * s).to_bits(), 0));
@@ -253,7 +257,7 @@ impl Entitlement {
                 return (None, steps);
             }
             let hk = self.cand.peek().map(|&(k, _)| f64::from_bits(k));
-            let ck = self.order.get(ci).map(|&(k, _)| k);
+            let ck = nth(&self.order, ci).map(key);
             let from_heap = match (hk, ck) {
                 (None, None) => return (Some(f64::INFINITY), steps),
                 (Some(h), Some(c)) => h >= c,
@@ -265,7 +269,7 @@ impl Entitlement {
                 self.heap[i as usize].1 as usize
             } else {
                 ci += 1;
-                self.order[ci - 1].1 as usize
+                nth(&self.order, ci - 1).unwrap() as u32 as usize
             };
             below -= if self.slot[u] & CLAMP_BIT != 0 {
                 self.bound[u]
@@ -274,11 +278,11 @@ impl Entitlement {
             };
             wa += self.w[u];
             let level = (n - below.max(0.0)) / wa;
-            let next = match (self.cand.peek(), self.order.get(ci)) {
+            let next = match (self.cand.peek(), nth(&self.order, ci)) {
                 (None, None) => return (Some(n / wa), steps),
                 (Some(&(k, _)), None) => f64::from_bits(k),
-                (None, Some(&(c, _))) => c,
-                (Some(&(k, _)), Some(&(c, _))) => f64::from_bits(k).max(c),
+                (None, Some(c)) => key(c),
+                (Some(&(k, _)), Some(c)) => f64::from_bits(k).max(key(c)),
             };
             if next <= level {
                 return (Some(level), steps);
