@@ -485,7 +485,7 @@ mod tests {
             let n = 1.0 + r.below(64) as f64;
             let mut e = Entitlement::default();
             let (mut w, mut bound, mut soft) = (vec![], vec![], vec![]);
-            let mut setup = |r: &mut Rng, w: &mut Vec<f64>, b: &mut Vec<f64>, s: &mut Vec<_>| {
+            let setup = |r: &mut Rng, w: &mut Vec<f64>, b: &mut Vec<f64>, s: &mut Vec<_>| {
                 w.clear();
                 b.clear();
                 s.clear();
