@@ -20,11 +20,13 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError
+from . import capping, cpupools
 
 SMT_MODES = ("off", "smt1", "smt2")
-MACHINES = ("z13", "z14")
+MACHINES = ("z196", "zEC12", "z13", "z14", "z15", "z16", "z17")  # machine.rs NAMES
+DEFAULT_MACHINE = "z14"
 MAX_SMT_CORES = 32  # seed 000: with SMT only the first 32 logical cores are used
-MAX_DRAWERS = 4
+MAX_DRAWERS = 8  # cpu.rs MAX_DRAWERS; each machine has its own (cpu.<machine>.drawers)
 DISTS = ("exp", "fixed")
 MAX_PROCESSORS = 64
 MAX_VCPUS = 64
@@ -48,23 +50,39 @@ MAX_DEPTH = 8  # tables and arrays nested deeper than this are no scenario
 _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "model parameters",
              "guest": "guest virtual machines ([[guest]])", "action": "timed CP commands ([[action]])",
              "title": "a title for reports", "description": "free text",
+             "cpupool": "CPU pools: [[cpupool]] name, limithard = \"25%\" or capacity = 1.5, type = \"IFL\" "
+                        "(DEFINE CPUPOOL); guests join with pool = \"NAME\"",
              "storage": "real storage for guest pages and paging volumes ([storage])",
              "cpc": "the CPC around the LPAR: physical IFLs and partner LPARs ([cpc], [[cpc.lpar]])",
              "mdc": "the minidisk cache: [mdc] storage = \"1G\" (SET MDCACHE STORAGE)",
              "volume": "DASD volumes the minidisks live on: [[volume]] name, type, size (optional; "
                        "with them minidisk extents are checked)",
              "cu": "the control unit of the ECKD volumes: [cu] aliases = 15 (HyperPAV), paging_alias = true "
-                   "(SET PAGING ALIAS ON), share = { paging = 100, minidisk = 200 } (SET CU ... SHARE)"}
+                   "(SET PAGING ALIAS ON), share = { paging = 100, minidisk = 200 } (SET CU ... SHARE), "
+                   "paths = [\"40\", \"41\"] (its channel paths)",
+             "chpid": "channel paths: [[chpid]] id = \"40\", type = \"escon\" | \"ficon\" | ... (issue 22)"}
 _CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
             "paging_alias": "SET PAGING ALIAS ON: paging I/O may use the aliases (z/VM 6.4+); default false",
-            "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases"}
+            "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases",
+            "paths": "the control unit's channel paths, 1-8 CHPID ids of [[chpid]] tables, in rotation order",
+            "class": "ess (2105 and later, default) | 3990: the nullification window is avoided only on an ESS",
+            "pav": "hyper (HyperPAV, default) | static (aliases bound to bases) | dynamic (moved by workload "
+                   "management)"}
+# --- channel paths (issue 22) ---
+# Channel path types and the first level that knows each (crates/engine/src/channel.rs KINDS).
+_CHPID_TYPES = {"escon": "vmesa-2.3.0", "ficon": "vmesa-2.4.0", "ficon-express8s": "zvm-6.1",
+                "ficon-express16s": "zvm-6.3-compat"}
+_CHPID_KEYS = {"id": "the CHPID: two hex digits, e.g. \"40\"",
+               "type": "channel type: " + " | ".join(_CHPID_TYPES),
+               "partner_io_rate": "a path shared with the [cpc]'s other LPARs: the I/Os per second they start on it"}
+_CHPID_RE = re.compile(r"[0-9A-F]{2}")
 _DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
                      "type": "eckd | edev | scsi",
                      "size": "capacity: a size such as \"20G\" or a 3390 model (3390-3, 3390-9, 3390-27, 3390-54)"}
 # 3390 models: cylinders; a cylinder is 15 tracks of 12 4 KB blocks (180 pages).
 _3390_MODELS = {"3390-3": 3339, "3390-9": 10017, "3390-27": 32760, "3390-54": 65520}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
-                "smt": "off | smt1 | smt2", "machine": "z13 | z14 (drawer topology)",
+                "smt": "off | smt1 | smt2", "machine": "z196 | zEC12 | z13 | z14 | z15 | z16 | z17 (chips, drawers, clock, SMT, caches)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
                 "switches": "mechanism switches set on top of the level, e.g. { sched = \"entitlement-excess\" }",
                 "lpar": "name of the LPAR z/VM runs in (with [cpc])",
@@ -72,16 +90,19 @@ _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical proce
                 "polarization": "vertical | horizontal (SET SRM POLARIZATION, with [cpc])",
                 "unparking": "large | medium | small (SET SRM UNPARKING, vertical only, with [cpc])",
                 "excessuse": "high | medium | low | none (SET SRM EXCESSUSE, with [cpc])",
-                "dspwdmethod": "reshuffle | rebalance (SET SRM DSPWDMETHOD; multithreading needs reshuffle)"}
-_LPAR_ONLY = ("lpar", "weight", "polarization", "unparking", "excessuse")
+                "dspwdmethod": "reshuffle | rebalance (SET SRM DSPWDMETHOD; multithreading needs reshuffle)",
+                **capping.SYSTEM_KEYS}
+_LPAR_ONLY = ("lpar", "weight", "polarization", "unparking", "excessuse", *capping.SYSTEM_KEYS)
 _CPC_KEYS = {"shared_ifls": "shared physical IFLs (the pool PR/SM dispatches shared logical cores on)",
              "dedicated_ifls": "dedicated physical IFLs",
-             "lpar": "partner partitions: [[cpc.lpar]] with name, weight, logical, busy"}
+             "lpar": "partner partitions: [[cpc.lpar]] with name, weight, logical, busy",
+             "group": "absolute capping groups: [[cpc.group]] with name, abscap (processors)"}
 _CPC_LPAR_KEYS = {"name": "LPAR name, 1-8 characters", "weight": "PR/SM weight 1-999 (shared LPARs)",
                   "logical": "logical cores",
                   "busy": "fraction of its logical cores it keeps busy, 0-1, or a list of them taken in turn",
                   "busy_period": "with a list of busy fractions: how long each holds, e.g. \"10s\"",
-                  "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal"}
+                  "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal",
+                  **capping.LPAR_KEYS}
 POLARIZATIONS = ("vertical", "horizontal")
 UNPARKINGS = ("large", "medium", "small")
 EXCESSUSES = ("high", "medium", "low", "none")
@@ -94,6 +115,7 @@ MAX_TX_UNIT = 1e6
 _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload": "what it runs",
                "vcpus": "virtual CPUs", "count": "number of identical guests",
                "quickdsp": "SET QUICKDSP ON: true or false",
+               "pool": "the CPU pool it is scheduled to ([[cpupool]] name; SCHEDULE userid TO POOL)",
                "storage": "virtual storage size, e.g. \"512M\"",
                "refs": "page references, one per transaction (servers: touches = N per request): "
                        "{ pattern = \"uniform\", range = \"480M\" } "
@@ -368,6 +390,7 @@ class Guest:
     quickdsp: bool = False
     storage_pages: int | None = None
     refs: dict | None = None
+    pool: str | None = None  # the CPU pool it is scheduled to (cpupools.py)
 
     def userids(self) -> list[str]:
         return [self.userid] if self.count == 1 else [f"{self.userid}{k}" for k in range(self.count)]
@@ -380,6 +403,7 @@ class Action:
     share: Share | None
     command: str
     threads: int | None = None  # SET MULTITHREAD: active threads per core
+    engine: dict | None = None  # a CPU pool command: the engine's action (cpupools.py), without at_ns
 
 
 @dataclass
@@ -404,6 +428,9 @@ class Scenario:
     hyperpav: dict | None = None
     dspwdmethod: str = "reshuffle"
     tx_unit: float = 1.0  # completed requests per reported transaction ([run] tx_unit)
+    channels: dict | None = None  # [[chpid]] and [cu] paths (issue 22)
+    pav: dict | None = None  # [cu] pav = "static" | "dynamic" (issue 22)
+    cpupools: list[dict] = field(default_factory=list)  # [[cpupool]] with members (cpupools.py)
 
     def engine_config(self) -> dict:
         cfg = self._engine_config()
@@ -428,11 +455,17 @@ class Scenario:
             cfg["mdc"] = dict(self.mdc)
         if self.hyperpav is not None:
             cfg["hyperpav"] = dict(self.hyperpav)
+        if self.pav is not None:
+            cfg["pav"] = dict(self.pav)
+        if self.channels is not None:
+            cfg["channels"] = {k: (list(map(dict, v)) if k == "chpids" else v) for k, v in self.channels.items()}
         if self.dspwdmethod != "reshuffle":
             cfg["dspwdmethod"] = self.dspwdmethod
         if self.tx_unit != 1.0:
             # A reporting unit: the engine divides the summary's transaction counts, ETR and ITR.
             cfg["tx_unit"] = self.tx_unit
+        if self.cpupools:
+            cfg["cpupools"] = [dict(p, members=list(p["members"])) for p in self.cpupools]
         return cfg
 
     def _engine_config(self) -> dict:
@@ -451,7 +484,8 @@ class Scenario:
                 for g in self.guests
             ],
             "actions": [
-                {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.share is None
+                {"at_ns": a.at_ns, **a.engine} if a.engine is not None
+                else {"kind": "set-multithreading", "at_ns": a.at_ns, "threads": a.threads} if a.share is None
                 else {"kind": "set-share", "at_ns": a.at_ns, "userid": a.userid, "share": a.share.to_engine()}
                 for a in self.actions
             ],
@@ -462,8 +496,15 @@ class Scenario:
 
     def with_overrides(self, *, level: str | None = None, seed: int | None = None,
                        duration: str | None = None, switches: dict[str, str] | None = None,
-                       level_field: str = "--level") -> "Scenario":
+                       level_field: str = "--level", machine: str | None = None) -> "Scenario":
         s = self
+        if machine is not None:
+            if machine not in MACHINES:
+                raise InputError(f"{machine!r} is not a modelled machine", field="--machine",
+                                 fix=f"accepted: {', '.join(MACHINES)}")
+            _check_machine(machine, s.processors, s.smt, s.drawers, s.params, s.storage, file=None,
+                           ln=lambda *_: None)
+            s = replace(s, machine=machine)
         if switches is not None:
             from . import engine
 
@@ -729,7 +770,10 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
             raise InputError(f"{quickdsp!r} is not true or false", file=file, line=ln("guest", "quickdsp", i),
                              field=f"{where}.quickdsp", fix="write quickdsp = true or quickdsp = false")
         spages, refs = _guest_storage(g, file=file, line=lambda k: ln("guest", k, i), where=where)
-        guests.append(Guest(userid, share, workload, vcpus, count, quickdsp, spages, refs))
+        pool = None
+        if "pool" in g:
+            pool = cpupools.pool_name(g["pool"], file=file, line=ln("guest", "pool", i), field=f"{where}.pool")
+        guests.append(Guest(userid, share, workload, vcpus, count, quickdsp, spages, refs, pool))
     seen: dict[str, int] = {}
     for i, g in enumerate(guests):
         for u in g.userids():
@@ -763,6 +807,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                                  fix=("server guests here: " + ", ".join(sorted(server_groups))) if server_groups
                                  else 'add a [[guest]] with workload = { kind = "server", cpu = "..." }')
 
+    pools = _cpupools(doc, guests, file=file, lines=lines, ln=ln)
     actions: list[Action] = []
     raw_actions = doc.get("action", [])
     if not isinstance(raw_actions, list):
@@ -779,6 +824,10 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         at = parse_duration(a["at"], where=f"{where}.at", file=file, line=ln("action", "at", i), allow_zero=True)
         cline = ln("action", "command", i)
         cmd = a["command"]
+        pc = cpupools.command(cmd, file=file, line=cline, field=f"{where}.command") if isinstance(cmd, str) else None
+        if pc is not None:
+            actions.append(Action(at, pc.get("userid", ""), None, cmd, engine=pc))
+            continue
         mt = _SET_MT.match(cmd) if isinstance(cmd, str) else None
         if mt:
             if smt == "off":
@@ -789,31 +838,27 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         m = _SET_SHARE.match(cmd) if isinstance(cmd, str) else None
         if not m:
             raise InputError(f"unsupported command {cmd!r}", file=file, line=cline, field=f"{where}.command",
-                             fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"')
+                             fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"; '
+                                 + cpupools.COMMANDS_FIX)
         uid = m.group(1).upper()
         if uid not in seen:
             raise InputError(f"SET SHARE names unknown userid {uid}", file=file, line=cline, field=f"{where}.command",
                              fix=f"known userids: {', '.join(list(seen)[:12])}")
         share = parse_share(m.group(2), where=f"{where}.command", file=file, line=cline)
         actions.append(Action(at, uid, share, cmd))
+    timed = [(a.at_ns, i, a.engine) for i, a in enumerate(actions) if a.engine is not None]
+    cpupools.check_sequence(pools, {u: p["name"] for p in pools for u in p["members"]}, timed, set(seen),
+                            file=file, ln=ln)
     actions.sort(key=lambda a: a.at_ns)
     _check_absolute_sum(guests, actions, file=file, ln=ln)
 
     storage = _storage(table("storage"), guests, file=file, ln=ln)
-    if storage and storage.get("encrypt") and machine == "z13":
-        raise InputError("encrypted paging on a z13", file=file, line=ln("storage", "encrypt_paging"),
-                         field="storage.encrypt_paging",
-                         fix="z/VM encrypts pages with the z14's CPACF (VM65993): use machine = \"z14\" or leave "
-                             "encrypt_paging out")
+    _check_machine(machine or DEFAULT_MACHINE, processors, smt, drawers, params, storage, file=file, ln=ln)
     mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
     hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
-    if drawers is not None:
-        per = _cores_per_drawer(machine or "z14", params)
-        need = -(-processors // per)
-        if drawers < need:
-            raise InputError(f"{processors} cores of a {machine or 'z14'} ({per} cores per drawer) need at least "
-                             f"{need} drawers", file=file, line=ln("system", "drawers"), field="system.drawers",
-                             fix=f"use drawers = {need}..{min(MAX_DRAWERS, processors)}, or leave it out")
+    channels = _channels(doc.get("chpid", []), table("cu"), storage, guests, level, "cpc" in doc, file=file,
+                         lines=lines)
+    pav = _pav(table("cu"), guests, level, file=file, ln=ln)
     cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, lines=lines)
     if cpc is not None and smt != "off":
         raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
@@ -826,7 +871,27 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
                     interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
                     switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit)
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit, channels=channels, pav=pav,
+                    cpupools=pools)
+
+
+def _cpupools(doc: dict, guests: list[Guest], *, file, lines, ln) -> list[dict]:
+    """[[cpupool]] tables and the guests scheduled to them (guest ``pool``)."""
+    def unknown(t, allowed, *, table, index, where):
+        _unknown_keys(t, allowed, file=file, lines=lines, table=table, index=index, where=where)
+
+    pools = cpupools.tables(doc.get("cpupool", []), file=file, ln=ln, unknown_keys=unknown)
+    by_name = {p["name"]: p for p in pools}
+    for i, g in enumerate(guests):
+        if g.pool is None:
+            continue
+        if g.pool not in by_name:
+            raise InputError(f"pool = {g.pool!r} names no CPU pool", file=file, line=ln("guest", "pool", i),
+                             field=f"guest[{i}].pool",
+                             fix=("pools defined: " + ", ".join(by_name)) if by_name
+                             else 'define it: [[cpupool]] name = "%s", limithard = "25%%"' % g.pool)
+        by_name[g.pool]["members"].extend(g.userids())
+    return pools
 
 
 def _tx_unit(v: Any, *, file, line) -> float:
@@ -868,13 +933,58 @@ def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file:
             fail(f"action[{k}].command", None, f" after {a.command!r}")
 
 
-def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
-    """Cores per drawer of a machine from the parameter table (with the scenario's overrides)."""
+def machine_figures(machine: str, params: dict[str, float] | None = None) -> dict[str, float]:
+    """A machine's rows of the parameter table (``cpu.<machine>.*``, ``cache.<machine>.*``, with
+    the scenario's overrides), keyed by the part after the machine's name."""
     from . import engine
 
-    table = {p["name"]: p["default"] for p in engine.params()} | dict(params)
-    cpc = max(1, round(table[f"cpu.{machine}.cores_per_chip"]))
-    return cpc * max(1, round(table[f"cpu.{machine}.chips_per_drawer"]))
+    table = {p["name"]: p["default"] for p in engine.params()} | dict(params or {})
+    out = {}
+    for kind in ("cpu", "cache"):
+        prefix = f"{kind}.{machine}."
+        out |= {k[len(prefix):]: v for k, v in table.items() if k.startswith(prefix)}
+    return out
+
+
+def _cores_per_drawer(machine: str, params: dict[str, float]) -> int:
+    """Cores per drawer of a machine from the parameter table (with the scenario's overrides)."""
+    f = machine_figures(machine, params)
+    return max(1, round(f["cores_per_chip"])) * max(1, round(f["chips_per_drawer"]))
+
+
+def _check_machine(machine: str, processors: int, smt: str, drawers: int | None, params: dict[str, float],
+                   storage: dict | None, *, file: str | None, ln: Any) -> None:
+    """What the machine allows (as the engine's machine.rs): SMT, z/VM's largest LPAR, its drawers,
+    encrypted paging (z14 and later)."""
+    f = machine_figures(machine, params)
+    if smt != "off" and f["smt"] < 0.5:
+        raise InputError(f"smt = {smt!r} on a {machine}: the {machine} has no SMT (multithreading came with the z13)",
+                         file=file, line=ln("system", "smt"), field="system.smt",
+                         fix='use smt = "off", or machine = "z13" or later')
+    largest = max(1, round(f["max_lpar_cores"]))
+    if processors > largest:
+        raise InputError(f"{processors} cores on a {machine}: z/VM runs at most {largest} logical processors in an "
+                         f"LPAR of a {machine}", file=file, line=ln("system", "processors"), field="system.processors",
+                         fix=f"use processors <= {largest}, or a later machine")
+    per, most = _cores_per_drawer(machine, params), max(1, round(f["drawers"]))
+    need = -(-processors // per)
+    if need > most:
+        raise InputError(f"{processors} cores: a {machine} has at most {most} drawers of {per} cores", file=file,
+                         line=ln("system", "processors"), field="system.processors",
+                         fix=f"use processors <= {most * per}")
+    if drawers is not None and drawers < need:
+        raise InputError(f"{processors} cores of a {machine} ({per} cores per drawer) need at least {need} drawers",
+                         file=file, line=ln("system", "drawers"), field="system.drawers",
+                         fix=f"use drawers = {need}..{min(most, processors)}, or leave it out")
+    if drawers is not None and drawers > most:
+        raise InputError(f"a {machine} has at most {most} drawers, not {drawers}", file=file,
+                         line=ln("system", "drawers"), field="system.drawers",
+                         fix=f"use drawers = {need}..{min(most, processors)}, or leave it out")
+    if storage and storage.get("encrypt") and MACHINES.index(machine) < MACHINES.index("z14"):
+        raise InputError(f"encrypted paging on a {machine}", file=file, line=ln("storage", "encrypt_paging"),
+                         field="storage.encrypt_paging",
+                         fix="z/VM encrypts pages with the z14's CPACF (VM65993): use machine = \"z14\" or later, or "
+                             "leave encrypt_paging out")
 
 
 def parse_size(text: Any, *, where: str, file: str | None, line: int | None, hi: int = MAX_SIZE,
@@ -1035,6 +1145,10 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
             close = difflib.get_close_matches(k, list(_CU_KEYS), n=1)
             raise InputError(f"unknown key {k!r}", file=file, line=ln("cu", k), field=f"cu.{k}",
                              fix=(f"did you mean {close[0]!r}? " if close else "") + "accepted: " + ", ".join(_CU_KEYS))
+    if "aliases" not in t and "paths" in t:
+        return None  # a control unit with channel paths and no HyperPAV aliases (_channels)
+    if t.get("pav", "hyper") != "hyper":
+        return None  # static or dynamic PAV (_pav)
     if "aliases" not in t:
         raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
                          fix="how many HyperPAV alias exposures the control unit has, e.g. aliases = 15")
@@ -1065,6 +1179,135 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
                          field="cu.paging_alias", fix='add eckd paging volumes in [storage], or leave paging_alias out')
     return {"aliases": aliases, "paging_alias": pa, "share_paging": shares["paging"],
             "share_minidisk": shares["minidisk"]}
+
+
+def _eckd_volumes(storage: dict | None, guests: list[Guest]) -> bool:
+    """Whether the scenario has ECKD paging volumes or ECKD minidisk volumes."""
+    if storage and any(v["type"] == "eckd" for v in storage.get("paging_volumes", [])):
+        return True
+    return any(g.workload.dasd and g.workload.kind in ("dasd-io", "format", "dump") and
+               g.workload.dasd.get("type", "eckd") == "eckd" for g in guests)
+
+
+def _chpids(raw: Any, level: str, has_cpc: bool, *, file, lines) -> list[dict]:
+    """[[chpid]] tables: id (two hex digits) and a type the level knows."""
+    from . import engine
+
+    if not isinstance(raw, list):
+        raise InputError("chpid must be an array of tables", file=file, line=lines.find("", "chpid"), field="chpid",
+                         fix='write channel paths as [[chpid]] tables: id = "40", type = "ficon"')
+    order = [lv["name"] for lv in engine.levels()]
+    out: list[dict] = []
+    for i, c in enumerate(raw):
+        where = f"chpid[{i}]"
+        if not isinstance(c, dict):
+            raise InputError("must be a table", file=file, field=where, fix="write channel paths as [[chpid]] tables")
+        _unknown_keys(c, _CHPID_KEYS, file=file, lines=lines, table="chpid", index=i, where=where)
+        cid = c.get("id")
+        if not isinstance(cid, str) or not _CHPID_RE.fullmatch(cid.upper()):
+            raise InputError(f"id {cid!r} is not a CHPID", file=file, line=lines.find("chpid", "id", i),
+                             field=f"{where}.id", fix='a CHPID is two hex digits, e.g. id = "40"')
+        cid = cid.upper()
+        if any(o["id"] == cid for o in out):
+            raise InputError(f"CHPID {cid} is defined twice", file=file, line=lines.find("chpid", "id", i),
+                             field=f"{where}.id", fix="give each [[chpid]] its own id")
+        ctype = c.get("type")
+        if ctype not in _CHPID_TYPES:
+            close = difflib.get_close_matches(str(ctype), list(_CHPID_TYPES), n=1)
+            raise InputError(f"unknown channel type {ctype!r}", file=file, line=lines.find("chpid", "type", i),
+                             field=f"{where}.type", fix=(f"did you mean {close[0]!r}? " if close else "")
+                             + "known: " + ", ".join(_CHPID_TYPES))
+        first = _CHPID_TYPES[ctype]
+        if order.index(level) < order.index(first):
+            raise InputError(f"level {level} does not know {ctype} channels", file=file,
+                             line=lines.find("chpid", "type", i), field=f"{where}.type",
+                             fix=f"{ctype} channels need level {first} or later; use type = \"escon\" or a later level")
+        entry: dict = {"id": cid, "type": ctype}
+        if "partner_io_rate" in c:
+            rate = c["partner_io_rate"]
+            line = lines.find("chpid", "partner_io_rate", i)
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1e7:
+                raise InputError(f"partner_io_rate {rate!r} is out of range", file=file, line=line,
+                                 field=f"{where}.partner_io_rate", fix="I/Os per second, 0 to 10000000")
+            if rate and not has_cpc:
+                raise InputError("a shared channel path without a [cpc]", file=file, line=line,
+                                 field=f"{where}.partner_io_rate",
+                                 fix="other LPARs share channels on a CPC: add [cpc] tables, or leave it out")
+            if rate:
+                entry["partner_io_rate"] = float(rate)
+        out.append(entry)
+    return out
+
+
+def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], level: str, has_cpc: bool, *,
+              file, lines) -> dict | None:
+    """[[chpid]] and [cu] paths: the channel paths of the ECKD volumes' control unit."""
+    ln = lambda t, k, i=0: lines.find(t, k, i)  # noqa: E731
+    if not raw and "paths" not in cu:
+        if "class" in cu:
+            raise InputError("a control unit class without channel paths", file=file, line=ln("cu", "class"),
+                             field="cu.class", fix='add paths = ["40", ...] and [[chpid]] tables, or leave class out')
+        return None
+    chpids = _chpids(raw, level, has_cpc, file=file, lines=lines)
+    paths = cu.get("paths")
+    if paths is None:
+        raise InputError("channel paths defined but the control unit has none", file=file, line=ln("cu", None),
+                         field="cu.paths", fix='say which [[chpid]] paths reach it: [cu] paths = ["40", "41"]')
+    if not isinstance(paths, list) or not paths or len(paths) > 8:
+        raise InputError("a control unit with no path" if paths == [] else f"{paths!r} is not 1-8 CHPID ids",
+                         file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix='a control unit has 1 to 8 channel paths: paths = ["40", "41"]')
+    ids = [str(p).upper() for p in paths]
+    known = {c["id"]: str(c["type"]) for c in chpids}
+    for p in ids:
+        if p not in known:
+            raise InputError(f"path {p} is no [[chpid]]", file=file, line=ln("cu", "paths"), field="cu.paths",
+                             fix="defined CHPIDs: " + (", ".join(known) or "none; add [[chpid]] tables"))
+    if len(set(ids)) != len(ids):
+        raise InputError("a path is listed twice", file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix="list each CHPID once")
+    if len({known[p] for p in ids}) > 1:
+        raise InputError("the paths are of different types", file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix="a control unit's path group here is all ESCON or all one FICON feature")
+    cls = cu.get("class", "ess")
+    if cls not in ("ess", "3990"):
+        raise InputError(f"class {cls!r} is not ess or 3990", file=file, line=ln("cu", "class"), field="cu.class",
+                         fix='class = "ess" (2105 and later) or "3990"')
+    if not _eckd_volumes(storage, guests):
+        raise InputError("channel paths without ECKD volumes", file=file, line=ln("cu", "paths"), field="cu.paths",
+                         fix="the paths reach 3390 (eckd) paging volumes and minidisks: add some, or leave them out")
+    return {"chpids": chpids, "paths": ids, "cu_class": cls}
+
+
+def _pav(cu: dict, guests: list[Guest], level: str, *, file, ln) -> dict | None:
+    """[cu] pav = "static" | "dynamic": alias exposures bound to the ECKD minidisk volumes' bases."""
+    from . import engine
+
+    mode = cu.get("pav", "hyper")
+    if mode not in ("hyper", "static", "dynamic"):
+        raise InputError(f"pav {mode!r} is not hyper, static or dynamic", file=file, line=ln("cu", "pav"),
+                         field="cu.pav", fix='pav = "hyper" (HyperPAV, default), "static" or "dynamic"')
+    if mode == "hyper":
+        return None
+    for k in ("paging_alias", "share"):
+        if k in cu:
+            raise InputError(f"{k} applies to HyperPAV only", file=file, line=ln("cu", k), field=f"cu.{k}",
+                             fix=f'leave {k} out with pav = "{mode}", or use pav = "hyper"')
+    if "aliases" not in cu:
+        raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
+                         fix=f"how many alias exposures the control unit has for {mode} PAV, e.g. aliases = 8")
+    aliases = _int(cu["aliases"], 1, 254, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
+    order = [lv["name"] for lv in engine.levels()]
+    if order.index(level) < order.index("zvm-5.2"):
+        raise InputError(f"level {level} has no PAV minidisk support", file=file, line=ln("cu", "pav"),
+                         field="cu.pav", fix="PAV volumes as minidisks came with z/VM 5.2 (VM63952): use zvm-5.2 or "
+                                             "later")
+    if not any(g.workload.dasd and g.workload.kind in ("dasd-io", "format") and
+               g.workload.dasd.get("type", "eckd") == "eckd" for g in guests):
+        raise InputError("PAV aliases without ECKD minidisk volumes", file=file, line=ln("cu", "pav"),
+                         field="cu.pav", fix="static and dynamic PAV serve minidisk I/O to 3390 (eckd) volumes "
+                                             "(CP paging does not use them): add some, or leave pav out")
+    return {"mode": mode, "aliases": aliases}
 
 
 def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:
@@ -1172,6 +1415,11 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
     if not isinstance(partners_in, list):
         raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
                          fix="write partner partitions as [[cpc.lpar]] tables")
+    cap_groups = capping.groups(cpc.get("group", []), file=file, ln=ln,
+                                unknown_keys=lambda t, a, **kw: _unknown_keys(t, a, file=file, lines=lines, **kw))
+    gnames = {g["name"] for g in cap_groups}
+    my_caps = capping.lpar(system, keys={"capped": "capped", "abscap": "abscap", "group": "capgroup"}, file=file,
+                           line=lambda k: ln("system", k), where="system", group_names=gnames)
     names = {name: "system.lpar"}
     partners = []
     ded_used = 0
@@ -1245,11 +1493,16 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
                    "polarization": ppol, "busy": float(pattern[0])}
         if isinstance(busy, list):
             partner |= {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
+        partner |= capping.lpar(lp, keys={"capped": "capped", "abscap": "abscap", "group": "group"}, file=file,
+                                line=line, where=where, group_names=gnames, dedicated=ded)
         partners.append(partner)
     out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
                            "weight": weight, "polarization": pol, "excessuse": excessuse}
     if unparking is not None:
         out["unparking"] = unparking
+    out |= my_caps
+    if cap_groups:
+        out["groups"] = cap_groups
     return out
 
 

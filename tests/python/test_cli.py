@@ -172,11 +172,12 @@ def test_switch_overrides_and_bisect(tmp_path):
     assert p.returncode == 2 and "unknown mechanism switch" in p.stderr
     b = run_json("bisect", a1, "--base", "zvm-6.3", "--compare", "zvm-6.4", "--metric", "users.USER3.cpu_pct",
                  "--duration", "3m", "--json")
-    # 6.4 GA also brought the frame-manager zones of the 2 TB support (no effect without storage)
-    # and SSL server V2.2 with the TLS 1.2 default cipher (no effect without an SSL server), and
-    # the paging changes (payloads, zHPF and alias support: no effect without paging)
-    assert {r["switch"] for r in b["switches"]} == {"sched", "dv", "frame_zones", "ssl_server", "ssl_cipher",
-                                                    "paging_payload", "paging_hpf", "paging_alias"}
+    # 6.4 GA also brought the frame-manager zones and queued frame returns of the 2 TB support
+    # (no effect without storage) and SSL server V2.2 with the TLS 1.2 default cipher (no effect
+    # without an SSL server), and the paging changes (payloads, zHPF and alias support: no effect
+    # without paging)
+    assert {r["switch"] for r in b["switches"]} == {"sched", "dv", "frame_zones", "frame_returns", "ssl_server",
+                                                    "ssl_cipher", "paging_payload", "paging_hpf", "paging_alias"}
     assert b["path"][0]["value"] == b["base"] and b["path"][-1]["value"] == b["compare"]
     assert b["culprit"] in {"sched", "dv"}
     p = zvmlab("bisect", a1, "--base", "zvm-6.3", "--compare", "zvm-6.4", "--metric", "nonsense")

@@ -46,7 +46,63 @@ def _inputs() -> dict[str, dict]:
             # a HyperPAV pool shared by paging and minidisk I/O (FCX327 HPALIAS)
             "h.mon": _hyperpav_config(),
             # a minidisk cache (FCX178 MDCSTOR)
-            "i.mon": _mdc_config()}
+            "i.mon": _mdc_config(),
+            # CPU pools, one defined during the run, in a capped LPAR (FCX308 CPLCONF, FCX309 CPLACT)
+            "j.mon": _pool_config(),
+            # channel paths (FCX107 CHANNEL) and dynamic PAV (FCX131 DEVCONF), issue 22
+            "k.mon": _scenario_config("pav-minidisks.toml", 'pav = "dynamic"'),
+            "l.mon": _scenario_config("channels-paging-ficon.toml"),
+            "m.mon": _scenario_config("channels-paging.toml")}
+
+
+def _scenario_config(name: str, pav: str | None = None) -> dict:
+    from conftest import ROOT
+    from zvmlab import scenario
+    text = (ROOT / "scenarios" / name).read_text()
+    if pav:
+        text = text.replace('pav = "static"', pav)
+    cfg = scenario.loads(text, name).with_overrides(duration="5s").engine_config()
+    return {**cfg, "interval_ns": 10**9}
+
+
+def _pool_config() -> dict:
+    from zvmlab import scenario
+    text = """
+[system]
+level = "zvm-6.4"
+processors = 2
+weight = 50
+abscap = 1.8
+[cpc]
+shared_ifls = 4
+[[cpc.lpar]]
+name = "OTHER"
+weight = 50
+logical = 2
+busy = 0.5
+[run]
+duration = "5s"
+interval = "1s"
+seed = 5
+[[cpupool]]
+name = "LINUXP"
+limithard = "40%"
+[[guest]]
+userid = "LNX"
+count = 2
+pool = "LINUXP"
+workload = { kind = "cpu-bound" }
+[[guest]]
+userid = "TEST"
+workload = { kind = "cpu-bound", demand = 0.5 }
+[[action]]
+at = "2s"
+command = "DEFINE CPUPOOL TESTP CAPACITY 0.2 TYPE IFL"
+[[action]]
+at = "2s"
+command = "SCHEDULE TEST TO POOL TESTP"
+"""
+    return scenario.loads(text, "j.toml").engine_config()
 
 
 def _mdc_config() -> dict:
@@ -79,7 +135,8 @@ def _hyperpav_config() -> dict:
 
 # The input (and --vs input) of each report that does not read a.mon (b.mon).
 INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113", "FCX114")},
-          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c"), "FCX178": ("i", "a")}
+          "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c"), "FCX178": ("i", "a"),
+          "FCX308": ("j", "a"), "FCX309": ("j", "a"), "FCX107": ("m", "l"), "FCX131": ("k", "m")}
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +147,7 @@ def sources():
     cwd = os.getcwd()
     os.chdir(GOLDEN)  # relative paths: the JSON names its source the same on every machine
     try:
-        yield {n: load(f"{n}.mon") for n in "abcdefghi"}
+        yield {n: load(f"{n}.mon") for n in "abcdefghijklm"}
     finally:
         os.chdir(cwd)
 
@@ -123,7 +180,7 @@ def test_vs_layouts(sources, fcx):
 def test_golden_inputs_are_read_cleanly(sources):
     for n, s in sources.items():
         assert s.data.problems == [] and len(s.m.intervals) == 5
-        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8, "i": 2}.get(n, 4)
+        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8, "i": 2, "j": 2, "l": 2, "m": 2}.get(n, 4)
     h = sources["h"].m
     assert h.hpp_info["aliases"] == 15 and h.hpp_info["ent_pg"] == 5.0 and h.hpp_info["ent_md"] == 10.0
     for n in "cd":

@@ -31,6 +31,12 @@ BAD = [
     ("too many drawers", 'smt = "smt2"', 'smt = "smt2"\ndrawers = 5', ["system.drawers", "1-4"]),
     ("too few drawers", 'processors = 4\nsmt = "smt2"', 'processors = 64\nsmt = "off"\nmachine = "z13"\ndrawers = 1',
      ["system.drawers", "at least 2"]),
+    ("SMT on a zEC12", 'smt = "smt2"', 'smt = "smt2"\nmachine = "zEC12"', ["system.smt", "zEC12", "no SMT"]),
+    ("SMT-1 on a z196", 'smt = "smt2"', 'smt = "smt1"\nmachine = "z196"', ["system.smt", "z196", "no SMT"]),
+    ("40 cores on a z196", 'processors = 4\nsmt = "smt2"', 'processors = 40\nsmt = "off"\nmachine = "z196"',
+     ["system.processors", "at most 32", "z196"]),
+    ("more drawers than a z14 has", 'processors = 4\nsmt = "smt2"', 'processors = 64\nsmt = "off"\ndrawers = 5',
+     ["system.drawers", "at most 4 drawers", "2..4"]),
     ("SET MULTITHREAD without SMT", '"smt2"', '"off"\n[[action]]\nat = "1s"\ncommand = "SET MULTITHREAD 2"',
      ["SET MULTITHREAD", "system.smt"]),
     ("SET MULTITHREAD 3", '"smt2"', '"smt2"\n[[action]]\nat = "1s"\ncommand = "SET MULTITHREAD 3"',
@@ -111,7 +117,7 @@ workload = {{ kind = "transactional", think = "{think}ms", cpu = "{cpu}ms" }}
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cores=st.integers(-1, 70), smt=st.sampled_from(["off", "smt1", "smt2", "smt3"]),
-       machine=st.sampled_from([None, "z13", "z14", "z15"]), drawers=st.one_of(st.none(), st.integers(0, 5)),
+       machine=st.sampled_from([None, "z196", "zEC12", "z13", "z14", "z15", "z16", "z17", "z99"]), drawers=st.one_of(st.none(), st.integers(0, 5)),
        seed=st.integers(0, 100), count=st.integers(1, 12), think=st.integers(0, 20), cpu=st.integers(1, 10),
        acts=st.lists(st.tuples(st.integers(0, 300), st.sampled_from(["1", "2", "3", "TYPE IFL 2", "ALL 1"])),
                      max_size=4))

@@ -88,6 +88,9 @@ pub fn reference_config(
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        channels: None,
+        pav: None,
+        cpupools: vec![],
     }
 }
 

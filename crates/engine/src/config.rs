@@ -18,7 +18,7 @@ pub struct Config {
     /// Drawers the LPAR's cores span (None: as few as the machine's drawer size allows).
     #[serde(default)]
     pub drawers: Option<u32>,
-    /// Machine generation for the drawer topology: "z13" or "z14" (default).
+    /// Machine generation (`machine::NAMES`): its chips, drawers, clock, SMT, caches; "z14" when none.
     #[serde(default)]
     pub machine: Option<String>,
     pub duration_ns: Time,
@@ -55,6 +55,72 @@ pub struct Config {
     /// SET SRM DSPWDMETHOD: how an idle logical CPU finds work on the other dispatch vectors.
     #[serde(default)]
     pub dspwdmethod: Dspwd,
+    /// Channel paths to the ECKD volumes' control unit (issue 22); None: not modelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<ChannelsCfg>,
+    /// Static or dynamic PAV aliases (issue 22); None: none (HyperPAV is `hyperpav`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pav: Option<PavCfg>,
+    /// CPU pools defined at the start, with their members (DEFINE CPUPOOL and SCHEDULE ... TO
+    /// POOL; issue 18, pools.rs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpupools: Vec<PoolCfg>,
+}
+
+/// A CPU pool: DEFINE CPUPOOL name LIMITHARD n% | CAPACITY n TYPE CP|IFL, and its members.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoolCfg {
+    pub name: String,
+    /// LIMITHARD n%: percent of the online logical processors (0 < n <= 100).
+    #[serde(default)]
+    pub limithard_pct: Option<f64>,
+    /// CAPACITY n: processors' worth (> 0).
+    #[serde(default)]
+    pub capacity: Option<f64>,
+    /// TYPE CP | IFL (the model has one processor type: recorded and reported).
+    #[serde(default = "default_pool_type", rename = "type")]
+    pub ptype: String,
+    /// Userids scheduled to the pool at the start.
+    #[serde(default)]
+    pub members: Vec<String>,
+}
+
+fn default_pool_type() -> String {
+    "IFL".into()
+}
+
+impl PoolCfg {
+    pub fn check(&self) -> Result<(), String> {
+        check_pool_limit(&self.name, self.limithard_pct, self.capacity)?;
+        if self.name.is_empty() || self.name.len() > 8 {
+            return Err(format!(
+                "CPU pool name '{}' must be 1-8 characters",
+                self.name
+            ));
+        }
+        if self.ptype != "IFL" && self.ptype != "CP" {
+            return Err(format!("CPU pool {}: TYPE must be CP or IFL", self.name));
+        }
+        Ok(())
+    }
+}
+
+/// Exactly one of LIMITHARD (0 < n <= 100 %) and CAPACITY (0 < n <= 64 processors).
+pub fn check_pool_limit(name: &str, lh: Option<f64>, cap: Option<f64>) -> Result<(), String> {
+    match (lh, cap) {
+        (Some(p), None) if p > 0.0 && p <= 100.0 => Ok(()),
+        (Some(p), None) => Err(format!(
+            "CPU pool {name}: LIMITHARD must be above 0 and at most 100 % (got {p})"
+        )),
+        (None, Some(c)) if c > 0.0 && c <= 64.0 => Ok(()),
+        (None, Some(c)) => Err(format!(
+            "CPU pool {name}: CAPACITY must be above 0 and at most 64 processors (got {c})"
+        )),
+        _ => Err(format!(
+            "CPU pool {name}: give exactly one of LIMITHARD n% and CAPACITY n"
+        )),
+    }
 }
 
 /// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with one
@@ -121,6 +187,16 @@ pub struct CpcCfg {
     pub unparking: Option<crate::prsm::Unparking>,
     #[serde(default = "default_excessuse")]
     pub excessuse: crate::prsm::ExcessUse,
+    /// Capping of the simulated LPAR (issue 18): initial capping, an absolute cap in
+    /// processors, its absolute capping group; and the CPC's capping groups.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub capped: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abscap: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<crate::prsm::CapGroup>,
 }
 
 fn default_lpar_name() -> String {
@@ -145,12 +221,16 @@ impl CpcCfg {
             busy: 0.0,
             busy_pattern: vec![],
             busy_period_ns: 0,
+            capped: self.capped,
+            abscap: self.abscap,
+            group: self.group.clone(),
         }];
         lpars.extend(self.lpars.iter().cloned());
         crate::prsm::CpcSpec {
             shared: self.shared,
             dedicated: self.dedicated,
             lpars,
+            groups: self.groups.clone(),
         }
     }
 
@@ -509,12 +589,37 @@ pub enum Action {
     },
     /// SET MULTITHREAD: active threads per core (1 or 2) in an SMT mode.
     SetMultithreading { at_ns: Time, threads: u32 },
+    /// DEFINE CPUPOOL (pools.rs); `pool.members` must be empty.
+    DefineCpupool { at_ns: Time, pool: PoolCfg },
+    /// SET CPUPOOL name LIMITHARD n% | CAPACITY n.
+    SetCpupool {
+        at_ns: Time,
+        name: String,
+        #[serde(default)]
+        limithard_pct: Option<f64>,
+        #[serde(default)]
+        capacity: Option<f64>,
+    },
+    /// DELETE CPUPOOL name (the pool must have no members).
+    DeleteCpupool { at_ns: Time, name: String },
+    /// SCHEDULE userid TO POOL name (`pool`), or NOPOOL (None).
+    SchedulePool {
+        at_ns: Time,
+        userid: String,
+        #[serde(default)]
+        pool: Option<String>,
+    },
 }
 
 impl Action {
     pub fn at_ns(&self) -> Time {
         match self {
-            Action::SetShare { at_ns, .. } | Action::SetMultithreading { at_ns, .. } => *at_ns,
+            Action::SetShare { at_ns, .. }
+            | Action::SetMultithreading { at_ns, .. }
+            | Action::DefineCpupool { at_ns, .. }
+            | Action::SetCpupool { at_ns, .. }
+            | Action::DeleteCpupool { at_ns, .. }
+            | Action::SchedulePool { at_ns, .. } => *at_ns,
         }
     }
 }
@@ -682,7 +787,18 @@ impl Config {
                         ));
                     }
                 }
+                Action::DefineCpupool { pool, .. } => pool.check()?,
+                Action::SetCpupool {
+                    name,
+                    limithard_pct,
+                    capacity,
+                    ..
+                } => check_pool_limit(name, *limithard_pct, *capacity)?,
+                Action::DeleteCpupool { .. } | Action::SchedulePool { .. } => {}
             }
+        }
+        for p in &self.cpupools {
+            p.check()?;
         }
         if let Some(c) = &self.cpc {
             c.check(self.processors)?;
@@ -718,10 +834,8 @@ impl Config {
             ));
         }
         if let Some(m) = &self.machine {
-            if m != "z13" && m != "z14" {
-                return Err(format!(
-                    "system.machine = '{m}' is not modelled; accepted: z13, z14"
-                ));
+            if !crate::machine::NAMES.contains(&m.as_str()) {
+                return Err(crate::machine::Machine::unknown(m));
             }
         }
         if let Some(d) = self.drawers {
@@ -849,4 +963,48 @@ pub fn check_share(who: &str, s: &Share) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+// --- channel paths (issue 22) ---
+
+/// Channel paths ([[chpid]] tables) and the path group of the ECKD volumes' control unit
+/// ([cu] paths); channel.rs. None: no channel model (an I/O's connect time is the device's).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChannelsCfg {
+    pub chpids: Vec<ChpidCfg>,
+    /// The control unit's paths by CHPID id, in rotation order (1 to 8).
+    pub paths: Vec<String>,
+    /// The control unit's class: "ess" (2105 and later) or "3990" (older); the nullification
+    /// window can be avoided only on an ESS.
+    #[serde(default = "default_cu_class")]
+    pub cu_class: String,
+}
+
+/// One channel path: its CHPID (two hex digits) and type (channel::KINDS).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChpidCfg {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub ctype: String,
+    /// A path shared with other LPARs of the [cpc] (MIF): the I/Os per second they start on
+    /// it (0: not shared).
+    #[serde(default)]
+    pub partner_io_rate: f64,
+}
+
+fn default_cu_class() -> String {
+    "ess".into()
+}
+
+/// Static or dynamic PAV on the ECKD minidisk volumes' control unit ([cu] pav; pav.rs): the
+/// control unit's alias exposures bound to bases, beside HyperPAV's pool. None: no such PAV.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PavCfg {
+    /// "static" (each alias stays with its base) or "dynamic" (workload management moves
+    /// aliases between the bases).
+    pub mode: String,
+    pub aliases: u32,
 }

@@ -79,8 +79,8 @@ impl SmtMode {
 /// z/VM's limits on logical cores (seed 000): non-SMT up to 64, SMT only on the first 32.
 pub const MAX_CORES: u32 = 64;
 pub const MAX_SMT_CORES: u32 = 32;
-/// Drawers of a z13 / z14 CPC.
-pub const MAX_DRAWERS: u32 = 4;
+/// Drawers of the largest CPC modelled (a z15 has five; `machine.rs` has each machine's).
+pub const MAX_DRAWERS: u32 = 8;
 
 /// Where each core of the LPAR sits, and its CPI.
 #[derive(Clone, Debug)]
@@ -215,6 +215,8 @@ pub struct CoreState {
 
 pub struct Cpu {
     pub mode: SmtMode,
+    /// The machine generation (machine.rs).
+    pub machine: crate::machine::Machine,
     pub topo: Topology,
     pub cores: u32,
     /// Active threads per core now (1 or 2; SET MULTITHREAD changes it in SMT modes).
@@ -237,6 +239,8 @@ pub struct Cpu {
     /// Dispatches of a virtual CPU by where it ran before: the same core, another core of the
     /// same chip, another chip of the same drawer, another drawer.
     pub moves: [u64; 4],
+    /// The same per logical processor (where the virtual CPU was dispatched).
+    pub lp_moves: Vec<[u64; 4]>,
     /// Sourcing work (nominal ns) of a message's data by distance (`CpiModel::reload`), and the
     /// total charged.
     pub reload_ns: [Time; 4],
@@ -261,6 +265,11 @@ impl Cpu {
         let online = (0..n_lpus).map(|l| l < cores * threads).collect();
         Cpu {
             mode,
+            machine: crate::machine::Machine::from_params(
+                crate::machine::DEFAULT,
+                &crate::params::Params::default(),
+            )
+            .expect("the default machine is in the table"),
             cores,
             threads,
             n_lpus,
@@ -273,6 +282,7 @@ impl Cpu {
             online_ns: vec![0; n_lpus as usize],
             online_since: vec![0; n_lpus as usize],
             moves: [0; 4],
+            lp_moves: vec![[0; 4]; n_lpus as usize],
             reload_ns: [0; 4],
             reload_charged: 0,
             msg_dist: [0; 4],
@@ -292,27 +302,32 @@ impl Cpu {
                 cfg.smt
             )
         })?;
-        let machine = cfg.machine.as_deref().unwrap_or("z14");
-        let (cpc, chips) = match machine {
-            "z13" => (p.z13_cores_per_chip(), p.z13_chips_per_drawer()),
-            _ => (p.z14_cores_per_chip(), p.z14_chips_per_drawer()),
-        };
-        let cpc = (cpc.round() as u32).max(1);
-        let per_drawer = cpc * (chips.round() as u32).max(1);
+        let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+        let machine = crate::machine::Machine::from_params(name, p)
+            .ok_or_else(|| crate::machine::Machine::unknown(name))?;
         let cores = cfg.processors;
+        machine.check(cores, &cfg.smt)?;
+        let (cpc, per_drawer) = (machine.cores_per_chip, machine.cores_per_drawer());
         let need = cores.div_ceil(per_drawer);
         let drawers = cfg.drawers.unwrap_or(need);
         if drawers < need {
             return Err(format!(
-                "system.drawers = {drawers}: {cores} cores of a {machine} ({per_drawer} cores per drawer) need at least {need} drawers"
+                "system.drawers = {drawers}: {cores} cores of a {name} ({per_drawer} cores per drawer) need at least {need} drawers"
             ));
         }
-        if need > MAX_DRAWERS {
+        if drawers > machine.drawers {
             return Err(format!(
-                "system.processors = {cores}: a {machine} has at most {MAX_DRAWERS} drawers of {per_drawer} cores"
+                "system.drawers = {drawers}: a {name} has at most {} drawers",
+                machine.drawers
             ));
         }
-        let topo = Topology::new(cores, drawers, cpc, &CpiModel::from_params(p));
+        // With the cache warmth model on, where misses are sourced follows from where virtual
+        // CPUs ran (cache.rs): every core at its one-chip CPI here.
+        let mut m = CpiModel::from_params(p);
+        if p.cache_warmth() >= 0.5 {
+            m.cycles_drawer = m.cycles_chip;
+        }
+        let topo = Topology::new(cores, drawers, cpc, &m);
         let may_smt2 = cfg.actions.iter().any(|a| {
             matches!(
                 a,
@@ -320,6 +335,7 @@ impl Cpu {
             )
         });
         let mut cpu = Cpu::new(mode, topo, p.smt_c2().clamp(1.0, 2.0), may_smt2);
+        cpu.machine = machine;
         let m = CpiModel::from_params(p);
         for k in 0..4 {
             cpu.reload_ns[k] = (m.reload[k].max(0.0) / p.clock_ghz().max(1e-9)).round() as Time;

@@ -169,6 +169,18 @@ impl Sim {
     pub(crate) fn release_for_wait(&mut self, l: u32, v: u32, state: VState) {
         self.release_for_page_wait(l, v, state);
         self.vcpu_idle(v);
+        self.wait_lock(l);
+    }
+
+    /// A virtual CPU went idle on processor `l`: before the exploitation SPE its state change
+    /// is done under the scheduler lock held exclusive there (`Locks::vcpu_wait`); any spin and
+    /// line time are system time on `l`, run before whatever `l` dispatches next.
+    fn wait_lock(&mut self, l: u32) {
+        let rate = self.lpus[l as usize].rate;
+        let wall = self.locks.vcpu_wait(l, self.now, rate);
+        if wall > 0 {
+            self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+        }
     }
 
     /// `v` leaves processor `l` but its user stays runnable for the scheduler (a CP page wait:

@@ -120,6 +120,11 @@ impl Entitlement {
         self.gen
     }
 
+    /// How many users it knows (set by `set_users`).
+    pub fn users(&self) -> usize {
+        self.q.len()
+    }
+
     /// Smoothed demand of user `u` (processors).
     #[inline]
     pub fn demand(&self, u: usize) -> f64 {

@@ -116,8 +116,9 @@ pub struct Device {
     pub servers: u32,
     pub svc: Service,
     pub slots: u64,
-    /// I/Os in service: (completion time, request, runs on a HyperPAV alias).
-    pub active: Vec<(Time, IoReq, bool)>,
+    /// I/Os in service: (completion time, request, runs on a HyperPAV alias, number). Behind
+    /// channel paths an I/O's completion is `Time::MAX` until its connect ends (channel.rs).
+    pub active: Vec<(Time, IoReq, bool, u64)>,
     pub waiting: VecDeque<IoReq>,
     pub stats: DevStats,
     pub rng: Rng,
@@ -130,6 +131,27 @@ pub struct Device {
     pub borrowed: u32,
     /// Aliases freed by completions and not yet returned to the pool.
     pub released: u32,
+    /// Channel paths: the control unit whose path group this device is reached through
+    /// (None: no channel model, the connect time is the device's own), the starts not yet
+    /// handed to the channel subsystem, and the starts in the channel subsystem.
+    pub chan: Option<u32>,
+    pub chan_out: Vec<ChanStart>,
+    /// Static and dynamic PAV: alias exposures bound to this base (pav.rs).
+    pub bound: u32,
+    chan_in: Vec<ChanStart>,
+    seq: u64,
+}
+
+/// An I/O started on a device behind channel paths, before its connect ends.
+#[derive(Clone, Copy, Debug)]
+pub struct ChanStart {
+    pub seq: u64,
+    pub pages: u32,
+    pub read: bool,
+    pub started: Time,
+    /// The device's fixed pend and its disconnect time (ns), which hold no path.
+    pub pend: f64,
+    pub disc: f64,
 }
 
 impl Device {
@@ -155,12 +177,24 @@ impl Device {
             pool_kind: None,
             borrowed: 0,
             released: 0,
+            chan: None,
+            chan_out: Vec::new(),
+            bound: 0,
+            chan_in: Vec::new(),
+            seq: 0,
         }
     }
 
     /// Exposures serving I/O now: the base(s) and the aliases held.
     fn capacity(&self) -> usize {
-        (self.servers + self.borrowed) as usize
+        (self.servers + self.bound + self.borrowed) as usize
+    }
+
+    /// Static or dynamic PAV (pav.rs): an alias bound to this base (or moved to it) lets a
+    /// waiting I/O start at once. Returns whether one started.
+    pub fn bind_alias(&mut self, now: Time) -> bool {
+        self.bound += 1;
+        self.start_waiting(now)
     }
 
     /// HyperPAV: with an alias just taken, start the first waiting request on it.
@@ -213,12 +247,17 @@ impl Device {
         } else {
             0.0
         };
+        if self.chan.is_some() {
+            self.start_on_channel(now, r, pend, disc);
+            return;
+        }
         let conn = if xfer_ns.is_nan() {
             self.svc.connect_per_page * r.pages as f64
         } else {
             xfer_ns
         };
         let total = crate::sim::round_ns(pend + disc + conn).max(1);
+        let on_alias = self.base_busy();
         let s = &mut self.stats;
         s.ios += 1;
         s.pages += r.pages as u64;
@@ -232,17 +271,83 @@ impl Device {
         s.connect_ns += conn as u64;
         s.queue_ns += now - r.queued;
         s.busy_ns += total;
-        // With every base exposure busy, the I/O runs on an alias (HyperPAV binds one to it).
-        let on_alias = self.active.iter().filter(|a| !a.2).count() >= self.servers as usize;
         if on_alias {
             s.alias_ios += 1;
             s.alias_ns += total;
         }
-        self.active.push((now + total, r, on_alias));
+        self.active.push((now + total, r, on_alias, 0));
     }
 
+    /// With every base exposure busy, the I/O runs on an alias (HyperPAV binds one to it).
+    fn base_busy(&self) -> bool {
+        self.active.iter().filter(|a| !a.2).count() >= self.servers as usize
+    }
+
+    /// Start behind channel paths: the completion is known when the connect ends
+    /// (`connect_done`); the times are counted then.
+    fn start_on_channel(&mut self, now: Time, r: IoReq, pend: f64, disc: f64) {
+        let s = &mut self.stats;
+        s.ios += 1;
+        s.pages += r.pages as u64;
+        if r.read {
+            s.reads += 1;
+        } else {
+            s.writes += 1;
+        }
+        s.queue_ns += now - r.queued;
+        let on_alias = self.base_busy();
+        self.seq += 1;
+        self.active.push((Time::MAX, r, on_alias, self.seq));
+        let c = ChanStart {
+            seq: self.seq,
+            pages: r.pages,
+            read: r.read,
+            started: now,
+            pend,
+            disc,
+        };
+        self.chan_out.push(c);
+        self.chan_in.push(c);
+    }
+
+    /// The connect of I/O `seq` ended at `now`: it completes after `extra_pend` (delays that
+    /// hold no path, counted as pend), `extra_conn` (counted as connect), its own pend and its
+    /// disconnect. `wait` of the time since its start was spent waiting for a path.
+    pub fn connect_done(
+        &mut self,
+        now: Time,
+        seq: u64,
+        wait: u64,
+        extra_pend: f64,
+        extra_conn: f64,
+    ) {
+        let Some(i) = self.chan_in.iter().position(|c| c.seq == seq) else {
+            return;
+        };
+        let c = self.chan_in.swap_remove(i);
+        let tail = crate::sim::round_ns(extra_pend + extra_conn + c.pend + c.disc);
+        let end = now + tail;
+        let total = end - c.started;
+        let s = &mut self.stats;
+        s.pend_ns += wait + (c.pend + extra_pend) as u64;
+        s.disconnect_ns += c.disc as u64;
+        s.connect_ns += (now - c.started - wait) + extra_conn as u64;
+        s.busy_ns += total;
+        if let Some(a) = self.active.iter_mut().find(|a| a.3 == seq) {
+            a.0 = end;
+            if a.2 {
+                self.stats.alias_ns += total;
+            }
+        }
+    }
+
+    /// The earliest known completion (I/Os still in connect on a channel path have none yet).
     pub fn next_completion(&self) -> Option<Time> {
-        self.active.iter().map(|a| a.0).min()
+        self.active
+            .iter()
+            .map(|a| a.0)
+            .filter(|&t| t != Time::MAX)
+            .min()
     }
 
     /// Complete the I/O due at `now`; start the next waiting one. Returns the finished request.
@@ -253,7 +358,10 @@ impl Device {
             .enumerate()
             .min_by_key(|(_, a)| a.0)
             .map(|(i, _)| i)?;
-        let (_, r, on_alias) = self.active.swap_remove(i);
+        if self.active[i].0 == Time::MAX {
+            return None;
+        }
+        let (_, r, on_alias, _) = self.active.swap_remove(i);
         // HyperPAV binds an alias to one I/O: a completion while aliases are held frees one,
         // and the pool (not this volume) decides who gets it next. The model counts exposures,
         // so when the I/O that ends ran on a base, an I/O still on an alias takes over the base
@@ -264,7 +372,10 @@ impl Device {
             if !on_alias {
                 if let Some(a) = self.active.iter_mut().filter(|a| a.2).max_by_key(|a| a.0) {
                     a.2 = false;
-                    self.stats.alias_ns -= a.0.saturating_sub(now).min(self.stats.alias_ns);
+                    // An I/O still in connect has counted no alias time yet.
+                    if a.0 != Time::MAX {
+                        self.stats.alias_ns -= a.0.saturating_sub(now).min(self.stats.alias_ns);
+                    }
                 }
             }
         }
@@ -306,7 +417,7 @@ impl Device {
     fn in_service_after(&self, t: f64, alias: bool) -> f64 {
         self.active
             .iter()
-            .filter(|a| a.2 == alias)
+            .filter(|a| a.2 == alias && a.0 != Time::MAX)
             .map(|a| (a.0 as f64 - t).max(0.0))
             .sum()
     }

@@ -148,6 +148,20 @@ pub enum FrameZones {
     Zoned,
 }
 
+/// How a processor gives frames back to the > 2 GB available list (seed 000, the 6.4 2 TB
+/// support: "frame returns can be queued instead of waiting for the zone's lock").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FrameReturns {
+    /// Through 6.3: a processor returning frames (steal, release, reclaim) takes RSA2GLCK and
+    /// spins for it like an allocator.
+    #[default]
+    Wait,
+    /// 6.4: the frames are pushed on the zone's return queue with one interlocked update and
+    /// the next holder of the zone's lock chains them (its hold grows; nobody spins to return).
+    Queued,
+}
+
 /// CP's SCSI container (the layer that drives EDEV LUNs): the z/VM 5.2 code, or the 5.3 code
 /// tuned for shorter paths on common requests (seed 004).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -347,6 +361,27 @@ pub enum SchedUpdates {
     AtEvent,
 }
 
+/// Whether a virtual CPU's own wait and readying take the scheduler lock (issue 17; research note
+/// docs/research/where-cp-breaks.md §2.1's table, §7.1 (a)). A virtual CPU that loads an enabled
+/// wait PSW (Linux does when its run queue is empty) or waits for a guest I/O goes idle, and a
+/// message, an I/O completion or a page-in readies it again: CP changes the virtual CPU's state
+/// on the processor where the event happens. Before the z13 exploitation SPE (VM65586) these were
+/// list changes under SRMSLOCK held exclusive [I: the seed says the SPE decreased "the situations
+/// in which the scheduler lock had to be held exclusive" and lets the dispatch list be accessed
+/// more in parallel, not which]; with it, a virtual CPU whose user stays on the dispatch list is
+/// moved on its dispatch vector only (DSVLOCK, not modelled), and SRMSLOCK is taken only when
+/// the user changes lists (D-list adds and drops, a test-idle user readied).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum SchedWaits {
+    /// Each wait and each readying of a virtual CPU is its own exclusive SRMSLOCK acquisition
+    /// (`lock.hold_requeue`, one VMDBK's state and queue position) at the instant it happens.
+    Exclusive,
+    /// Only the dispatch vector is touched (the exploitation SPE and later).
+    #[default]
+    DvOnly,
+}
+
 /// When the dispatcher holds the scheduler lock exclusive (seed 001: "the situations in which
 /// the scheduler lock had to be held exclusive were decreased" in the z13 exploitation SPE).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -376,6 +411,28 @@ pub enum PteLock {
     IskeReads,
 }
 
+/// Prefetch under Synchronize Control (seed 002, VM/ESA 2.4): CP marks its paging, spooling and
+/// guest channel programs as safe to prefetch, so a FICON channel pipelines their CCWs instead
+/// of one interlocked round trip per CCW (channel.rs). No effect on ESCON paths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum FiconPrefetch {
+    #[default]
+    Off,
+    On,
+}
+
+/// The nullification window (seed 002, VM/ESA 2.4): a wait for an acknowledgement handshake
+/// between the control unit and the channel subsystem, which 2.4 avoids when the path is FICON
+/// and the control unit an ESS (channel.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Nullification {
+    #[default]
+    Waits,
+    Avoided,
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Switches {
@@ -400,6 +457,8 @@ pub struct Switches {
     pub xiv_io: XivIo,
     #[serde(default)]
     pub frame_zones: FrameZones,
+    #[serde(default)]
+    pub frame_returns: FrameReturns,
     #[serde(default)]
     pub scsi_container: ScsiContainer,
     #[serde(default)]
@@ -432,6 +491,8 @@ pub struct Switches {
     #[serde(default)]
     pub sched_updates: SchedUpdates,
     #[serde(default)]
+    pub sched_waits: SchedWaits,
+    #[serde(default)]
     pub paging_hpf: PagingHpf,
     #[serde(default)]
     pub paging_alias: PagingAlias,
@@ -439,6 +500,10 @@ pub struct Switches {
     pub paging_encrypt: PagingEncrypt,
     #[serde(default)]
     pub frame_coalesce: FrameCoalesce,
+    #[serde(default)]
+    pub ficon_prefetch: FiconPrefetch,
+    #[serde(default)]
+    pub nullification: Nullification,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -479,6 +544,7 @@ pub fn levels() -> Vec<Level> {
         vdisk_lock: VdiskLock::WholeIo,
         xiv_io: XivIo::Serial,
         frame_zones: FrameZones::One,
+        frame_returns: FrameReturns::Wait,
         scsi_container: ScsiContainer::Untuned,
         write_same: WriteSame::Off,
         polarization: Polarizing::HorizontalOnly,
@@ -495,19 +561,26 @@ pub fn levels() -> Vec<Level> {
         ndmbk: Ndmbk::SingleList,
         sched_excl: SchedExcl::Dispatch,
         sched_updates: SchedUpdates::AtDispatch,
+        sched_waits: SchedWaits::Exclusive,
         paging_hpf: PagingHpf::Unsupported,
         paging_alias: PagingAlias::Unsupported,
         paging_encrypt: PagingEncrypt::Unsupported,
         frame_coalesce: FrameCoalesce::Off,
+        ficon_prefetch: FiconPrefetch::Off,
+        nullification: Nullification::Waits,
     };
+    // VM/ESA 2.4 (seed 002): FICON exploitation (prefetch under Synchronize Control, the
+    // nullification window avoided on an ESS).
     let l240 = Switches {
         limithard: LimitHard::Deadline240,
+        ficon_prefetch: FiconPrefetch::On,
+        nullification: Nullification::Avoided,
         ..old.clone()
     };
-    // z/VM 5.2: the VM/ESA mechanisms with the consumption-based LIMITHARD.
+    // z/VM 5.2: the VM/ESA 2.4 mechanisms with the consumption-based LIMITHARD.
     let zvm52 = Switches {
         limithard: LimitHard::Consumption,
-        ..old.clone()
+        ..l240.clone()
     };
     let zvm53 = Switches {
         edev_paging: EdevPaging::ScsiDirect,
@@ -543,6 +616,7 @@ pub fn levels() -> Vec<Level> {
         // ... and its NDMBK free-list and scheduler-lock changes (seed 001, Background).
         ndmbk: Ndmbk::PerCpu,
         sched_excl: SchedExcl::UpdatesOnly,
+        sched_waits: SchedWaits::DvOnly,
         ..zvm62.clone()
     };
     // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
@@ -554,6 +628,7 @@ pub fn levels() -> Vec<Level> {
         sched: Sched::EntitlementExcess,
         dv: DvSelect::LookAside,
         frame_zones: FrameZones::Zoned,
+        frame_returns: FrameReturns::Queued,
         paging_payload: PagingPayload::Large,
         // SET PAGING HPF (seed 000: the paging subsystem can now use zHPF).
         paging_hpf: PagingHpf::Supported,
@@ -646,6 +721,7 @@ pub fn levels() -> Vec<Level> {
                 frame_replenish: FrameReplenish::Lagging,
                 ndmbk: Ndmbk::SingleList,
                 sched_excl: SchedExcl::Dispatch,
+                sched_waits: SchedWaits::Exclusive,
                 ..zvm63.clone()
             },
         },

@@ -5,22 +5,29 @@
 //! `monitor` (interval samples), `workload` (guest programs), `level` (CP releases as mechanism
 //! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
 
+pub mod below2g;
 pub mod bench;
+pub mod cache;
+pub mod channel;
 pub mod config;
 pub mod cpu;
 pub mod dasd;
 pub mod dispatcher;
 pub mod entitle;
+pub mod entitle_pools;
 pub mod hyperpav;
 pub mod io;
 pub mod level;
 pub mod locks;
 pub mod lpar;
+pub mod machine;
 pub mod mdc;
 pub mod monitor;
 pub mod monwrite;
 pub mod paging;
 pub mod params;
+pub mod pav;
+pub mod pools;
 pub mod prsm;
 pub mod queue;
 pub mod response;

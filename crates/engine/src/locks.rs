@@ -22,7 +22,9 @@
 //! - exclusive acquires always write the lock word; with the old shared/exclusive manager
 //!   (`sched_lock = single-line`) shared acquires write it too, so they are serialized on the
 //!   line for one write each, and write it again to release; with VM65988
-//!   (`excl-only-writes`) shared acquires only read it; `exclusive` makes every acquire of the
+//!   (`excl-only-writes`) shared acquires only read it, and an exclusive acquire, which must see
+//!   no processor holding a share, reads the other processors' share lines (one transfer each,
+//!   so its hold grows with the processors); `exclusive` makes every acquire of the
 //!   scheduler lock exclusive (a lock manager without shared mode, for what-if studies);
 //! - without VM65696 (`lock_line = shared`) the lock word shares its line with the data it
 //!   protects, so each spinner's poll also takes the line from the holder: an exclusive hold is
@@ -37,7 +39,8 @@
 
 use crate::cpu::wall_for;
 use crate::level::{
-    FrameReplenish, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates, Switches,
+    FrameReplenish, FrameReturns, FrameZones, LockLine, Ndmbk, SchedExcl, SchedLock, SchedUpdates,
+    SchedWaits, Switches,
 };
 use crate::params::Params;
 use crate::queue::Time;
@@ -177,6 +180,13 @@ pub struct Locks {
     pending_hold: Time,
     /// Processors whose next dispatch follows a slice-end requeue (exclusive).
     requeue: Vec<bool>,
+    /// Per processor: the end of the exclusive hold of its last virtual CPU's wait under
+    /// `sched_waits = exclusive`; its next dispatch asks for the lock only then (the processor
+    /// runs the wait's hold first, it does not spin on it). That request is the only one made
+    /// for a later instant than the call: requests that follow it in call order with earlier
+    /// instants are served after it (FIFO by call order), an approximation of at most one hold
+    /// plus its spin.
+    own_end: Vec<Time>,
     /// Processors whose last look at the dispatch list found nothing.
     looked_idle: Vec<bool>,
     /// Each user's hot-page PTE lock.
@@ -185,6 +195,12 @@ pub struct Locks {
     /// frame) and each processor's free cleared frames.
     cpu_batch: u64,
     cpu_list: Vec<u64>,
+    /// 6.4 queued frame returns (`frame_returns`): frames waiting on each zone's return queue
+    /// for the next holder of the zone's lock.
+    queued_returns: bool,
+    return_q: Vec<u64>,
+    /// The processor that last wrote each zone's return-queue head (pushed or drained it).
+    return_last: Vec<u32>,
     /// NDMBK free set: hold per block moved, refill/spill batch (0: one system-wide list, a
     /// lock per get and per put), each processor's cached free blocks.
     hold_ndmbk: Time,
@@ -194,6 +210,12 @@ pub struct Locks {
     dispatch_excl: bool,
     /// Each scheduler-list change takes the lock itself when it happens (`sched_updates`).
     updates_at_event: bool,
+    /// A virtual CPU's wait and readying take the lock exclusive (`sched_waits = exclusive`).
+    waits_excl: bool,
+    /// VM65988's distributed scheduler lock: an exclusive acquirer, holding the global line,
+    /// reads every other processor's share line (SXLBK) to see no share held, one transfer
+    /// each (`sxl_scan`, part of the hold; research note where-cp-breaks §2.3 [I]).
+    sxl_scan: Time,
 }
 
 impl Locks {
@@ -219,9 +241,15 @@ impl Locks {
             hold_ready: path_ns(p, p.lock_hold_ready(), 0.0),
             hold_atod: path_ns(p, p.lock_hold_atod(), 0.0),
             hold_slot: path_ns(p, p.lock_hold_slot(), 0.0),
-            hold_frame: path_ns(p, p.lock_hold_frame(), 0.0),
+            // Per frame: the list work plus the misses on its frame-table entry.
+            hold_frame: path_ns(
+                p,
+                p.lock_hold_frame(),
+                p.misses_per_frame() * p.cycles_remote(),
+            ),
             pending_hold: 0,
             requeue: vec![false; processors as usize],
+            own_end: vec![0; processors as usize],
             looked_idle: vec![false; processors as usize],
             pte: Vec::new(),
             cpu_batch: match sw.frame_replenish {
@@ -229,6 +257,9 @@ impl Locks {
                 FrameReplenish::DemandSensitive => (p.cpu_list_batch().round() as u64).max(1),
             },
             cpu_list: Vec::new(),
+            queued_returns: sw.frame_returns == FrameReturns::Queued,
+            return_q: vec![0; zones],
+            return_last: vec![NONE; zones],
             hold_ndmbk: path_ns(p, p.lock_hold_ndmbk(), 0.0),
             ndmbk_batch: match sw.ndmbk {
                 Ndmbk::SingleList => 0,
@@ -237,6 +268,10 @@ impl Locks {
             ndmbk_cache: Vec::new(),
             dispatch_excl: sw.sched_excl == SchedExcl::Dispatch,
             updates_at_event: sw.sched_updates == SchedUpdates::AtEvent,
+            waits_excl: sw.sched_waits == SchedWaits::Exclusive,
+            sxl_scan: round_ns(
+                p.lock_line_cycles() / p.clock_ghz() * processors.saturating_sub(1) as f64,
+            ),
         }
     }
 
@@ -309,13 +344,16 @@ impl Locks {
     /// A simulated guest ISKE on processor `cpu` at `t` against user `user`'s hot page: with
     /// `lock` the page's PTE is locked exclusive for `hold` ns (its lock bit sits beside the PTE
     /// data, so each spinner also takes the line from the holder); without, the key is read
-    /// with no lock. Returns the wall time added (spin and line transfers).
+    /// without taking the lock, but the reader must see the lock bit clear to read a consistent
+    /// key, so it waits (reading the line) while an update holds it, and as a spinner on the
+    /// line it stretches that holder like any other. Returns the wall time added (spin and
+    /// line transfers).
     pub fn guest_pte(&mut self, cpu: u32, t: Time, user: u32, lock: bool, hold: Time) -> Time {
-        if !lock {
-            return 0;
-        }
         if self.pte.len() <= user as usize {
             self.pte.resize(user as usize + 1, Inst::default());
+        }
+        if !lock {
+            return self.pte_read(t, user);
         }
         // The user's PTE lock state rides on the end of the instance list for the call (the
         // VDISK instances own the indices after the zones).
@@ -325,6 +363,33 @@ impl Locks {
         let g = self.acquire_inst(k, LockId::GuestPte, Mode::Excl, t, cpu, hold, true);
         self.pte[user as usize] = self.inst.pop().unwrap_or_default();
         g.extra()
+    }
+
+    /// A lock-free read of `user`'s hot PTE at `t`: it waits for a holding update to release
+    /// the lock bit (counted as a shared collision and spin of the PTE lock); it writes nothing.
+    fn pte_read(&mut self, t: Time, user: u32) -> Time {
+        let lk = &mut self.pte[user as usize];
+        let spin = lk.excl_free.saturating_sub(t);
+        let c = &mut self.counters[LockId::GuestPte as usize];
+        c.acquires_shared += 1;
+        if spin > 0 {
+            lk.spinning.push(Reverse(t + spin));
+            c.colls_shared += 1;
+            c.spin_shared_ns += spin;
+        }
+        spin
+    }
+
+    /// Line reads an exclusive acquire of `id` adds to its hold: with VM65988
+    /// (`sched_lock = excl-only-writes`) an exclusive SRMSLOCK acquirer reads the share lines of
+    /// the other processors (the cost of shared acquires that write only their own line grows
+    /// with the processors on the exclusive side); none for other locks and managers.
+    fn excl_scan(&self, id: LockId) -> Time {
+        if id == LockId::Srmslock && self.sched_lock == SchedLock::ExclOnlyWrites {
+            self.sxl_scan
+        } else {
+            0
+        }
     }
 
     /// `beside_data`: the lock word shares its line with the data it protects whatever the
@@ -353,6 +418,7 @@ impl Locks {
             1.0
         };
         let single_line = self.sched_lock == SchedLock::SingleLine;
+        let scan = self.excl_scan(id);
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
             if s <= t {
@@ -379,7 +445,7 @@ impl Locks {
                 } else {
                     round_ns(line_ns * n * touches)
                 };
-                let line = write + release + stretch;
+                let line = write + release + stretch + scan;
                 let e = s + hold + line;
                 lk.excl_free = e;
                 lk.last_writer = cpu;
@@ -441,6 +507,7 @@ impl Locks {
     pub fn dispatch(&mut self, cpu: u32, t: Time, found: bool, rate: u64) -> Time {
         let c = cpu as usize;
         let requeue = std::mem::take(&mut self.requeue[c]);
+        let t = t.max(std::mem::take(&mut self.own_end[c]));
         let looked = std::mem::replace(&mut self.looked_idle[c], !found);
         if !found && looked && !requeue && self.pending_hold == 0 {
             return 0;
@@ -487,6 +554,37 @@ impl Locks {
             .extra()
     }
 
+    /// A virtual CPU goes idle (an enabled wait PSW, a guest I/O wait) on processor `cpu` at
+    /// `t`. Before the exploitation SPE (`sched_waits = exclusive`) its state change is its own
+    /// exclusive scheduler-lock hold of `lock.hold_requeue` (one VMDBK's state and queue
+    /// position) on `cpu`, whose next dispatch asks for the lock when that hold ends (the
+    /// dispatch's own time from then on). With the SPE only the dispatch vector is touched (no
+    /// acquisition). Returns the wall time beyond the hold (spin, line transfers, stretch).
+    pub fn vcpu_wait(&mut self, cpu: u32, t: Time, rate: u64) -> Time {
+        if !self.waits_excl {
+            return 0;
+        }
+        let h = wall_for(self.hold_requeue, rate, 0);
+        let g = self.acquire(LockId::Srmslock, Mode::Excl, t, cpu, h);
+        self.own_end[cpu as usize] = g.end;
+        g.extra()
+    }
+
+    /// A virtual CPU of a user on the dispatch list is readied from a wait at `t` (a message,
+    /// an I/O completion, a page-in). Before the exploitation SPE this is a scheduler-list
+    /// change of `lock.hold_requeue` under the lock held exclusive (`list_change`: in the next
+    /// dispatcher's hold, or its own acquisition with `sched_updates = at-event`); with it only
+    /// the dispatch vector is touched. Returns the wall time beyond the hold. (Its own
+    /// acquisition by default would make an idle processor signalled for the readied virtual
+    /// CPU spin on the readier's hold at the same instant, where it really spends that time
+    /// waking up.)
+    pub fn vcpu_ready(&mut self, t: Time) -> Time {
+        if !self.waits_excl {
+            return 0;
+        }
+        self.list_change(t, self.hold_requeue)
+    }
+
     /// A slice end on `cpu`: its requeue runs under the scheduler lock at its next dispatch.
     pub fn slice_end(&mut self, cpu: u32) {
         self.requeue[cpu as usize] = true;
@@ -529,36 +627,85 @@ impl Locks {
             .extra()
     }
 
-    /// Processor `cpu` (speed `rate`) takes (and returns) `frames` frames on the available
-    /// list at `t`. Returns wall time.
+    /// Processor `cpu` (speed `rate`) takes one frame and returns `frames - 1` (stolen) frames
+    /// on the available list at `t`. Returns wall time.
     /// With demand-sensitive replenishment (`frame_replenish`) the frame taken comes from the
     /// processor's own list of free cleared frames when it has one (no lock); an empty list is
-    /// refilled with `storage.cpu_list_batch` frames under one hold, and returned frames go
-    /// back under the lock only when it is taken anyway or there are returns.
+    /// refilled with `storage.cpu_list_batch` frames under one hold. Returned frames go back
+    /// under the lock, the returner spinning for it like an allocator (`frame_returns = wait`),
+    /// or are pushed on the zone's return queue with one interlocked update and chained by the
+    /// next holder of the zone's lock (`queued`, 6.4). Each frame moved under the lock costs
+    /// `lock.hold_frame` plus `storage.misses_per_frame` misses on its frame-table entry.
     pub fn frames(&mut self, cpu: u32, t: Time, frames: u64, rate: u64) -> Time {
-        let moved = if self.cpu_batch == 0 {
-            frames
+        let returned = frames.saturating_sub(1);
+        let taken = self.frames_taken(cpu);
+        let z = self.zone_of(cpu);
+        let (locked_returns, mut extra) = if self.queued_returns && returned > 0 {
+            self.return_q[z] += returned;
+            (0, self.touch_return_queue(z, cpu))
         } else {
-            let c = cpu as usize;
-            if self.cpu_list.len() <= c {
-                self.cpu_list.resize(c + 1, 0);
-            }
-            let returned = frames.saturating_sub(1);
-            let refill = if self.cpu_list[c] == 0 {
-                self.cpu_list[c] = self.cpu_batch;
-                self.cpu_batch
-            } else {
-                0
-            };
-            self.cpu_list[c] -= 1;
-            if refill + returned == 0 {
-                return 0;
-            }
-            refill + returned
+            (returned, 0)
         };
-        let h = wall_for(self.hold_frame * moved, rate, 0);
-        self.acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
-            .extra()
+        let moved = taken + locked_returns;
+        if moved == 0 {
+            return extra;
+        }
+        let drained = std::mem::take(&mut self.return_q[z]);
+        if drained > 0 {
+            extra += self.touch_return_queue(z, cpu);
+        }
+        let h = wall_for(self.hold_frame * (moved + drained), rate, 0);
+        extra += self
+            .acquire(LockId::Rsa2glck, Mode::Excl, t, cpu, h)
+            .extra();
+        extra
+    }
+
+    /// Frames processor `cpu` takes from the available list under the lock for one fault: one
+    /// with lagging lists, a refill batch when its list of free cleared frames is empty, else 0.
+    fn frames_taken(&mut self, cpu: u32) -> u64 {
+        if self.cpu_batch == 0 {
+            return 1;
+        }
+        let c = cpu as usize;
+        if self.cpu_list.len() <= c {
+            self.cpu_list.resize(c + 1, 0);
+        }
+        let refill = if self.cpu_list[c] == 0 {
+            self.cpu_list[c] = self.cpu_batch;
+            self.cpu_batch
+        } else {
+            0
+        };
+        self.cpu_list[c] -= 1;
+        refill
+    }
+
+    /// An interlocked update of zone `z`'s return-queue head by `cpu` (a push, or the holder
+    /// taking the queue): a line transfer unless this processor wrote it last. Returns wall ns.
+    fn touch_return_queue(&mut self, z: usize, cpu: u32) -> Time {
+        if self.return_last[z] == cpu && cpu != NONE {
+            return 0;
+        }
+        self.return_last[z] = cpu;
+        let cs = round_ns(self.line_ns);
+        self.counters[LockId::Rsa2glck as usize].line_ns += cs;
+        cs
+    }
+
+    /// Frames waiting on the zones' return queues (6.4 queued returns).
+    pub fn frames_queued(&self) -> u64 {
+        self.return_q.iter().sum()
+    }
+
+    /// The frame-manager zone of processor `cpu` (0 when not zoned).
+    #[inline]
+    fn zone_of(&self, cpu: u32) -> usize {
+        if self.zones > 1 && cpu != NONE {
+            cpu as usize % self.zones
+        } else {
+            0
+        }
     }
 
     /// A search for a below-2GB frame of `hold` ns (path time at nominal speed) by processor

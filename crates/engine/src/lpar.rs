@@ -61,6 +61,9 @@ pub struct LparState {
     /// Partners' busy fractions now (index 0, ours, unused); our demand per unparked core.
     now_busy: Vec<f64>,
     d: f64,
+    /// Some LPAR of the CPC is capped (prsm::limits); our cap now (cores; infinite: none).
+    capping: bool,
+    pub cap_cores: f64,
     /// Global Performance Data samples (time, excess capacity for us) over the window.
     gpd: std::collections::VecDeque<(Time, f64)>,
     gpd_window: Time,
@@ -144,11 +147,18 @@ impl LparState {
             rate_since: 0,
             now_busy: Vec::new(),
             d: 1.0,
+            capping: false,
+            cap_cores: f64::INFINITY,
             gpd: std::collections::VecDeque::new(),
             gpd_window: ((p.hd_gpd_window() * ms).round() as Time).max(1),
             intervals: Vec::new(),
             mark: (0, 0.0, 0.0, 0, 0, 0.0),
         };
+        st.capping = st
+            .spec
+            .lpars
+            .iter()
+            .any(|l| l.capped || l.abscap.is_some() || l.group.is_some());
         // At IPL nothing is measured yet: every core is wanted.
         st.partners_at(0);
         st.sample_gpd(0);
@@ -169,7 +179,46 @@ impl LparState {
         un[0] = n;
         let mut dd = self.now_busy.clone();
         dd[0] = d;
-        prsm::pool_share(&self.pol, &w, &un, &dd)
+        if !self.capping {
+            return prsm::pool_share(&self.pol, &w, &un, &dd);
+        }
+        let lim = self.limits();
+        prsm::pool_share_capped(&self.pol, &w, &un, &dd, &lim)
+    }
+
+    /// Each LPAR's cap now (cores; infinite: none), partners wanting their demand, ours all
+    /// its logical cores (prsm::limits).
+    pub fn limits(&self) -> Vec<f64> {
+        let want: Vec<f64> = self
+            .spec
+            .lpars
+            .iter()
+            .zip(&self.now_busy)
+            .enumerate()
+            .map(|(j, (l, b))| {
+                if j == 0 {
+                    l.logical as f64
+                } else {
+                    l.logical as f64 * b
+                }
+            })
+            .collect();
+        prsm::limits(&self.spec, &self.ents, &want)
+    }
+
+    /// PR/SM caps a capped LPAR per logical core (the PR/SM Planning Guide: the weight is divided
+    /// by the online logical cores and each is capped): each of our `n` unparked processors is
+    /// powered at most cap / n of the time, so the LPAR never runs above its cap whatever its
+    /// demand does between parking decisions; parked ones finish their run at the same rate.
+    fn cap_avail(&mut self, n: usize) {
+        self.cap_cores = self.limits()[0];
+        if !self.cap_cores.is_finite() {
+            return;
+        }
+        let c = (self.cap_cores / n.max(1) as f64).clamp(1e-6, 1.0);
+        for a in self.avail.iter_mut() {
+            *a = a.min(c);
+        }
     }
 
     /// The partners' demand at `t`; true if it changed since the last call.
@@ -243,6 +292,9 @@ impl LparState {
                 }
             })
             .collect();
+        if self.capping {
+            self.cap_avail(n);
+        }
         // Dispatch interval from the logical cores competing for the pool.
         let active: u32 = self.unparked
             + self
@@ -318,6 +370,16 @@ pub struct LparSummary {
     pub cpc_non_vh_physical: u32,
     /// Powered share of each unparked logical processor at the end of the run (0: parked).
     pub availability: Vec<f64>,
+    /// Capping (issue 18): initial capping, the absolute cap and group as configured, and the
+    /// effective cap at the end of the run in cores (absent: not capped).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub capped: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub abscap: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cap_cores: Option<f64>,
 }
 
 impl Sim {
@@ -545,6 +607,10 @@ impl Sim {
                 .enumerate()
                 .map(|(i, &a)| if (i as u32) < st.unparked { a } else { 0.0 })
                 .collect(),
+            capped: st.spec.lpars[0].capped,
+            abscap: st.spec.lpars[0].abscap,
+            group: st.spec.lpars[0].group.clone(),
+            cap_cores: Some(st.cap_cores).filter(|c| c.is_finite()),
         })
     }
 }

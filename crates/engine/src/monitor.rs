@@ -114,6 +114,9 @@ impl Sim {
         } else {
             None
         };
+        if !self.pools.is_empty() {
+            self.pools_sample(self.mon.last);
+        }
         self.mon.intervals.push(IntervalRec {
             start: self.mon.last,
             end: self.now,
@@ -320,6 +323,8 @@ impl Sim {
             vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
             dasd: self.dasd_summary(),
             hyperpav: self.hyperpav_summary(),
+            channels: self.channel_summary(),
+            pav: self.pav_summary(),
             servers: self.servers_summary(),
             scheduler: self.sched.stats.clone(),
             params_read: crate::params::names_read(
@@ -327,6 +332,7 @@ impl Sim {
             ),
             tx_unit: None,
             requests: None,
+            cpupools: self.pools_summary(),
         };
         s.apply_tx_unit(self.cfg.tx_unit);
         s
@@ -396,7 +402,7 @@ impl Sim {
             .map(|(c, f)| c * f)
             .next()
             .unwrap_or(1.0);
-        let work = nominal - self.cpu.reload_charged as f64;
+        let work = nominal - self.cpu.reload_charged as f64 - self.warm.reload_ns as f64;
         let cpi = if busy > 0.0 && work > 0.0 {
             cpi_ref * busy / work
         } else {
@@ -416,7 +422,32 @@ impl Sim {
             min_speed_factor: t.factor.iter().cloned().fold(1.0, f64::min) / stretch,
             dispatch_moves: self.cpu.moves,
             message_distances: self.cpu.msg_dist,
+            cpi_per_processor: self.cpi_per_processor(cpi_ref),
+            cache: self
+                .warm
+                .summary(self.users.iter().map(|u| u.acct.virt_ns).sum()),
         }
+    }
+
+    /// CPI of each logical processor: its cycles (busy wall time) over its instructions (the
+    /// nominal work it did less the cache reload and message sourcing stalls charged on it).
+    fn cpi_per_processor(&self, cpi_ref: f64) -> Vec<f64> {
+        let t = &self.cpu.topo;
+        let cores = t.cores.max(1) as usize;
+        self.lpus
+            .iter()
+            .enumerate()
+            .map(|(l, lp)| {
+                let busy = lp.busy_ns as f64;
+                let stall = self.warm.lp_reload_ns.get(l).copied().unwrap_or(0) as f64;
+                let work = busy * t.factor[l % cores] - stall;
+                if busy > 0.0 && work > 0.0 {
+                    cpi_ref * busy / work
+                } else {
+                    t.cpi[l % cores]
+                }
+            })
+            .collect()
     }
 }
 
@@ -468,6 +499,10 @@ pub struct CpiSummary {
     /// Guest LAN / VSWITCH messages by how far their data travelled to the receiver (same
     /// core, same chip, same drawer, other drawer: `cpi.msg_*` cycles each).
     pub message_distances: [u64; 4],
+    /// CPI of each logical processor (cycles over instructions, cache reload stalls included).
+    pub cpi_per_processor: Vec<f64>,
+    /// The cache warmth model (cache.rs): footprint hits per level and reload cost.
+    pub cache: crate::cache::CacheSummary,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -579,6 +614,12 @@ pub struct Summary {
     /// The control unit's HyperPAV alias pool (rows D11, D12); absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hyperpav: Option<crate::hyperpav::HyperPavSummary>,
+    /// Channel paths and the control unit's path group (issue 22); absent without [[chpid]].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub channels: Option<crate::channel::ChannelsSummary>,
+    /// Static or dynamic PAV (issue 22); absent without it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pav: Option<crate::pav::PavSummary>,
     /// Server chains' CPU per transaction, SSL servers, the crypto adapter (issue 6); absent
     /// without client and server workloads.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -594,6 +635,9 @@ pub struct Summary {
     pub tx_unit: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub requests: Option<u64>,
+    /// CPU pools (FCX308 CPLCONF, FCX309 CPLACT); absent without pools.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cpupools: Option<Vec<crate::pools::PoolSummary>>,
 }
 
 impl Summary {

@@ -78,6 +78,18 @@ pub struct Paging {
     pub contig_rng: Rng,
     pub below_rng: Rng,
     pub search_wall_ns: u64,
+    /// The below-2GB demand scan, one task (seed 003: the 6.2 RSMBK's deferred frame request
+    /// queue RSADefFRQ): when it is free; per virtual CPU, the instant the scan satisfies its
+    /// deferred below-2GB request (its page-in starts then, 0: none); deferrals and their wait.
+    pub scan_free: Time,
+    pub deferred_until: Vec<Time>,
+    pub deferrals: u64,
+    pub defer_wait_ns: u64,
+    /// Per virtual CPU: its below-2GB request waits for the write of the changed page whose
+    /// frame the scan took; its page-in waits to be started.
+    pub awaiting_write: Vec<bool>,
+    pub pagein_pending: Vec<bool>,
+    pub victim_writes: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -154,6 +166,12 @@ pub struct StorageSummary {
     pub below_2g_searches: u64,
     pub below_2g_examined_per_search: f64,
     pub below_2g_search_ms_per_s: f64,
+    /// Page-ins whose below-2GB request was deferred to the demand scan, per second, and their
+    /// mean wait for it (ms).
+    pub below_2g_deferrals_per_s: f64,
+    pub below_2g_defer_wait_ms: f64,
+    /// Page-outs of changed user pages whose below-2GB frames the scan took, per second.
+    pub below_2g_victim_writes_per_s: f64,
 }
 
 impl Paging {
@@ -339,7 +357,25 @@ impl Paging {
             contig_rng: Rng::stream(seed, 920_000),
             below_rng: Rng::stream(seed, 910_000),
             search_wall_ns: 0,
+            scan_free: 0,
+            deferred_until: Vec::new(),
+            deferrals: 0,
+            defer_wait_ns: 0,
+            awaiting_write: Vec::new(),
+            pagein_pending: Vec::new(),
+            victim_writes: 0,
         })
+    }
+
+    /// The below-2GB demand scan examines `examined` frames for a request made at `now`: it
+    /// serves requests one after another. Returns when this one is satisfied and the scan's
+    /// time (system time, nominal speed).
+    pub fn below_scan(&mut self, now: Time, examined: u64) -> (Time, Time) {
+        let hold = (examined as f64 * self.search_ns) as Time;
+        let start = self.scan_free.max(now);
+        self.scan_free = start + hold;
+        self.search_wall_ns += hold;
+        (self.scan_free, hold)
     }
 
     /// The volume that holds a page's slot (slots spread over the volumes).
@@ -447,11 +483,9 @@ impl Sim {
             }
             Found::OnDasd => {
                 self.users[u].sch.pageins += 1;
-                // CP's below-2GB frames for the page-in: a search (system time under RSAAVLLK)
-                // when none is on the below-2GB available list.
-                let rate = self.lpus[l as usize].rate;
-                let wall = self.take_below_for_io(l, rate);
-                self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+                // CP's below-2GB frames for the page-in: when none is on the below-2GB
+                // available list the request is deferred to the below-2GB demand scan.
+                self.take_below_for_io(v);
                 let pg = self.paging.as_mut().unwrap();
                 let g = pg.st.gid(u as u32, page);
                 pg.inflight.insert(g, Vec::new());
@@ -505,27 +539,6 @@ impl Sim {
         }
     }
 
-    /// CP takes its below-2GB frames for one paging I/O started from processor `l` (NONE: no
-    /// processor, speed nominal). Returns the wall time of the searches it needed.
-    fn take_below_for_io(&mut self, l: u32, rate: u64) -> Time {
-        let now = self.now;
-        let pg = self.paging.as_mut().unwrap();
-        let mut examined = 0;
-        for _ in 0..pg.below_per_io {
-            examined += pg.st.cp_take_below(&mut pg.below_rng);
-        }
-        if examined == 0 {
-            return 0;
-        }
-        // The search's victims are written out like other stolen pages (flush_writes); MDC
-        // frames it took leave the cache.
-        let hold = (examined as f64 * pg.search_ns) as Time;
-        let wall = self.locks.below2g_search(l, now, hold, rate);
-        pg.search_wall_ns += wall;
-        self.mdc_surrender();
-        wall
-    }
-
     fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
         self.vcpus[v as usize].cp_owed += cp;
         self.continue_run(l, v);
@@ -577,11 +590,13 @@ impl Sim {
             }
         }
         if search > 0 {
-            let wall = self
-                .locks
-                .below2g_search(NONE, now, search, crate::cpu::ONE);
-            self.paging.as_mut().unwrap().search_wall_ns += wall;
-            sys += wall;
+            // The write's below-2GB frames come from the same demand scan (the write itself
+            // is not held back: a simplification).
+            let pg = self.paging.as_mut().unwrap();
+            let (_, hold) = pg.below_scan(now, 0);
+            pg.scan_free += search;
+            pg.search_wall_ns += search;
+            sys += hold + search;
         }
         sys += self.locks.slots_n(now, blocks);
         self.alias_kick();
@@ -590,7 +605,7 @@ impl Sim {
     }
 
     /// MDC frames CP's below-2GB search took: the cache drops their units.
-    fn mdc_surrender(&mut self) {
+    pub(crate) fn mdc_surrender(&mut self) {
         let (Some(pg), Some(d)) = (self.paging.as_mut(), self.dasd.as_mut()) else {
             return;
         };
@@ -601,24 +616,12 @@ impl Sim {
         }
     }
 
-    /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in.
+    /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in, which
+    /// starts now, or when its deferred below-2GB request is satisfied (below2g.rs).
     pub(crate) fn enter_page_wait(&mut self, l: u32, v: u32) {
         self.release_for_page_wait(l, v, VState::PageWait);
-        let d = self.vcpus[v as usize].pagein;
-        if d != NONE {
-            let now = self.now;
-            let pg = self.paging.as_mut().unwrap();
-            let r = IoReq {
-                pages: 1,
-                read: true,
-                waiter: v,
-                queued: now,
-                tag: pg.vpage[v as usize],
-            };
-            if let Some(t) = pg.devs[d as usize].submit(now, r) {
-                self.q.schedule(self.first_dev + d, t);
-            }
-            self.alias_kick();
+        if self.vcpus[v as usize].pagein != NONE {
+            self.pagein_when_ready(v);
         }
         self.dispatch_next(l);
     }
@@ -642,7 +645,13 @@ impl Sim {
             }
         }
         if let Some(r) = r {
+            if !r.read && r.waiter != NONE {
+                // A changed page stolen for a deferred below-2GB request is written out.
+                self.victim_written(r.waiter);
+                return;
+            }
             if r.read && r.waiter != NONE {
+                let pg = self.paging.as_mut().unwrap();
                 pg.wait_ns += now - r.queued;
                 pg.waits += 1;
                 let others = pg.inflight.remove(&r.tag).unwrap_or_default();
@@ -735,6 +744,9 @@ impl Sim {
             below_2g_searches: s.below_searches,
             below_2g_examined_per_search: s.below_examined as f64 / s.below_searches.max(1) as f64,
             below_2g_search_ms_per_s: pg.search_wall_ns as f64 / 1e6 / dur,
+            below_2g_deferrals_per_s: pg.deferrals as f64 / dur,
+            below_2g_defer_wait_ms: pg.defer_wait_ns as f64 / 1e6 / pg.deferrals.max(1) as f64,
+            below_2g_victim_writes_per_s: pg.victim_writes as f64 / dur,
         })
     }
 

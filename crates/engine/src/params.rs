@@ -130,7 +130,7 @@ pub fn names_read(r: ReadSet) -> Vec<&'static str> {
 
 params! {
     clock_ghz: "cpu.clock_ghz" = 5.2, "GHz", [0.5, 10.0],
-        "public: z14 processor clock 5.2 GHz (cp-model §10.1); the seeds' recent measurements ran on z13/z14";
+        "public: z14 processor clock 5.2 GHz (cp-model §10.1); a run takes its machine's clock (cpu.<machine>.ghz, the z14 when it names none) unless its [params] set this row";
     cpi_cp: "cpu.cpi_cp" = 3.0, "cycles/instruction", [0.5, 20.0],
         "assumed: CP code CPI ~3 (cp-model §10.1) on a one-chip LPAR; on more chips and drawers CP work slows with the core's speed factor from the drawer CPI model (cpi.*, cpu.rs)";
     path_dispatch: "path.dispatch" = 2100.0, "instructions", [0.0, 100000000.0],
@@ -206,10 +206,10 @@ params! {
     lock_hold_dispatch: "lock.hold_dispatch" = 300.0, "instructions", [0.0, 100000000.0],
         "assumed: part of path.dispatch that reads the dispatch list under the scheduler lock (SRMSLOCK, shared where the manager allows), cp-model §4.7 [A]";
     lock_hold_requeue: "lock.hold_requeue" = 500.0, "instructions", [0.0, 100000000.0],
-        "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop";
+        "assumed: part of path.slice_end that requeues the virtual CPU under the scheduler lock held exclusive, cp-model §4.7 [A]; a D-list add or drop holds it for path.dlist_add_drop. Before the z13 exploitation SPE (switch sched_waits = exclusive) also the hold of a virtual CPU's wait and of its readying, the same work on one VMDBK (docs/research/where-cp-breaks-model.md §6)";
     lock_hold_ready: "lock.hold_ready" = 5700.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core SRMSLOCK usec/collision 2.3, calibrated on the Apache DASD paging workload d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): a test-idle user readied for a new transaction (class and list counts updated, its virtual CPU back on a dispatch vector) under the scheduler lock held exclusive, cp-model §4.7; in that workload these readyings are most of SRMSLOCK's exclusive holds, which the shared lookers collide with (lock.hold_requeue and lock.hold_dispatch barely move the figure)";
-    lock_hold_atod: "lock.hold_atod" = 22000.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
+    lock_hold_atod: "lock.hold_atod" = 21500.0, "instructions", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core SRMATDLK usec/collision 15.1, calibrated on d8-apache-paging.toml with its D8 4-core calibration, docs/research/calibration.md): update of the adjusted TOD (SRMATOD) under SRMATDLK when a page-in readies a virtual CPU and its priority is computed from it, cp-model §4.4/§5.1 [A]; far longer than a TOD update needs, because the model takes SRMATDLK once per page-in (about 50000/s at 16 cores), so only a long hold queues long enough for 15.1 us per collision; its collisions/s and spin %busy then come out about 17 times the seed's";
     lock_hold_slot: "lock.hold_slot" = 11000.0, "instructions per use", [0.0, 100000000.0], // calibrated from row C1 (16 cores)
         "seed 001 (row C1, kind C, 16-core HCPPGDAL usec/collision 4.82, calibrated on the Apache DASD paging workload d8-apache-paging.toml, rechecked after its D8 4-core calibration: 4.73, docs/research/calibration.md): one use of the CP-owned volume list under HCPPGDAL: finding a contiguous run of slots for a block page-out (next-fit on the least-busy volume, cp-model §7.2), or giving back the slot of a page read (assumed); collisions/s and spin %busy at 16 cores then come out within 5 % of the seed";
@@ -227,6 +227,8 @@ params! {
         "assumed: NDMBKs one refill (or spill) of a processor's cache moves under one NDMBK lock hold, with per-processor caches (switch ndmbk); like storage.cpu_list_batch";
     lock_hold_frame: "lock.hold_frame" = 200.0, "instructions per frame", [0.0, 100000000.0],
         "assumed: dequeue or enqueue of one frame on the > 2 GB available list under RSA2GLCK, cp-model §6.2 [A]";
+    misses_per_frame: "storage.misses_per_frame" = 1.0, "cache misses per frame moved", [0.0, 4.0],
+        "assumed (docs/research/where-cp-breaks.md §7.0, §7.4): moving a frame on or off the > 2 GB available list under RSA2GLCK (or a zone's lock) touches its frame-table entry, which a frame not recently used has out of every cache; each miss costs cpi.cycles_remote, so the lock's capacity is a few million frames per second whatever the batching. Physical range 1-2 (the entry, and a list neighbour's link); 0 is the old model";
     lock_frame_zones: "storage.frame_zones" = 8.0, "zones", [1.0, 64.0],
         "assumed: frame-manager zones of the 6.4 2 TB support (seed 000 gives no count); RSA2GLCK is split with them";
     smt_c2: "smt.c2" = 1.25, "x a non-SMT core", [1.0, 2.0], // calibrated from row B1
@@ -239,6 +241,153 @@ params! {
         "public: z14 PU chip with 10 physical cores, 7-10 enabled (IBM z14 Technical Guide SG24-8451, via docs/research/machines-and-caches.md §1.1)";
     z14_chips_per_drawer: "cpu.z14.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
         "public: z14 CPC drawer of 2 clusters x 3 PU chips + 1 SC (IBM z14 Technical Guide SG24-8451 §2.1, via docs/research/machines-and-caches.md §1.1)";
+    // --- machine generations (issue 18 item 4): topology, clock, z/VM's LPAR limit, SMT, caches ---
+    z196_cores_per_chip: "cpu.z196.cores_per_chip" = 4.0, "cores", [1.0, 32.0],
+        "public: z196 PU chip with 4 cores sharing the chip's L3 (Rogers, 'Beyond the z196 Pipeline', IBM Systems Magazine 2012; docs/research/machines-and-caches.md §1.1, D)";
+    z196_chips_per_drawer: "cpu.z196.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
+        "public: z196 book MCM of 6 PU + 2 SC chips (IBM z196 Technical Guide SG24-7833, secondary source; docs/research/machines-and-caches.md §1.1, D2); 24 physical cores, 20 characterisable";
+    z196_nodes_per_drawer: "cpu.z196.nodes_per_drawer" = 1.0, "nodes", [1.0, 4.0],
+        "public: one L4 (or virtual L4) domain per book (docs/research/machines-and-caches.md §1.2, D)";
+    z196_drawers: "cpu.z196.drawers" = 4.0, "drawers", [1.0, 8.0],
+        "public: up to 4 books (secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    z196_ghz: "cpu.z196.ghz" = 5.2, "GHz", [0.5, 10.0],
+        "public: z196 clock 5.2 GHz (IBM J. Res. Dev. 56(1/2) 2012; Wolf 2016; docs/research/machines-and-caches.md §1.1, D); the run's cpu.clock_ghz unless the scenario sets that";
+    z196_max_lpar_cores: "cpu.z196.max_lpar_cores" = 32.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 runs at most 32 logical processors in an LPAR; the 64 limit applies from the z13 on (seed 001, D); the z196 itself has at most 80 customer cores (docs/research/machines-and-caches.md §1.1)";
+    z196_smt: "cpu.z196.smt" = 0.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: no SMT on the z196 (SMT came with the z13: z/VM CP Planning 'Simultaneous multithreading'; docs/research/machines-and-caches.md §1.1); 1 = SMT-2 for IFLs";
+    z196_l1_kb: "cache.z196.l1_kb" = 128.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a z196 (valgrind none/tests/s390x/ecag.stdout.exp-z196; docs/research/machines-and-caches.md §1.2, D)";
+    z196_l2_kb: "cache.z196.l2_kb" = 1536.0, "KB per core (L2, unified)", [1.0, 1048576.0],
+        "public: ECAG of a z196 (valgrind ecag.stdout.exp-z196; docs/research/machines-and-caches.md §1.2, D)";
+    z196_l3_kb: "cache.z196.l3_kb" = 24576.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a z196, eDRAM shared by the chip's cores (docs/research/machines-and-caches.md §1.2, D)";
+    z196_l4_kb: "cache.z196.l4_kb" = 196608.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: ECAG of a z196: L4 shared by every core of a book (docs/research/machines-and-caches.md §1.2, D)";
+    zec12_cores_per_chip: "cpu.zEC12.cores_per_chip" = 6.0, "cores", [1.0, 32.0],
+        "public: zEC12 PU chip with 6 cores, 4-6 enabled (IBM zEC12 Technical Guide SG24-8049, secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    zec12_chips_per_drawer: "cpu.zEC12.chips_per_drawer" = 6.0, "chips", [1.0, 16.0],
+        "public: zEC12 book MCM of 6 PU + 2 SC chips (IBM zEC12 Technical Guide SG24-8049, secondary source; docs/research/machines-and-caches.md §1.1, D2); 36 physical cores, 30 enabled";
+    zec12_nodes_per_drawer: "cpu.zEC12.nodes_per_drawer" = 1.0, "nodes", [1.0, 4.0],
+        "public: one L4 (or virtual L4) domain per book (docs/research/machines-and-caches.md §1.2, D)";
+    zec12_drawers: "cpu.zEC12.drawers" = 4.0, "drawers", [1.0, 8.0],
+        "public: up to 4 books (secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    zec12_ghz: "cpu.zEC12.ghz" = 5.5, "GHz", [0.5, 10.0],
+        "public: zEC12 clock 5.5 GHz (Wolf 2016; Sonnelitter 2013; docs/research/machines-and-caches.md §1.1, D); the run's cpu.clock_ghz unless the scenario sets that";
+    zec12_max_lpar_cores: "cpu.zEC12.max_lpar_cores" = 32.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 runs at most 32 logical processors in an LPAR; the 64 limit applies from the z13 on (seed 001, D); the zEC12 itself has at most 101 customer cores (docs/research/machines-and-caches.md §1.1)";
+    zec12_smt: "cpu.zEC12.smt" = 0.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: no SMT on the zEC12 (SMT came with the z13: z/VM CP Planning 'Simultaneous multithreading'; docs/research/machines-and-caches.md §1.1); 1 = SMT-2 for IFLs";
+    zec12_l1_kb: "cache.zEC12.l1_kb" = 96.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a zEC12 (valgrind none/tests/s390x/ecag.stdout.exp-zec12; docs/research/machines-and-caches.md §1.2, D)";
+    zec12_l2_kb: "cache.zEC12.l2_kb" = 2048.0, "KB per core (L2, I + D)", [1.0, 1048576.0],
+        "public: ECAG of a zEC12 (valgrind ecag.stdout.exp-zec12; docs/research/machines-and-caches.md §1.2, D)";
+    zec12_l3_kb: "cache.zEC12.l3_kb" = 49152.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a zEC12, eDRAM shared by the chip's cores (docs/research/machines-and-caches.md §1.2, D)";
+    zec12_l4_kb: "cache.zEC12.l4_kb" = 393216.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: ECAG of a zEC12: L4 shared by every core of a book (docs/research/machines-and-caches.md §1.2, D)";
+    z13_nodes_per_drawer: "cpu.z13.nodes_per_drawer" = 2.0, "nodes", [1.0, 4.0],
+        "public: a z13 drawer holds 2 nodes of 3 PU chips, each node with its own 480 MB L4 (z13s Technical Guide SG24-8294 p.86; docs/research/machines-and-caches.md §1.1-1.2, D)";
+    z13_drawers: "cpu.z13.drawers" = 4.0, "drawers", [1.0, 8.0],
+        "public: up to 4 CPC drawers (secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    z13_ghz: "cpu.z13.ghz" = 5.0, "GHz", [0.5, 10.0],
+        "public: z13 clock 5.0 GHz (Wolf 2016; docs/research/machines-and-caches.md §1.1, D); the run's cpu.clock_ghz unless the scenario sets that";
+    z13_max_lpar_cores: "cpu.z13.max_lpar_cores" = 64.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 with VM65586, 6.4 and 7.1 run at most 64 logical processors (32 cores x 2 threads with SMT) in an LPAR from the z13 on (seeds 000, 001, D; 80 from z/VM 7.3, recalled, not modelled); the z13 itself has up to 141 customer cores (docs/research/machines-and-caches.md §1.1)";
+    z13_smt: "cpu.z13.smt" = 1.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: SMT-2 for IFL and zIIP from the z13 on (seed 001 for the z13, seed 000 for the z14, z/VM CP Planning for later machines; docs/research/machines-and-caches.md §1.1); 0 = no SMT";
+    z13_l1_kb: "cache.z13.l1_kb" = 128.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a z13 (valgrind none/tests/s390x/ecag.stdout.exp-z13; docs/research/machines-and-caches.md §1.2, D)";
+    z13_l2_kb: "cache.z13.l2_kb" = 4096.0, "KB per core (L2, I + D)", [1.0, 1048576.0],
+        "public: ECAG of a z13 (valgrind ecag.stdout.exp-z13; docs/research/machines-and-caches.md §1.2, D)";
+    z13_l3_kb: "cache.z13.l3_kb" = 65536.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a z13, eDRAM shared by the chip's cores (docs/research/machines-and-caches.md §1.2, D)";
+    z13_l4_kb: "cache.z13.l4_kb" = 491520.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: ECAG of a z13: L4 shared by every core of a node (half drawer) (docs/research/machines-and-caches.md §1.2, D)";
+    z14_nodes_per_drawer: "cpu.z14.nodes_per_drawer" = 1.0, "nodes", [1.0, 4.0],
+        "public: one L4 (or virtual L4) domain per drawer (docs/research/machines-and-caches.md §1.2, D)";
+    z14_drawers: "cpu.z14.drawers" = 4.0, "drawers", [1.0, 8.0],
+        "public: up to 4 CPC drawers (IBM z14 Technical Guide SG24-8451 §2.1; docs/research/machines-and-caches.md §1.1, D)";
+    z14_ghz: "cpu.z14.ghz" = 5.2, "GHz", [0.5, 10.0],
+        "public: z14 clock 5.2 GHz (locks-and-caches §3, wikichip; docs/research/machines-and-caches.md §1.1, D2); the run's cpu.clock_ghz unless the scenario sets that";
+    z14_max_lpar_cores: "cpu.z14.max_lpar_cores" = 64.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 with VM65586, 6.4 and 7.1 run at most 64 logical processors (32 cores x 2 threads with SMT) in an LPAR from the z13 on (seeds 000, 001, D; 80 from z/VM 7.3, recalled, not modelled); the z14 itself has up to 170 customer cores (docs/research/machines-and-caches.md §1.1)";
+    z14_smt: "cpu.z14.smt" = 1.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: SMT-2 for IFL and zIIP from the z13 on (seed 001 for the z13, seed 000 for the z14, z/VM CP Planning for later machines; docs/research/machines-and-caches.md §1.1); 0 = no SMT";
+    z14_l1_kb: "cache.z14.l1_kb" = 128.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a z14 (valgrind none/tests/s390x/ecag.stdout.exp-z14; docs/research/machines-and-caches.md §1.2, D)";
+    z14_l2_kb: "cache.z14.l2_kb" = 6144.0, "KB per core (L2, I + D)", [1.0, 1048576.0],
+        "public: ECAG of a z14 (valgrind ecag.stdout.exp-z14; docs/research/machines-and-caches.md §1.2, D)";
+    z14_l3_kb: "cache.z14.l3_kb" = 131072.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a z14, eDRAM shared by the chip's cores (docs/research/machines-and-caches.md §1.2, D)";
+    z14_l4_kb: "cache.z14.l4_kb" = 688128.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: ECAG of a z14: L4 shared by every core of a drawer (docs/research/machines-and-caches.md §1.2, D)";
+    z15_cores_per_chip: "cpu.z15.cores_per_chip" = 12.0, "cores", [1.0, 32.0],
+        "public: z15 PU chip with 12 cores (IBM z15 Technical Guide SG24-8851, secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    z15_chips_per_drawer: "cpu.z15.chips_per_drawer" = 4.0, "chips", [1.0, 16.0],
+        "public: z15 CPC drawer of 2 clusters x 2 PU chips + 1 SC (IBM z15 Technical Guide SG24-8851, secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    z15_nodes_per_drawer: "cpu.z15.nodes_per_drawer" = 1.0, "nodes", [1.0, 4.0],
+        "public: one L4 (or virtual L4) domain per drawer (docs/research/machines-and-caches.md §1.2, D)";
+    z15_drawers: "cpu.z15.drawers" = 5.0, "drawers", [1.0, 8.0],
+        "public: up to 5 CPC drawers (secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    z15_ghz: "cpu.z15.ghz" = 5.2, "GHz", [0.5, 10.0],
+        "public: z15 clock 5.2 GHz (locks-and-caches §3; docs/research/machines-and-caches.md §1.1, D2); the run's cpu.clock_ghz unless the scenario sets that";
+    z15_max_lpar_cores: "cpu.z15.max_lpar_cores" = 64.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 with VM65586, 6.4 and 7.1 run at most 64 logical processors (32 cores x 2 threads with SMT) in an LPAR from the z13 on (seeds 000, 001, D; 80 from z/VM 7.3, recalled, not modelled); the z15 itself has up to 190 customer cores (docs/research/machines-and-caches.md §1.1)";
+    z15_smt: "cpu.z15.smt" = 1.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: SMT-2 for IFL and zIIP from the z13 on (seed 001 for the z13, seed 000 for the z14, z/VM CP Planning for later machines; docs/research/machines-and-caches.md §1.1); 0 = no SMT";
+    z15_l1_kb: "cache.z15.l1_kb" = 128.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a z15 (valgrind none/tests/s390x/ecag.stdout.exp-z15; docs/research/machines-and-caches.md §1.2, D)";
+    z15_l2_kb: "cache.z15.l2_kb" = 8192.0, "KB per core (L2, I + D)", [1.0, 1048576.0],
+        "public: ECAG of a z15 (valgrind ecag.stdout.exp-z15; docs/research/machines-and-caches.md §1.2, D)";
+    z15_l3_kb: "cache.z15.l3_kb" = 262144.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a z15, eDRAM shared by the chip's cores (docs/research/machines-and-caches.md §1.2, D)";
+    z15_l4_kb: "cache.z15.l4_kb" = 983040.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: ECAG of a z15: L4 shared by every core of a drawer (docs/research/machines-and-caches.md §1.2, D)";
+    z16_cores_per_chip: "cpu.z16.cores_per_chip" = 8.0, "cores", [1.0, 32.0],
+        "public: z16 Telum chip with 8 cores (ISSCC 2022, Chips and Cheese; docs/research/machines-and-caches.md §1.1, D)";
+    z16_chips_per_drawer: "cpu.z16.chips_per_drawer" = 8.0, "chips", [1.0, 16.0],
+        "public: z16 drawer of 4 dual-chip modules, 8 Telum chips (ISSCC 2022 abstract; docs/research/machines-and-caches.md §1.1, D2)";
+    z16_nodes_per_drawer: "cpu.z16.nodes_per_drawer" = 1.0, "nodes", [1.0, 4.0],
+        "public: one L4 (or virtual L4) domain per drawer (docs/research/machines-and-caches.md §1.2, D)";
+    z16_drawers: "cpu.z16.drawers" = 4.0, "drawers", [1.0, 8.0],
+        "public: up to 4 CPC drawers, 32 chips (secondary source; docs/research/machines-and-caches.md §1.1, D2)";
+    z16_ghz: "cpu.z16.ghz" = 5.2, "GHz", [0.5, 10.0],
+        "public: z16 clock 5.2 GHz (IBM z16 Technical Guide SG24-8951, recalled; docs/research/machines-and-caches.md §1.1, R); the run's cpu.clock_ghz unless the scenario sets that";
+    z16_max_lpar_cores: "cpu.z16.max_lpar_cores" = 64.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 with VM65586, 6.4 and 7.1 run at most 64 logical processors (32 cores x 2 threads with SMT) in an LPAR from the z13 on (seeds 000, 001, D; 80 from z/VM 7.3, recalled, not modelled); the z16 itself has up to 200 customer cores (docs/research/machines-and-caches.md §1.1)";
+    z16_smt: "cpu.z16.smt" = 1.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: SMT-2 for IFL and zIIP from the z13 on (seed 001 for the z13, seed 000 for the z14, z/VM CP Planning for later machines; docs/research/machines-and-caches.md §1.1); 0 = no SMT";
+    z16_l1_kb: "cache.z16.l1_kb" = 128.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a z16 (valgrind none/tests/s390x/ecag.stdout.exp-z16; docs/research/machines-and-caches.md §1.2, D)";
+    z16_l2_kb: "cache.z16.l2_kb" = 32768.0, "KB per core (L2, unified)", [1.0, 1048576.0],
+        "public: ECAG of a z16 (valgrind ecag.stdout.exp-z16; docs/research/machines-and-caches.md §1.2, D)";
+    z16_l3_kb: "cache.z16.l3_kb" = 262144.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a z16, virtual L3: the chip's L2s (ECAG 'shared'; IEEE Micro 43(1) 2023) (docs/research/machines-and-caches.md §1.2, D)";
+    z16_l4_kb: "cache.z16.l4_kb" = 2097152.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: virtual L4 of up to 2 GB per drawer from the other chips' L2s (AnandTech, Hot Chips 33, recalled; ECAG reports no L4; docs/research/machines-and-caches.md §1.2, R)";
+    z17_cores_per_chip: "cpu.z17.cores_per_chip" = 8.0, "cores", [1.0, 32.0],
+        "public: z17 Telum II chip with 8 cores plus a DPU (Chips and Cheese / ServeTheHome, Hot Chips 2024; docs/research/machines-and-caches.md §1.1, D)";
+    z17_chips_per_drawer: "cpu.z17.chips_per_drawer" = 8.0, "chips", [1.0, 16.0],
+        "public: z17 drawer of 4 dual-chip modules, 8 Telum II chips (IBM z17 Technical Guide SG24-8579, recalled; docs/research/machines-and-caches.md §1.1, R)";
+    z17_nodes_per_drawer: "cpu.z17.nodes_per_drawer" = 1.0, "nodes", [1.0, 4.0],
+        "public: one L4 (or virtual L4) domain per drawer (docs/research/machines-and-caches.md §1.2, D)";
+    z17_drawers: "cpu.z17.drawers" = 4.0, "drawers", [1.0, 8.0],
+        "public: up to 4 CPC drawers (IBM z17 Technical Guide, recalled; docs/research/machines-and-caches.md §1.1, R)";
+    z17_ghz: "cpu.z17.ghz" = 5.5, "GHz", [0.5, 10.0],
+        "public: z17 clock 5.5 GHz fixed (Chips and Cheese, ServeTheHome, Hot Chips 2024; docs/research/machines-and-caches.md §1.1, D); the run's cpu.clock_ghz unless the scenario sets that";
+    z17_max_lpar_cores: "cpu.z17.max_lpar_cores" = 64.0, "cores", [1.0, 64.0],
+        "public: z/VM 6.3 with VM65586, 6.4 and 7.1 run at most 64 logical processors (32 cores x 2 threads with SMT) in an LPAR from the z13 on (seeds 000, 001, D; 80 from z/VM 7.3, recalled, not modelled); the z17 itself has up to 208 customer cores (docs/research/machines-and-caches.md §1.1)";
+    z17_smt: "cpu.z17.smt" = 1.0, "flag (1 = SMT-2 capable)", [0.0, 1.0],
+        "public: SMT-2 for IFL and zIIP from the z13 on (seed 001 for the z13, seed 000 for the z14, z/VM CP Planning for later machines; docs/research/machines-and-caches.md §1.1); 0 = no SMT";
+    z17_l1_kb: "cache.z17.l1_kb" = 128.0, "KB per core (L1 data)", [1.0, 1048576.0],
+        "public: Extract-CPU-Attribute output of a z17 (valgrind none/tests/s390x/ecag.stdout.exp-z17; docs/research/machines-and-caches.md §1.2, D)";
+    z17_l2_kb: "cache.z17.l2_kb" = 36864.0, "KB per core (L2, unified)", [1.0, 1048576.0],
+        "public: ECAG of a z17 (valgrind ecag.stdout.exp-z17; docs/research/machines-and-caches.md §1.2, D)";
+    z17_l3_kb: "cache.z17.l3_kb" = 368640.0, "KB per chip (L3)", [1.0, 10485760.0],
+        "public: ECAG of a z17, virtual L3: the chip's L2s (ECAG 'shared'; IEEE Micro 43(1) 2023) (docs/research/machines-and-caches.md §1.2, D)";
+    z17_l4_kb: "cache.z17.l4_kb" = 2936013.0, "KB per node (L4)", [1.0, 10485760.0],
+        "public: virtual L4 of 2.8 GB per drawer (ServeTheHome, Hot Chips 2024; ECAG reports no L4; docs/research/machines-and-caches.md §1.2, D2)";
     cpi_inf: "cpi.infinite" = 1.15, "cycles/instruction", [0.5, 20.0], // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated): infinite-cache CPI of the Apache workload; used for guest and CP work alike (one workload CPI)";
     l1_miss_per_instr: "cpi.l1_miss_per_instr" = 0.0131, "L1 misses/instruction", [0.0, 1.0], // calibrated from row B10, 16-core column
@@ -247,7 +396,7 @@ params! {
         "seed 001 (row B10, kind C, calibrated): average sourcing cycles of a miss on the core's own chip (mostly its own L2, hence small); with cpi.cycles_drawer solved so that the z13 placement gives B10's sourcing cycles at 16 and 32 cores (one drawer)";
     cycles_drawer: "cpi.cycles_drawer" = 40.54, "cycles per L1 miss", [0.0, 1000000.0], // calibrated from row B10 (16/32 cores)
         "seed 001 (row B10, kind C, calibrated): sourcing cycles of a miss served by another chip of the same drawer; a miss is sourced from any core of the own drawer alike (work moves between the drawer's processors); across drawers only data that moves pays (cpi.msg_remote)";
-    msg_remote: "cpi.msg_remote" = 4.05e6, "cycles per message", [0.0, 1000000000.0], // calibrated from row B10 (64 cores)
+    msg_remote: "cpi.msg_remote" = 3.85e6, "cycles per message", [0.0, 1000000000.0], // calibrated from row B10 (64 cores)
         "seed 001 (row B10, kind C, calibrated on the 64-core column: 168 sourcing cycles per L1 miss when the Apache LPAR spans two drawers): cycles CP's guest LAN / VSWITCH path spends sourcing the receiver's buffers and control blocks from the other drawer, where the receiver last took a message; the stand-in's one message per request or reply lumps the real workload's several frames and interruptions";
     cycles_remote: "cpi.cycles_remote" = 305.64, "cycles per L1 miss", [0.0, 1000000.0],
         "assumed: one cache miss served from another drawer or from memory (z13 order of magnitude; the value an earlier uniform-sharing CPI model solved from row B10), used for the below-2GB frame search (storage.path_frame_search)";
@@ -275,6 +424,14 @@ params! {
         "assumed: SET SRM EXCESSUSE MEDIUM (the default) counts on half of the projected unentitled capacity (cp-model §3.3 [A])";
     hd_excess_low: "hd.excess_low" = 0.25, "fraction of projected excess", [0.0, 1.0],
         "assumed: SET SRM EXCESSUSE LOW counts on a quarter of the projected unentitled capacity (cp-model §3.3 [A]); NONE counts on none";
+    cache_warmth: "cache.warmth" = 0.0, "switch (1 = on)", [0.0, 1.0],
+        "assumed (a model switch, issue 18): 1 = each virtual CPU's cache footprint is tracked per level (cache.rs) and a dispatch pays the reload of what is not warm where it runs, in place of the static within-drawer sourcing mix; 0 (default) = the static mix (the model before issue 18). Off by default because with it on the workload calibrations made in nominal (one-chip) ns are stale: B7's 4-core calibration point falls 12.8 % (README, cache warmth)";
+    cache_footprint_kb: "cache.footprint_kb" = 1814.0, "KB per virtual CPU", [1.0, 1048576.0], // calibrated from row B10, 16-core column
+        "seed 001 (row B10, kind C, 16-core column, calibrated with cache.warmth = 1 (unused when 0): 21.02 sourcing cycles per L1 miss on the Apache stand-in, b7-apache.toml at 6.3, 60 s): the cache footprint (distinct lines a virtual CPU keeps using; Thiebaut & Stone 1987 for the model form) of one virtual CPU; one value for every guest (a property of the workload, not public for any z/VM workload)";
+    cache_lat_l3: "cache.lat_l3" = 40.0, "cycles per line", [0.0, 100000.0],
+        "assumed: a line missing from the core's L2 and found in the chip's L3 (no public per-level latency for z196-z15, docs/research/machines-and-caches.md §1.3; z16's virtual L3 is about 12 ns, about 60 cycles, over its 19-cycle L2, recalled); the RNI weights put L3 at about a third of a local L4 access";
+    cache_lat_l4: "cache.lat_l4" = 120.0, "cycles per line", [0.0, 100000.0],
+        "assumed: a line found in the drawer's L4 (or another chip's L3 through it), three times cache.lat_l3 as the RNI weights' ratio 0.4 : 1.2 (J. Burg, IBM WSC CPU-MF material, recalled; docs/research/machines-and-caches.md §1.3); beyond L4 (another drawer or memory) costs cpi.cycles_remote";
     // --- end of processors ---
     // --- storage, paging and I/O (issues 5 and 6): add entries below this line ---
     path_fault: "storage.path_fault" = 4000.0, "instructions", [0.0, 100000000.0],
@@ -407,6 +564,38 @@ params! {
     // --- the lab's expectation curves (not used by the simulator) ---
     caf_4way: "lab.caf_4way" = 0.890, "1", [0.5, 1.0],
         "seed 001 (row B11, kind C): z13 MP CAF coefficient for N = 4; the CAF curve assumes a geometric decline per doubling of N through this point (public STSI tables, e.g. s390 /proc/sysinfo 'Adjustment NN-way', decline roughly geometrically up to the top of the table)";
+    // Channel paths (issue 22; docs/research/channels.md §8). Read only when a scenario has
+    // [[chpid]] tables: scenarios without channels never read them.
+    chan_escon_rate: "chan.escon.rate_mb_s" = 17.0, "MB/s", [1.0, 100.0],
+        "public: ESCON 200 Mbit/s line, about 17 MB/s effective data rate (channels.md §1.1, D2; IBM quotes 20 MB/s link rate, z900 Technical Guide §3.4.1)";
+    chan_escon_interlock: "chan.escon.ccw_interlock_us" = 20.0, "us per CCW", [0.0, 1000.0],
+        "assumed: ESCON ends each CCW with channel end/device end, one interlocked round trip per CCW that holds the path (z900 Technical Guide, D); its length depends on distance and is not published (channels.md §8 [A])";
+    chan_ccws_fixed: "chan.ccws_per_io" = 2.0, "CCWs per I/O besides one per page", [0.0, 64.0],
+        "assumed: an ECKD channel program has Define Extent and Locate Record before one read or write CCW per 4 KB page (IDAWs within a page are not CCWs)";
+    chan_ficon_rate: "chan.ficon.rate_mb_s" = 100.0, "MB/s", [10.0, 10000.0],
+        "public: seed 002 (VM/ESA 2.4: FICON is a 100 MB/s channel); 1 Gbit/s per direction (channels.md §1.1, D)";
+    chan_ficon_iops: "chan.ficon.iops" = 6000.0, "I/Os per s (4 KB, command mode)", [100.0, 1000000.0],
+        "public: IBM (P. Driever, 'Evolution of the z Systems channel', 2017): the first FICON channel about 6 000 small I/Os per s (channels.md §1.2, D); its reciprocal is the channel processor's time per I/O";
+    chan_ficon_exchanges: "chan.ficon.open_exchanges" = 32.0, "I/Os", [1.0, 1024.0],
+        "assumed: open exchanges (I/Os in data transfer at once) of the first FICON adapter, commonly quoted as 32, not verified in an IBM source (channels.md §1.3, R)";
+    chan_fex8s_rate: "chan.ficon_express8s.rate_mb_s" = 800.0, "MB/s", [10.0, 10000.0],
+        "public: FICON Express8S 1 600 MB/s read+write for large blocks (IBM FICON performance page, channels.md §1.2, D); half of it per direction";
+    chan_fex8s_iops: "chan.ficon_express8s.iops" = 23000.0, "I/Os per s (4 KB, command mode)", [100.0, 1000000.0],
+        "public (recalled): FICON Express8S about 23 000 command-mode 4 KB I/Os per s (channels.md §1.2, R)";
+    chan_fex16s_rate: "chan.ficon_express16s.rate_mb_s" = 1280.0, "MB/s", [10.0, 10000.0],
+        "public: FICON Express16S 2 560 MB/s read+write (Guendert 2017 reporting IBM, channels.md §1.2, D); half of it per direction";
+    chan_fex16s_iops: "chan.ficon_express16s.iops" = 23000.0, "I/Os per s (4 KB, command mode)", [100.0, 1000000.0],
+        "public (recalled): FICON Express16S about 23 000 command-mode 4 KB I/Os per s (channels.md §1.2, R)";
+    chan_fex_exchanges: "chan.ficon_express.open_exchanges" = 64.0, "I/Os", [1.0, 1024.0],
+        "assumed: open exchanges of FICON Express adapters, commonly quoted as 64, not verified (channels.md §1.3, R)";
+    chan_ficon_interlock: "chan.ficon.ccw_interlock_us" = 20.0, "us per CCW", [0.0, 1000.0],
+        "assumed: without prefetch under Synchronize Control (before VM/ESA 2.4) a FICON channel program waits one round trip per CCW after the first, a delay that does not occupy the link (seed 002; IPCOM000013888D; channels.md §3 [A]); taken equal to ESCON's";
+    chan_nullification: "chan.nullification_us" = 50.0, "us per I/O", [0.0, 1000.0],
+        "assumed: the nullification-window handshake between control unit and channel subsystem that VM/ESA 2.4 avoids on FICON with an ESS (seed 002); its length is not public (channels.md §3 [A])";
+    chan_partner_pages: "chan.partner_pages_per_io" = 1.0, "4 KB pages per I/O", [1.0, 256.0],
+        "assumed: another LPAR's I/O on a shared channel path moves one 4 KB page (its channel work as this LPAR's one-page I/O on the path type)";
+    pav_move_interval: "pav.dynamic_move_interval" = 10.0, "s", [0.1, 600.0],
+        "assumed: how often workload management reconsiders dynamic PAV aliases (z/OS WLM's policy interval is about 10 s; not read in a public source for alias management, channels.md §8 [A])";
 }
 
 const _: () = assert!(NAMES.len() <= READ_WORDS * 64, "widen READ_WORDS");

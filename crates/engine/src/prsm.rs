@@ -85,6 +85,27 @@ pub struct LparSpec {
     pub busy_pattern: Vec<f64>,
     #[serde(default)]
     pub busy_period_ns: u64,
+    /// Capping (issue 18, `limits`): initial capping (never above its weight's share of the
+    /// pool), an absolute cap in processors, the capacity group it belongs to.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub capped: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abscap: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// An absolute capping group of LPARs (HMC "absolute group capping"): the members together
+/// use at most `abscap` processors.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapGroup {
+    pub name: String,
+    pub abscap: f64,
 }
 
 impl LparSpec {
@@ -111,6 +132,9 @@ pub struct CpcSpec {
     #[serde(default)]
     pub dedicated: u32,
     pub lpars: Vec<LparSpec>,
+    /// Absolute capping groups (LPARs name theirs in `group`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<CapGroup>,
 }
 
 /// One logical core after polarization and placement.
@@ -210,6 +234,7 @@ impl CpcSpec {
                 }
             }
         }
+        self.check_caps()?;
         if ded > self.dedicated {
             return Err(format!(
                 "cpc: dedicated LPARs need {ded} dedicated IFLs but the CPC has {}",
@@ -218,6 +243,88 @@ impl CpcSpec {
         }
         Ok(())
     }
+}
+
+impl CpcSpec {
+    fn check_caps(&self) -> Result<(), String> {
+        for l in &self.lpars {
+            if let Some(c) = l.abscap {
+                if !(0.01..=255.0).contains(&c) {
+                    return Err(format!(
+                        "cpc: LPAR {}: an absolute cap must be 0.01..255 processors (got {c})",
+                        l.name
+                    ));
+                }
+            }
+            if (l.capped || l.abscap.is_some() || l.group.is_some()) && l.dedicated {
+                return Err(format!(
+                    "cpc: LPAR {}: a dedicated LPAR cannot be capped",
+                    l.name
+                ));
+            }
+            if let Some(g) = &l.group {
+                if !self.groups.iter().any(|x| &x.name == g) {
+                    return Err(format!("cpc: LPAR {}: no capping group {g}", l.name));
+                }
+            }
+        }
+        for g in &self.groups {
+            if !(0.01..=255.0).contains(&g.abscap) {
+                return Err(format!(
+                    "cpc: capping group {}: its cap must be 0.01..255 processors (got {})",
+                    g.name, g.abscap
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The most each LPAR may use (cores; infinite: not capped), issue 18 (PR/SM Planning Guide,
+/// docs/research/machines-and-caches.md §5): initial capping holds an LPAR at its entitlement
+/// (its weight's share; it gets none of the capacity others leave), an absolute cap at that many
+/// processors, and a capping group's members together at the group's cap, which PR/SM divides by
+/// weight among the members that want it (each member's want: `want[j]` cores, what it would
+/// use uncapped). The effective limit is the smallest of them.
+pub fn limits(cpc: &CpcSpec, ents: &[Ent], want: &[f64]) -> Vec<f64> {
+    let mut out: Vec<f64> = cpc
+        .lpars
+        .iter()
+        .zip(ents)
+        .map(|(l, e)| {
+            let mut x = f64::INFINITY;
+            if l.capped {
+                x = e.cores();
+            }
+            if let Some(c) = l.abscap {
+                x = x.min(c);
+            }
+            x
+        })
+        .collect();
+    for g in &cpc.groups {
+        let members: Vec<usize> = (0..cpc.lpars.len())
+            .filter(|&j| cpc.lpars[j].group.as_deref() == Some(g.name.as_str()))
+            .collect();
+        let w: Vec<f64> = members
+            .iter()
+            .map(|&j| cpc.lpars[j].weight as f64)
+            .collect();
+        let cap: Vec<f64> = members.iter().map(|&j| want[j].min(out[j])).collect();
+        let got = crate::scheduler::water_fill(g.abscap, &w, &cap);
+        // What a member's want leaves of its weight share goes to the others; a member is held
+        // to its share plus that (never below its share, so its own want can grow into it).
+        let wsum: f64 = w.iter().sum();
+        for (k, &j) in members.iter().enumerate() {
+            let share = if wsum > 0.0 {
+                g.abscap * w[k] / wsum
+            } else {
+                0.0
+            };
+            out[j] = out[j].min(got[k].max(share));
+        }
+    }
+    out
 }
 
 /// Entitlement of every LPAR (dedicated ones: their logical cores, outside the pool).
@@ -410,6 +517,25 @@ pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
 ///   LPARs that want more (uncapped, cp-model §1.2), and evenly among an LPAR's cores.
 /// - Dedicated cores get what they want on their own cores, outside the pool.
 pub fn pool_share(pol: &CpcPol, weights: &[u32], unparked: &[u32], d: &[f64]) -> Vec<Vec<f64>> {
+    pool_share_capped(
+        pol,
+        weights,
+        unparked,
+        d,
+        &vec![f64::INFINITY; pol.lpars.len()],
+    )
+}
+
+/// `pool_share` with capping: LPAR j gets at most `limits[j]` cores in all (what its cap would
+/// let it take beyond its guaranteed part goes to the others; a guaranteed part above the cap,
+/// vertical-highs included, is scaled down to it).
+pub fn pool_share_capped(
+    pol: &CpcPol,
+    weights: &[u32],
+    unparked: &[u32],
+    d: &[f64],
+    limits: &[f64],
+) -> Vec<Vec<f64>> {
     let mut out: Vec<Vec<f64>> = pol.lpars.iter().map(|l| vec![0.0; l.cores.len()]).collect();
     let mut used = 0.0;
     let mut caps: Vec<Vec<(usize, f64)>> = vec![Vec::new(); pol.lpars.len()];
@@ -434,9 +560,34 @@ pub fn pool_share(pol: &CpcPol, weights: &[u32], unparked: &[u32], d: &[f64]) ->
             }
         }
     }
+    let mut over = false;
+    for (j, o) in out.iter_mut().enumerate() {
+        let g: f64 = o.iter().sum();
+        if limits[j].is_finite() && g > limits[j] {
+            // The guaranteed part alone is above the cap: every core of j scaled down to it.
+            let f = limits[j] / g;
+            used -= g * (1.0 - f);
+            o.iter_mut().for_each(|x| *x *= f);
+            over = true;
+        }
+    }
+    if over {
+        used = used.max(0.0);
+    }
     let left = (pol.shared as f64 - used).max(0.0);
     let w: Vec<f64> = weights.iter().map(|&x| x as f64).collect();
-    let cap: Vec<f64> = caps.iter().map(|c| c.iter().map(|x| x.1).sum()).collect();
+    let cap: Vec<f64> = caps
+        .iter()
+        .enumerate()
+        .map(|(j, c)| {
+            let want: f64 = c.iter().map(|x| x.1).sum();
+            if limits[j].is_finite() {
+                want.min((limits[j] - out[j].iter().sum::<f64>()).max(0.0))
+            } else {
+                want
+            }
+        })
+        .collect();
     let extra = crate::scheduler::water_fill(left, &w, &cap);
     for (j, cj) in caps.iter().enumerate() {
         if cj.is_empty() || extra[j] <= 0.0 {
@@ -534,6 +685,9 @@ mod tests {
             busy: 0.0,
             busy_pattern: vec![],
             busy_period_ns: 0,
+            capped: false,
+            abscap: None,
+            group: None,
         }
     }
 
@@ -545,6 +699,7 @@ mod tests {
         CpcSpec {
             shared: 86,
             dedicated: 0,
+            groups: vec![],
             lpars: vec![
                 lpar("A", 344, 12),
                 lpar("B", 989, 24),
@@ -609,6 +764,7 @@ mod tests {
         let c = CpcSpec {
             shared: 10,
             dedicated: 0,
+            groups: vec![],
             lpars: vec![lpar("BIG", 900, 2), lpar("OTHER", 100, 10)],
         };
         let e = entitlements(&c);
@@ -644,6 +800,7 @@ mod tests {
         let mut c = CpcSpec {
             shared: 4,
             dedicated: 0,
+            groups: vec![],
             lpars: vec![lpar("VM", 30, 4), lpar("OTHER", 70, 4)],
         };
         for l in c.lpars.iter_mut() {
@@ -682,6 +839,7 @@ mod tests {
                 .prop_map(|(shared, ls)| CpcSpec {
                     shared,
                     dedicated: 0,
+                    groups: vec![],
                     lpars: ls
                         .into_iter()
                         .enumerate()
@@ -698,6 +856,9 @@ mod tests {
                             busy: b,
                             busy_pattern: vec![],
                             busy_period_ns: 0,
+                            capped: false,
+                            abscap: None,
+                            group: None,
                         })
                         .collect(),
                 })
@@ -744,6 +905,58 @@ mod tests {
                 }
             }
             prop_assert_eq!(p.vh_physical + p.non_vh_physical, cpc.shared);
+        }
+
+        /// Capping (issue 18): no LPAR gets more than its limit; initial capping holds it at its
+        /// entitlement at most; a capping group's members stay within the group's cap together;
+        /// uncapped LPARs never get less than without the others' caps; the pool is never
+        /// overcommitted.
+        #[test]
+        fn capped_shares_never_exceed_their_caps(
+            mut cpc in arb_cpc(),
+            kinds in proptest::collection::vec(0u8..4, 8),
+            caps in proptest::collection::vec(0.01f64..6.0, 8),
+            gcap in 0.01f64..8.0,
+            demand in 0.0f64..=1.0,
+        ) {
+            cpc.groups = vec![CapGroup { name: "G".into(), abscap: gcap }];
+            for (j, l) in cpc.lpars.iter_mut().enumerate() {
+                match kinds[j % kinds.len()] {
+                    1 => l.capped = true,
+                    2 => l.abscap = Some(caps[j % caps.len()]),
+                    3 => l.group = Some("G".into()),
+                    _ => {}
+                }
+            }
+            let p = polarize(&cpc).unwrap();
+            let ents = entitlements(&cpc);
+            let w: Vec<u32> = cpc.lpars.iter().map(|l| l.weight).collect();
+            let n: Vec<u32> = cpc.lpars.iter().map(|l| l.logical).collect();
+            let d: Vec<f64> = cpc.lpars.iter().map(|l| if l.busy > 0.0 { l.busy } else { demand }).collect();
+            let want: Vec<f64> = cpc.lpars.iter().zip(&d).map(|(l, x)| l.logical as f64 * x).collect();
+            let lim = limits(&cpc, &ents, &want);
+            let got = pool_share_capped(&p, &w, &n, &d, &lim);
+            let free = pool_share(&p, &w, &n, &d);
+            let total: f64 = got.iter().flatten().sum();
+            prop_assert!(total <= cpc.shared as f64 + 1e-9);
+            let mut group = 0.0;
+            for (j, l) in cpc.lpars.iter().enumerate() {
+                let s: f64 = got[j].iter().sum();
+                prop_assert!(s <= lim[j] + 1e-9, "LPAR {j}: {s} > cap {}", lim[j]);
+                if l.capped {
+                    prop_assert!(s <= ents[j].cores() + 1e-9);
+                }
+                if let Some(c) = l.abscap {
+                    prop_assert!(s <= c + 1e-9);
+                }
+                if l.group.is_some() {
+                    group += s;
+                } else if !lim[j].is_finite() {
+                    let f: f64 = free[j].iter().sum();
+                    prop_assert!(s >= f - 1e-9, "uncapped LPAR {j} lost: {s} < {f}");
+                }
+            }
+            prop_assert!(group <= gcap + 1e-9, "group {group} > {gcap}");
         }
 
         #[test]

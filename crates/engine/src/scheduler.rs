@@ -109,12 +109,12 @@ pub struct Scheduler {
     load_q: [u32; 4],
     /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
     iab: Vec<f64>,
-    tau: f64,
-    bucket_slices: f64,
+    pub(crate) tau: f64,
+    pub(crate) bucket_slices: f64,
     pub abs_cap: f64,
     cost_dlist: Time,
-    cost_limit: Time,
-    cost_entitle: Time,
+    pub(crate) cost_limit: Time,
+    pub(crate) cost_entitle: Time,
     /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
     pub sys_pending: Time,
     /// All system time so far (ns, summed over processors): adjusted TOD stops during it.
@@ -133,14 +133,18 @@ pub struct Scheduler {
     /// Processors running a LIMITSOFT user in the background.
     pub bg_running: u32,
     last_tick: Time,
-    n_cpu: f64,
+    pub(crate) n_cpu: f64,
     /// Counters for the summary and tests.
     pub stats: SchedStats,
     /// 6.4: the entitlement water-fill kept between passes, the users it measures next pass
     /// (runnable since the last), and a buffer of their demand increments.
-    ent: crate::entitle::Entitlement,
+    pub(crate) ent: crate::entitle::Entitlement,
     touched: Vec<u32>,
     adds: Vec<(u32, f64)>,
+    /// With CPU pools the pass is the full one over every user (`entitle_pools.rs`); true once
+    /// it has taken over (pools are never removed, only marked deleted).
+    pub(crate) full: bool,
+    pub(crate) fill_bufs: crate::entitle_pools::FillBufs,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -234,6 +238,8 @@ impl Scheduler {
             ent: Default::default(),
             touched: Vec::new(),
             adds: Vec::new(),
+            full: false,
+            fill_bufs: Default::default(),
         }
     }
 
@@ -404,6 +410,9 @@ impl Sim {
                 _ => None,
             };
         }
+        if !self.pools.is_empty() {
+            self.pool_ns_refresh();
+        }
     }
 
     pub(crate) fn list_sums_add(&mut self, i: usize) {
@@ -438,12 +447,14 @@ impl Sim {
         if let (Some(m), Limit::Soft | Limit::Hard) = (us.share.max, us.share.limit) {
             ns = ns.min(normalized(&m, a, r, self.sched.abs_cap, false));
         }
-        ns
+        // A CPU pool member: at most its share of the pool's limit (pools.rs), as a LIMITHARD
+        // user is held to its maximum share.
+        ns.min(us.sch.pool_ns)
     }
 
     /// LIMITHARD (or, in 6.4, LIMITSOFT) maximum in processors (infinite when none).
     #[inline]
-    fn limit_rate(&self, u: usize) -> f64 {
+    pub(crate) fn limit_rate(&self, u: usize) -> f64 {
         let us = &self.users[u];
         match (us.share.max, us.share.limit) {
             (Some(m), Limit::Hard | Limit::Soft) => {
@@ -465,7 +476,7 @@ impl Sim {
 
     /// Adjusted TOD: real time less the system time (per processor) spent so far.
     #[inline(always)]
-    fn atod(&self) -> Time {
+    pub(crate) fn atod(&self) -> Time {
         self.now
             .saturating_sub(self.sched.sys_total / self.lpus.len() as u64)
     }
@@ -485,7 +496,12 @@ impl Sim {
                 let mut off = self.sched.slice as f64 / (ns_v * self.sched.n_cpu) * f;
                 let delay = std::mem::take(&mut self.users[u].sch.el_delay) as f64;
                 off -= off.min(delay);
-                self.atod().saturating_add(to_time(off))
+                // A CPU pool releasing it: the deadline counts from when the pool held it.
+                let base = match self.pools.release_base {
+                    0 => self.atod(),
+                    b => b.min(self.atod()),
+                };
+                base.saturating_add(to_time(off))
             }
             Sched::EntitlementExcess => {
                 // LIMITSOFT over its maximum: runs only when nobody else wants the processor.
@@ -558,14 +574,21 @@ impl Sim {
     /// list if its user is over a LIMITHARD maximum, else put it on a dispatch vector.
     /// Returns true if it went on a dispatch vector.
     #[inline]
-    fn offer(&mut self, v: u32, from_limit: bool) -> bool {
+    pub(crate) fn offer(&mut self, v: u32, from_limit: bool) -> bool {
         let u = self.vcpus[v as usize].user as usize;
-        if self.users[u].share.limit == Limit::Hard {
-            let until = match self.sched.limithard {
-                LimitHard::Consumption => self.users[u].sch.lim_until,
-                _ => self.vcpus[v as usize].limit_until,
+        let pool_until = self.pool_until(u);
+        if self.users[u].share.limit == Limit::Hard || pool_until > self.now {
+            let mut until = match (self.users[u].share.limit, self.sched.limithard) {
+                (Limit::Hard, LimitHard::Consumption) => self.users[u].sch.lim_until,
+                (Limit::Hard, _) => self.vcpus[v as usize].limit_until,
+                _ => 0,
             };
+            // A CPU pool in debt holds its members too (pools.rs).
+            until = until.max(pool_until);
             if until > self.now {
+                if pool_until > self.now {
+                    self.pool_held(v);
+                }
                 self.vcpus[v as usize].set_state(VState::Limited, self.now);
                 self.q.schedule(self.first_vcpu + v, until);
                 self.sched.sys_pending += self.sched.cost_limit;
@@ -678,6 +701,9 @@ impl Sim {
         while let Some(Reverse((_, seq, v))) = self.sched.dvs[i].pop() {
             let vc = &self.vcpus[v as usize];
             if vc.heap_seq == seq && vc.state == VState::Ready {
+                if !self.pools.is_empty() && self.pool_hold_at_dispatch(v) {
+                    continue;
+                }
                 return Some(v);
             }
         }
@@ -694,7 +720,13 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let u = vc.user as usize;
         self.users[u].sch.want_ns += self.now - vc.want_since;
-        self.cpu.moves[self.cpu.topo.distance(vc.home, l)] += 1;
+        let d = self.cpu.topo.distance(vc.home, l);
+        self.cpu.moves[d] += 1;
+        self.cpu.lp_moves[l as usize][d] += 1;
+        if self.warm.on {
+            self.cache_dispatch(v, l);
+        }
+        let vc = &mut self.vcpus[v as usize];
         vc.home = l;
         vc.run_start = self.now;
         vc.run_used = 0;
@@ -713,6 +745,7 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let used = std::mem::take(&mut vc.run_used);
         let u = vc.user as usize;
+        self.pool_charge(u, used);
         if self.sched.sched == Sched::EntitlementExcess {
             self.debug_rates_fresh(u);
             let vc = &mut self.vcpus[v as usize];
@@ -796,9 +829,18 @@ impl Sim {
                     self.sched.q_remove(old, ws, ld);
                     self.sched.q_add(c, ws, ld);
                 }
+                self.ready_lock();
                 self.make_ready(v, false);
             }
         }
+    }
+
+    /// A virtual CPU of a user on the dispatch list is readied from a wait (a message, an I/O
+    /// completion, a page-in): before the exploitation SPE the state change is done under the
+    /// scheduler lock held exclusive (`Locks::vcpu_ready`); any spin and line time run on the
+    /// next processor that dispatches.
+    fn ready_lock(&mut self) {
+        self.sched.sys_pending += self.locks.vcpu_ready(self.now);
     }
 
     /// `v`'s page-in is done. A page wait is CP's, not the guest's: the user stayed on the
@@ -809,10 +851,12 @@ impl Sim {
         let u = self.vcpus[v as usize].user as usize;
         self.vcpus[v as usize].want_since = self.now;
         // The user stayed on the dispatch list: readying its VMDBK puts it back on a dispatch
-        // vector and changes no scheduler list, so the scheduler lock is not taken exclusive
-        // here (a test-idle user's new transaction is: `vcpu_runnable`).
+        // vector and changes no scheduler list, so from the exploitation SPE on the scheduler
+        // lock is not taken exclusive here (a test-idle user's new transaction is:
+        // `vcpu_runnable`); before it the readying is an exclusive hold (`ready_lock`).
         if self.users[u].sch.list == UList::Dispatch {
             if !self.stay_ended(v) {
+                self.ready_lock();
                 self.make_ready(v, true);
             }
         } else {
@@ -921,6 +965,9 @@ impl Sim {
 
     /// The end of `v`'s wait on the limit list.
     pub(crate) fn limit_release(&mut self, v: u32) {
+        if self.pool_release(v) {
+            return;
+        }
         self.make_ready(v, true);
     }
 
@@ -1059,6 +1106,10 @@ impl Sim {
         if self.sched.sched != Sched::EntitlementExcess {
             return;
         }
+        if !self.pools.is_empty() {
+            // CPU pools: the full pass over every user, their limits in the water-fill.
+            return self.refresh_entitlement_full(dt);
+        }
         if dt > 0 {
             self.charge_all();
             #[cfg(debug_assertions)]
@@ -1102,7 +1153,7 @@ impl Sim {
         if !self.users[u].sch.touched {
             self.users[u].sch.touched = true;
             self.sched.touched.push(u as u32);
-            if self.sched.sched == Sched::EntitlementExcess {
+            if self.sched.sched == Sched::EntitlementExcess && !self.sched.full {
                 self.user_rates(u);
             }
         }
@@ -1111,12 +1162,15 @@ impl Sim {
     /// Debug builds: a user dispatched or charged has rates from the last pass (it is touched).
     #[inline(always)]
     fn debug_rates_fresh(&self, u: usize) {
-        debug_assert_eq!(self.users[u].sch.fill_gen, self.sched.ent.gen(), "user {u}");
+        debug_assert!(
+            self.sched.full || self.users[u].sch.fill_gen == self.sched.ent.gen(),
+            "user {u}"
+        );
     }
 
     /// 6.4: user `u`'s demand over the last `dt` ns (processors, at most its virtual CPUs):
     /// CPU used plus time spent wanting a processor.
-    fn measure_demand(&mut self, u: usize, dt: Time) -> f64 {
+    pub(crate) fn measure_demand(&mut self, u: usize, dt: Time) -> f64 {
         let now = self.now;
         let us = &mut self.users[u];
         for &v in &us.vcpus {
@@ -1126,8 +1180,8 @@ impl Sim {
                 vc.want_since = now;
             }
         }
-        // Its allocation from the last pass (current: it is touched).
-        debug_assert_eq!(us.sch.fill_gen, self.sched.ent.gen());
+        // Its allocation from the last pass (current: it is touched, or the pass is full).
+        debug_assert!(self.sched.full || us.sch.fill_gen == self.sched.ent.gen());
         let alloc = us.sch.alloc;
         let used = us.acct.virt_ns + us.acct.cp_ns;
         let used_w = (used - us.sch.used_mark) as f64;
@@ -1220,24 +1274,44 @@ impl Sim {
 
     #[inline(never)]
     fn derive_rates(&mut self, u: usize) {
-        let n = self.sched.n_cpu;
-        let slice = self.sched.slice as f64;
         let a = self.sched.ent.alloc(u);
-        let us = &mut self.users[u];
-        let nv = us.vcpus.len() as f64;
-        // Never below the entitlement (bounded by virtual CPUs and any maximum): a user that
-        // wants little keeps a prompt dispatch when it does want the processor.
-        let mut floor = (us.ns_all * n).min(nv);
-        if let Some(m) = us.max_all {
-            floor = floor.min(m * n);
-        }
-        let rate = a.max(floor).max(1e-6);
-        let s = &mut us.sch;
+        let rate = self.target_rate(u, a);
+        let s = &mut self.users[u].sch;
         s.alloc = a;
         s.fill_gen = self.sched.ent.gen();
         if rate == s.rate {
             return; // the same figures as before (often: a user held at its entitlement floor)
         }
+        self.set_user_rate(u, rate);
+    }
+
+    /// 6.4: user `u`'s target rate (processors) for an allocation `a`: never below its
+    /// entitlement (bounded by virtual CPUs, any maximum and a CPU pool member's share of the
+    /// pool), so that a user that wants little keeps a prompt dispatch when it does want the
+    /// processor.
+    #[inline]
+    pub(crate) fn target_rate(&self, u: usize, a: f64) -> f64 {
+        let n = self.sched.n_cpu;
+        let us = &self.users[u];
+        let nv = us.vcpus.len() as f64;
+        let mut floor = (us.ns_all * n).min(nv);
+        if let Some(m) = us.max_all {
+            floor = floor.min(m * n);
+        }
+        if us.sch.pool_ns.is_finite() {
+            // A CPU pool member's entitlement is at most its share of the pool.
+            floor = floor.min(us.sch.pool_ns * n);
+        }
+        a.max(floor).max(1e-6)
+    }
+
+    /// User `u`'s rates per virtual CPU for a target `rate` (processors).
+    #[inline]
+    pub(crate) fn set_user_rate(&mut self, u: usize, rate: f64) {
+        let slice = self.sched.slice as f64;
+        let us = &mut self.users[u];
+        let nv = us.vcpus.len() as f64;
+        let s = &mut us.sch;
         s.rate = rate;
         s.rate_v = rate / nv;
         s.inv_rate_v = nv / rate;

@@ -108,6 +108,7 @@ pub(crate) enum Entity {
     PagingDevice(u32),
     Minidisk(u32),
     Crypto,
+    Channel(u32),
 }
 
 /// A virtual CPU (a VMDBK).
@@ -272,6 +273,10 @@ pub struct UserSched {
     pub lim_credit: f64,
     pub lim_last: Time,
     pub lim_until: Time,
+    /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
+    pub pool: u32,
+    /// Its share of the pool's limit (fraction of the system; infinite outside a pool).
+    pub pool_ns: f64,
     /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
     /// its last change, loading user or not, page-ins and first touches so far, and at the
     /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
@@ -339,6 +344,8 @@ impl Default for UserSched {
             lim_credit: 0.0,
             lim_last: 0,
             lim_until: 0,
+            pool: NONE,
+            pool_ns: f64::INFINITY,
             wss: 0.0,
             wss_trend: 0,
             loading: false,
@@ -420,6 +427,8 @@ pub struct Sim {
     pub(crate) locks: crate::locks::Locks,
     /// Cores, drawers, SMT threads and their speeds (cpu.rs).
     pub cpu: crate::cpu::Cpu,
+    /// Cache footprints of the virtual CPUs (cache.rs; off unless `cache.warmth`).
+    pub warm: crate::cache::Warmth,
     /// The LPAR under PR/SM and z/VM parking (None: no [cpc] in the scenario).
     pub(crate) lpar: Option<Box<crate::lpar::LparState>>,
     /// Virtual networking between client and server guests (None: no such workload).
@@ -434,10 +443,18 @@ pub struct Sim {
     /// entity number (after the minidisk volumes).
     pub(crate) ssl: Option<Box<crate::ssl::Ssl>>,
     pub(crate) first_crypto: u32,
+    /// Channel paths (issue 22; None: no [[chpid]] in the scenario), and the entity number of
+    /// the first path (after the crypto adapter).
+    pub(crate) chan: Option<Box<crate::channel::ChanState>>,
+    pub(crate) first_chan: u32,
+    /// Static or dynamic PAV (pav.rs; None: not in the scenario).
+    pub(crate) pav: Option<Box<crate::pav::Pav>>,
     /// memtst guests' simulated storage-key operations (None: no memtst workload).
     pub(crate) iske: Option<Box<Iske>>,
     /// Transaction response times (response.rs).
     pub(crate) resp: crate::response::Responses,
+    /// CPU pools (pools.rs; empty: none defined).
+    pub(crate) pools: crate::pools::Pools,
 }
 
 /// CP's simulation of guest ISKE for memtst guests (row C2): which users issue them, the
@@ -462,6 +479,11 @@ fn level_and_params(cfg: &Config) -> Result<(Level, Params), String> {
     })?;
     level.switches = level.switches.with_overrides(&cfg.switches)?;
     let mut params = Params::default();
+    // The machine's clock, unless the scenario sets cpu.clock_ghz itself (below).
+    let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+    if let Some(m) = crate::machine::Machine::from_params(name, &params) {
+        params.clock_ghz = m.ghz;
+    }
     for (k, v) in &cfg.params {
         params.set(k, *v)?;
     }
@@ -544,6 +566,7 @@ fn timed_actions(cfg: &Config, users: &[User]) -> Result<Vec<Action>, String> {
         }
     }
     actions.sort_by_key(|a| a.at_ns());
+    crate::pools::check_sequence(cfg, &actions, users)?;
     Ok(actions)
 }
 
@@ -691,7 +714,21 @@ impl Sim {
         let n_mdev = dasd.as_ref().map_or(0, |d| d.devs.len());
         let ssl = crate::ssl::Ssl::new(&cfg, &params, &level.switches, cfg.seed).map(Box::new);
         let first_crypto = first_mdev + n_mdev as u32;
-        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1;
+        let chan = crate::channel::channels_for(
+            &cfg,
+            &params,
+            &level.switches,
+            paging.as_deref_mut(),
+            dasd.as_deref_mut(),
+        )?
+        .map(Box::new);
+        let first_chan = first_crypto + 1;
+        if cfg.pav.is_some() && cfg.hyperpav.is_some() {
+            return Err("a control unit has HyperPAV or static/dynamic PAV, not both".into());
+        }
+        let pav = crate::pav::pav_for(&cfg, &params, dasd.as_deref_mut())?.map(Box::new);
+        let n_chan = chan.as_ref().map_or(0, |c| c.ch.paths.len());
+        let n_ent = first_vcpu as usize + vcpus.len() + n_dev + n_mdev + 1 + n_chan;
         if level.switches.dispatch_path == crate::level::DispatchPath::PreSpecialty {
             params.path_dispatch =
                 (params.path_dispatch() - params.path_dispatch_specialty()).max(0.0);
@@ -719,6 +756,8 @@ impl Sim {
         };
         let vnet = vnet_for(&cfg, &params, &users, vcpus.len());
         let iske = iske_for(&cfg, &params, &level);
+        let warm =
+            crate::cache::Warmth::new(&params, &cpu.machine, &cpu.topo, vcpus.len(), p as usize);
         let (n_vcpus_resp, n_users_resp) = (vcpus.len(), users.len());
         let sim = Sim {
             end: cfg.duration_ns,
@@ -743,6 +782,7 @@ impl Sim {
             first_dev,
             locks,
             cpu,
+            warm,
             lpar,
             vnet,
             dasd,
@@ -750,10 +790,16 @@ impl Sim {
             first_mdev,
             ssl,
             first_crypto,
+            chan,
+            first_chan,
+            pav,
             iske,
             resp: crate::response::Responses::new(n_vcpus_resp, n_users_resp),
+            pools: Default::default(),
             cfg,
         };
+        let mut sim = sim;
+        sim.pools_init()?;
         Ok(sim.start())
     }
 
@@ -791,6 +837,7 @@ impl Sim {
                 }
             }
         }
+        self.io_after_event();
         self.params_read = crate::params::reads_taken();
         self
     }
@@ -805,7 +852,14 @@ impl Sim {
             let (_, e) = self.q.begin_fire().unwrap_or((te, 0));
             self.now = te;
             self.events += 1;
+            if self.pav.is_some() {
+                // Dynamic PAV's mover before the event: a move at a sample instant is in it.
+                self.pav_pass();
+            }
             self.fire(e);
+            if self.chan.is_some() {
+                self.chan_pump();
+            }
             // Removes the event unless its handler scheduled the entity's next one.
             self.q.end_fire();
         }
@@ -828,6 +882,8 @@ impl Sim {
         if e >= self.first_vcpu {
             if e < self.first_dev {
                 Entity::Vcpu(e - self.first_vcpu)
+            } else if e >= self.first_chan {
+                Entity::Channel(e - self.first_chan)
             } else if e >= self.first_crypto {
                 Entity::Crypto
             } else if e >= self.first_mdev {
@@ -855,6 +911,7 @@ impl Sim {
             Entity::PagingDevice(d) => self.device_event(d),
             Entity::Minidisk(d) => self.mdisk_event(d),
             Entity::Crypto => self.crypto_event(),
+            Entity::Channel(p) => self.chan_event(p),
             Entity::Monitor => self.monitor_sample(),
             Entity::Scheduler => {
                 self.sched_tick();
@@ -871,6 +928,7 @@ impl Sim {
             VState::Dormant => self.begin_transaction(v),
             VState::Limited => self.limit_release(v),
             VState::Ready => self.reprioritize(v),
+            VState::PageWait => self.deferred_pagein(v),
             _ => {}
         }
     }
@@ -897,6 +955,10 @@ impl Sim {
             match self.actions[self.next_action].clone() {
                 Action::SetShare { userid, share, .. } => self.set_share(&userid, share),
                 Action::SetMultithreading { threads, .. } => self.set_multithreading(threads),
+                a => {
+                    // Checked before the run (pools::check_sequence): cannot fail here.
+                    let _ = self.pool_action(&a);
+                }
             }
             self.next_action += 1;
         }

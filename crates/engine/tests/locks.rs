@@ -131,6 +131,9 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        channels: None,
+        pav: None,
+        cpupools: vec![],
     }
 }
 

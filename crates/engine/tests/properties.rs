@@ -113,6 +113,9 @@ fn config_strategy() -> impl Strategy<Value = Config> {
             mdc: None,
             hyperpav: None,
             dspwdmethod: Default::default(),
+            channels: None,
+            pav: None,
+            cpupools: vec![],
         })
 }
 
@@ -222,6 +225,9 @@ fn different_seeds_differ() {
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        channels: None,
+        pav: None,
+        cpupools: vec![],
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

@@ -109,6 +109,9 @@ fn with_think(level: &str, processors: u32, think_ns: u64, params: &[(&str, f64)
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        channels: None,
+        pav: None,
+        cpupools: vec![],
     }
 }
 
@@ -197,4 +200,128 @@ fn list_changes_at_event_are_their_own_acquisitions() {
     assert_eq!(ev, run(&cfg(Some("at-event"))), "same seed, same bytes");
     let acq = |v: &serde_json::Value| v["locks"]["SRMSLOCK"]["acquires"].as_u64().unwrap();
     assert!(acq(&ev) > acq(&base), "{} vs {}", acq(&ev), acq(&base));
+}
+
+/// `sched_waits`: before the exploitation SPE a virtual CPU's wait is its own exclusive SRMSLOCK
+/// hold of `lock.hold_requeue` on its processor, whose next dispatch asks for the lock when that
+/// hold ends (it does not spin on its own hold), and a readying a list change of the same hold
+/// in the next dispatcher's; from 6.3 on they touch the dispatch vector only. Four processors'
+/// virtual CPUs waiting at the same instant queue FIFO (spins 0, h, 2h, 3h); the last one's
+/// dispatch then finds the lock free.
+#[test]
+fn vcpu_waits_queue_on_the_scheduler_lock_only_before_the_spe() {
+    let p = Params {
+        lock_line_cycles: 0.0,
+        ..Params::default()
+    };
+    let h = zvm::sim::path_ns(&p, p.lock_hold_requeue, 0.0);
+    let d = zvm::sim::path_ns(&p, p.lock_hold_dispatch, 0.0);
+    assert!(h > 0 && d > 0);
+    let one = zvm::cpu::ONE;
+    let mut compat = Locks::new(&p, &level::find("zvm-6.3-compat").unwrap().switches, 8);
+    let spins: Vec<u64> = (0..4).map(|c| compat.vcpu_wait(c, 1000, one)).collect();
+    assert_eq!(spins, vec![0, h, 2 * h, 3 * h]);
+    assert_eq!(compat.dispatch(3, 1000, true, one), 0, "not its own hold");
+    let c = compat.counters[LockId::Srmslock as usize];
+    assert_eq!((c.acquires_excl, c.colls_excl), (5, 3));
+    // A readying's hold goes into the next dispatch's (d + h), after the queue ahead of it.
+    assert_eq!(compat.vcpu_ready(1000), 0);
+    assert_eq!(compat.dispatch(4, 1000, true, one), 4 * h + d);
+    assert_eq!(compat.dispatch(5, 1000, true, one), 5 * h + 2 * d);
+    for lv in ["zvm-6.3", "zvm-6.4", "zvm-6.4-vm65988"] {
+        let mut l = Locks::new(&p, &level::find(lv).unwrap().switches, 8);
+        for c in 0..4 {
+            assert_eq!(l.vcpu_wait(c, 1000, one), 0, "{lv}");
+            assert_eq!(l.vcpu_ready(1000), 0, "{lv}");
+        }
+        for c in 0..4 {
+            assert_eq!(l.dispatch(c, 1000, true, one), 0, "{lv}: shared");
+        }
+        let s = l.counters[LockId::Srmslock as usize];
+        assert_eq!((s.acquires_excl, s.acquires_shared), (0, 4), "{lv}");
+    }
+}
+
+/// In a run at the compatibility level, each transaction of a think-time workload adds its
+/// virtual CPU's wait (its own acquisition) and its readying (in the next dispatcher's hold, or
+/// its own with `sched_updates = at-event`) to SRMSLOCK's exclusive holds: about one more
+/// acquisition per transaction, two with at-event, and more spin. `dv-only` at the same level is
+/// the exploitation behaviour; at `zvm-6.3` the default is `dv-only`, bit for bit. Runs are
+/// deterministic.
+#[test]
+fn vcpu_waits_add_holds_per_transaction_at_compat() {
+    let cfg = |level: &str, waits: Option<&str>, at_event: bool| {
+        let mut c = with_think(level, 8, 2 * MS, &[]);
+        if let Some(sw) = waits {
+            c.switches.insert("sched_waits".into(), sw.into());
+        }
+        if at_event {
+            c.switches.insert("sched_updates".into(), "at-event".into());
+        }
+        c
+    };
+    let acq = |v: &serde_json::Value| v["locks"]["SRMSLOCK"]["acquires"].as_u64().unwrap() as f64;
+    let tx = |v: &serde_json::Value| v["transactions"].as_f64().unwrap();
+    let ex = run(&cfg("zvm-6.3-compat", None, false));
+    assert_eq!(ex, run(&cfg("zvm-6.3-compat", Some("exclusive"), false)));
+    assert_eq!(
+        ex,
+        run(&cfg("zvm-6.3-compat", None, false)),
+        "same seed, same bytes"
+    );
+    let dv = run(&cfg("zvm-6.3-compat", Some("dv-only"), false));
+    let per_tx = (acq(&ex) - acq(&dv)) / tx(&ex);
+    eprintln!(
+        "compat: extra acquires per transaction {per_tx}; spin %busy {} (dv-only {})",
+        spin(&ex),
+        spin(&dv)
+    );
+    assert!((0.85..=1.05).contains(&per_tx), "{per_tx}");
+    assert!(spin(&ex) > spin(&dv));
+    let ev = run(&cfg("zvm-6.3-compat", None, true));
+    let ev_dv = run(&cfg("zvm-6.3-compat", Some("dv-only"), true));
+    let per_tx = (acq(&ev) - acq(&ev_dv)) / tx(&ev);
+    eprintln!("extra SRMSLOCK acquires per transaction at compat, at-event: {per_tx}");
+    assert!((1.7..=2.1).contains(&per_tx), "{per_tx}");
+    // The exploitation level: dv-only by default; the switch acts only through the mechanism.
+    let e = run(&cfg("zvm-6.3", None, true));
+    assert_eq!(e, run(&cfg("zvm-6.3", Some("dv-only"), true)));
+    let e_ex = run(&cfg("zvm-6.3", Some("exclusive"), true));
+    assert!(acq(&e_ex) > acq(&e) + tx(&e));
+}
+
+/// VM65988's distributed scheduler lock: an exclusive SRMSLOCK acquirer reads the other
+/// processors' share lines, one transfer each, inside its hold, so the hold grows with the
+/// processors; shared acquires, other locks and the old manager are untouched by N.
+#[test]
+fn vm65988_exclusive_acquire_reads_every_share_line() {
+    let p = Params {
+        lock_line_cycles: 500.0,
+        ..Params::default()
+    };
+    let line = 500.0 / p.clock_ghz();
+    let hold_of = |level: &str, n: u32, id: LockId, mode: Mode| {
+        let mut l = Locks::new(&p, &level::find(level).unwrap().switches, n);
+        let g = l.acquire(id, mode, 0, 1, 1000);
+        g.end - g.start
+    };
+    for n in [4u32, 16, 64] {
+        let want = 1000 + line.round() as u64 + (line * (n - 1) as f64).round() as u64;
+        let x = hold_of("zvm-6.4-vm65988", n, LockId::Srmslock, Mode::Excl);
+        assert_eq!(x, want, "{n} processors");
+        assert_eq!(
+            hold_of("zvm-6.4-vm65988", n, LockId::Srmslock, Mode::Shared),
+            1000
+        );
+        for (lv, id) in [
+            ("zvm-6.4", LockId::Srmslock),
+            ("zvm-6.4-vm65988", LockId::Hcppgdal),
+        ] {
+            assert_eq!(
+                hold_of(lv, n, id, Mode::Excl),
+                hold_of(lv, 4, id, Mode::Excl),
+                "{lv} {id:?} does not depend on N"
+            );
+        }
+    }
 }

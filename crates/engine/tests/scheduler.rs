@@ -89,6 +89,9 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         mdc: None,
         hyperpav: None,
         dspwdmethod: Default::default(),
+        channels: None,
+        pav: None,
+        cpupools: vec![],
     }
 }
 

@@ -37,14 +37,46 @@ def cpc_spec(sc: scenario.Scenario) -> dict:
                          fix="add [cpc] with shared_ifls and [[cpc.lpar]] partners, and system.weight")
     c = sc.cpc
     me = {"name": c["name"], "weight": c["weight"], "logical": sc.processors, "dedicated": False,
-          "polarization": c["polarization"], "busy": 0.0}
-    return {"shared": c["shared"], "dedicated": c["dedicated"], "lpars": [me, *c["lpars"]]}
+          "polarization": c["polarization"], "busy": 0.0,
+          **{k: c[k] for k in ("capped", "abscap", "group") if k in c}}
+    spec = {"shared": c["shared"], "dedicated": c["dedicated"], "lpars": [me, *c["lpars"]]}
+    if c.get("groups"):
+        spec["groups"] = c["groups"]
+    return spec
+
+
+def cap_limits(spec: dict, entitlements: list[float]) -> list[float | None]:
+    """Each LPAR's cap in cores (None: not capped), as the engine's ``prsm::limits`` computes it:
+    initial capping at the entitlement, an absolute cap, and a group's cap divided by weight among
+    the members by what they want (partners: busy x logical cores; the simulated LPAR: all)."""
+    from ..lab.solver import water_fill
+
+    inf = float("inf")
+    out = []
+    for lp, e in zip(spec["lpars"], entitlements):
+        x = inf
+        if lp.get("capped"):
+            x = e
+        if lp.get("abscap") is not None:
+            x = min(x, lp["abscap"])
+        out.append(x)
+    for g in spec.get("groups", []):
+        js = [j for j, lp in enumerate(spec["lpars"]) if lp.get("group") == g["name"]]
+        w = [float(spec["lpars"][j]["weight"]) for j in js]
+        want = [min(out[j], spec["lpars"][j]["logical"] * (1.0 if j == 0 else spec["lpars"][j].get("busy", 0.0)))
+                for j in js]
+        got = water_fill(g["abscap"], w, want)
+        for k, j in enumerate(js):
+            out[j] = min(out[j], max(got[k], g["abscap"] * w[k] / sum(w)))
+    return [None if x == inf else x for x in out]
 
 
 def describe(sc: scenario.Scenario) -> dict:
-    pol = engine.polarize(cpc_spec(sc))
+    spec = cpc_spec(sc)
+    pol = engine.polarize(spec)
+    caps = cap_limits(spec, [lp["entitlement"] for lp in pol["lpars"]])
     lpars = []
-    for lp in pol["lpars"]:
+    for lp, sp, cap in zip(pol["lpars"], spec["lpars"], caps):
         homes: dict[str, list[int]] = {}
         for core in lp["cores"]:
             homes.setdefault(core["pol"], []).append(core["home"])
@@ -54,12 +86,20 @@ def describe(sc: scenario.Scenario) -> dict:
             "entitlement": lp["entitlement"], "entitlement_pct": 100.0 * lp["entitlement"],
             "vh": lp["vh"], "vm": lp["vm"], "vl": lp["vl"], "hz": lp["hz"], "ded": lp["ded"],
             "physical": {k: sorted(set(v)) for k, v in homes.items()},
+            "capped": bool(sp.get("capped")), "abscap": sp.get("abscap"), "group": sp.get("group"),
+            "cap_cores": cap,
         })
     return {"scenario": sc.path, "shared_ifls": pol["shared"], "dedicated_ifls": pol["dedicated"],
             "simulated_lpar": sc.cpc["name"] if sc.cpc else None,
             "vh_total": pol["vh_total"], "vh_physical": pol["vh_physical"],
             "non_vh_total": pol["non_vh_total"], "non_vh_physical": pol["non_vh_physical"],
-            "lpars": lpars}
+            "lpars": lpars, "groups": spec.get("groups", [])}
+
+
+def _capping_text(lp: dict) -> str:
+    parts = (["initial"] if lp["capped"] else []) + ([f"abs {lp['abscap']:g}"] if lp["abscap"] is not None else []) \
+        + ([f"group {lp['group']}"] if lp["group"] else [])
+    return ", ".join(parts) or "-"
 
 
 @click.command("cpc")
@@ -74,16 +114,23 @@ def cpc(file: str, as_json: bool) -> None:
         return
     t = Table(title=f"CPC of {safe(file)}: {d['shared_ifls']} shared + {d['dedicated_ifls']} dedicated IFLs",
               title_justify="left")
-    for col in ("LPAR", "Weight", "Logical", "Entitled %", "Vh", "Vm", "Vl", "Hz", "Ded",
-                "Vh physical", "Others on physical"):
-        t.add_column(col, justify="left" if col in ("LPAR", "Vh physical", "Others on physical") else "right")
+    capping = any(lp["cap_cores"] is not None for lp in d["lpars"])
+    cols = ["LPAR", "Weight", "Logical", "Entitled %", "Vh", "Vm", "Vl", "Hz", "Ded", "Vh physical",
+            "Others on physical"] + (["Capping", "Cap (cores)"] if capping else [])
+    for col in cols:
+        t.add_column(col, justify="left" if col in ("LPAR", "Vh physical", "Others on physical", "Capping")
+                     else "right")
     for lp in d["lpars"]:
         name = lp["name"] + (" *" if lp["name"] == d["simulated_lpar"] else "")
         others = sorted({h for k, v in lp["physical"].items() if k != "Vh" for h in v})
         t.add_row(name, "ded" if lp["dedicated"] else str(lp["weight"]), str(lp["logical"]),
                   f"{lp['entitlement_pct']:.0f}", str(lp["vh"]), str(lp["vm"]), str(lp["vl"]), str(lp["hz"]),
-                  str(lp["ded"]), _ranges(lp["physical"].get("Vh", [])), _ranges(others))
+                  str(lp["ded"]), _ranges(lp["physical"].get("Vh", [])), _ranges(others),
+                  *([_capping_text(lp), "" if lp["cap_cores"] is None else f"{lp['cap_cores']:.2f}"]
+                    if capping else []))
     console.print(t)
+    for g in d["groups"]:
+        console.print(f"capping group {safe(g['name'])}: its members together at most {g['abscap']:g} processors")
     console.print(f"{d['vh_total']} Vh on {d['vh_physical']} physical cores; "
                   f"{d['non_vh_total']} non-Vh on {d['non_vh_physical']} physical cores "
                   f"(* = the LPAR z/VM runs in)")

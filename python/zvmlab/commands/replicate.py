@@ -38,6 +38,9 @@ def _fmt(v) -> str:
 @click.option("--store", "store_path", type=click.Path(dir_okay=False), default=None,
               help="Results store that keeps every finished run, so an interrupted replicate resumes and a "
                    "second one reuses them (default runs/replicate.duckdb; keyed by the engine build).")
+@click.option("--param", "param_specs", multiple=True, metavar="NAME=VALUE",
+              help="Override a parameter in every scenario run (repeatable; not in suite and scaling rows), e.g. "
+                   "--param cache.warmth=1 to measure the cache warmth model on.")
 @click.option("--no-store", is_flag=True, help="Keep no runs (every run again, nothing written but the outputs).")
 @click.option("--all-rows", is_flag=True, help="Also list rows that are not modelled yet or out of scope.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
@@ -47,8 +50,8 @@ def _fmt(v) -> str:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="Write an HTML report (table and charts) into this directory.")
 def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None, robustness: bool,
-              executor_spec: str | None, store_path: str | None, no_store: bool, all_rows: bool,
-              json_file: str | None, md_file: str | None, html_dir: str | None) -> None:
+              executor_spec: str | None, store_path: str | None, param_specs: tuple, no_store: bool,
+              all_rows: bool, json_file: str | None, md_file: str | None, html_dir: str | None) -> None:
     """Run every modelled row of shared/EXPERIMENTS.md at its base and comparison level.
 
     Every metric says its basis (what a pass proves): predicted, calibrated or construction;
@@ -59,6 +62,10 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     from ..output import progress
 
     rows = _select(rep.load_catalogue(), only)
+    params = _params(param_specs)
+    if params and robustness:
+        raise InputError("--robustness perturbs the table's defaults, not --param overrides", field="--param",
+                         fix="run --robustness without --param")
     if no_store and (store_path or robustness or executor_spec):
         raise InputError("--no-store runs locally without a store", field="--no-store",
                          fix="leave out --store, --executor and --robustness, or --no-store")
@@ -66,7 +73,8 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     with _lab(executor_spec, jobs, None if no_store else store_path or "") as (executor, store):
         with progress("replicate", show) as update:
             results = rep.replicate(rows, progress=lambda d, n, rid: update(d, max(n, 1)), seed=seed, seeds=n_seeds,
-                                    jobs=jobs or os.cpu_count() or 1, executor=executor, store=store)
+                                    jobs=jobs or os.cpu_count() or 1, executor=executor, store=store,
+                                    params=params)
         summary = {"headline": rep.headline(results), "counts": rep.counts(results), "seeds": n_seeds}
         if robustness:
             def save(_rid: str) -> None:  # after each row: what is known so far survives an interrupt
@@ -89,6 +97,30 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     console.print(f"metrics: {summary['headline']}")
     if json_file:
         err_console.print(f"JSON written to {escape(str(json_file))}")
+
+
+def _params(specs: tuple) -> tuple:
+    """--param NAME=VALUE overrides, checked against the parameter table (name and range)."""
+    from .. import engine
+
+    table = {p["name"]: p for p in engine.params()}
+    out = {}
+    for spec in specs:
+        name, eq, text = spec.partition("=")
+        name = name.strip()
+        try:
+            value = float(text) if eq else None
+        except ValueError:
+            value = None
+        if name not in table or value is None:
+            raise InputError(f"{spec!r} is not NAME=VALUE with a known parameter", field="--param",
+                             fix="e.g. --param cache.warmth=1 (`zvmlab params` lists them)")
+        t = table[name]
+        if not float(t["min"]) <= value <= float(t["max"]):
+            raise InputError(f"{name} = {value} is outside [{t['min']}, {t['max']}] {t['unit']}", field="--param",
+                             fix="use a value within the parameter's range")
+        out[name] = value
+    return tuple(sorted(out.items()))
 
 
 def _select(rows: list, only: str | None) -> list:

@@ -187,6 +187,7 @@ def print_subsystems(s: dict, max_rows: int = 8) -> None:
                           "the volume's I/O.")
         if len(devs) > max_rows:
             console.print(f"  ({len(devs) - max_rows} more devices: see --json)")
+    print_channels(s)
     dusers = (s.get("dasd") or {}).get("users") or {}
     if dusers:
         t = Table(title="Guest DASD I/O", title_justify="left")
@@ -205,6 +206,27 @@ def print_subsystems(s: dict, max_rows: int = 8) -> None:
             t.add_row(n, f"{d['acquires_per_s']:,.0f}", f"{d['colls_per_s']:,.1f}", f"{d['avg_spin_us']:.2f}",
                       f"{d['spin_pct_busy']:.3f}")
         console.print(t)
+
+
+def print_channels(s: dict) -> None:
+    """Channel paths (FCX107-like) and static/dynamic PAV, when the run has them (issue 22)."""
+    ch = s.get("channels")
+    if ch:
+        t = Table(title="Channel paths (FCX107-like)", title_justify="left")
+        for col in ("CHPID", "Type", "%Busy", "I/O/s", "MB/s", "Mean conc", "Max conc"):
+            t.add_column(col, justify="left" if col in ("CHPID", "Type") else "right")
+        for p in ch["paths"]:
+            t.add_row(p["chpid"], p["type"], f"{p['busy_pct']:.1f}", f"{p['io_rate']:,.1f}", f"{p['mb_per_s']:.2f}",
+                      f"{p['mean_concurrent']:.2f}", str(p["max_concurrent"]))
+        console.print(t)
+        console.print(f"  Control unit ({ch['cu_class']}) paths {', '.join(ch['cu_paths'])}: "
+                      f"{ch['delayed_pct']:.1f} % of {ch['starts']:,} starts waited for a path, "
+                      f"{ch['path_wait_ms']:.3f} ms per start (in pend).")
+    pav = s.get("pav")
+    if pav:
+        bound = ", ".join(f"{n} {b}" for n, b in pav["bound"])
+        console.print(f"  PAV ({pav['mode']}): {pav['aliases']} aliases, bound at the end: {bound}; "
+                      f"{pav['moves']} alias moves (state changes).")
 
 
 @click.command("run")

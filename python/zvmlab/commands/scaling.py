@@ -16,6 +16,8 @@ from ..output import console, print_json, progress, safe
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--cores", default="1,2,4,8,16,32", show_default=True, help="Processor counts, comma-separated.")
 @click.option("--level", help="CP level (overrides the scenario's).")
+@click.option("--machine", help="Machine generation (overrides the scenario's): "
+              f"{', '.join(scenario.MACHINES)}.")
 @click.option("--duration", help="Simulated time per run (overrides [run] duration).")
 @click.option("--scale-guests", is_flag=True,
               help="Scale each guest group's count with the cores (as seed 001's scaling suites add clients and "
@@ -25,7 +27,7 @@ from ..output import console, print_json, progress, safe
               "SMT modes skip core counts above 32. Default: the scenario's.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the chart (.png or .svg).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
-def scaling(file: str, cores: str, level: str | None, duration: str | None, scale_guests: bool, no_scale_count: bool,
+def scaling(file: str, cores: str, level: str | None, machine: str | None, duration: str | None, scale_guests: bool, no_scale_count: bool,
             smt_modes: str | None, plot_path: str | None, as_json: bool) -> None:
     """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001).
 
@@ -51,7 +53,12 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, scal
         raise InputError(f"processor counts must be 1-{scenario.MAX_PROCESSORS}", field="--cores", fix="e.g. 1,2,4,8")
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
-    sc = scenario.load(file).with_overrides(level=level, duration=duration)
+    sc = scenario.load(file).with_overrides(level=level, duration=duration, machine=machine)
+    largest = round(scenario.machine_figures(sc.machine or scenario.DEFAULT_MACHINE, sc.params)["max_lpar_cores"])
+    if ns[-1] > largest:
+        raise InputError(f"{ns[-1]} cores on a {sc.machine or scenario.DEFAULT_MACHINE}: z/VM runs at most {largest} "
+                         "logical processors in an LPAR of it", field="--cores",
+                         fix=f"use core counts up to {largest}, or a later --machine")
     # The scenario's title names its own configuration; the runs are at other core counts.
     heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
                f"{'' if no_scale_count else ' (guest counts scaled with cores)'}: {safe(sc.title or '')}").rstrip(": ")
@@ -60,6 +67,9 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, scal
         bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
         if bad or not modes:
             raise InputError(f"{smt_modes!r} is not a list of SMT modes", field="--smt", fix="e.g. --smt off,smt2")
+        if any(m != "off" for m in modes) and not _has_smt(sc):
+            raise InputError(f"--smt {smt_modes} on a {sc.machine}: the {sc.machine} has no SMT", field="--smt",
+                             fix="use --smt off, or a z13 or later --machine")
         with progress("scaling", not as_json) as update:
             res = sc_lab.run_modes(sc, ns, modes, scale_count=not no_scale_count, progress=update)
         if plot_path:
@@ -85,6 +95,10 @@ def scaling(file: str, cores: str, level: str | None, duration: str | None, scal
     _table(heading, sc, res["rows"], "")
     if plot_path:
         console.print(f"  chart: {safe(plot_path)}")
+
+
+def _has_smt(sc) -> bool:
+    return scenario.machine_figures(sc.machine or scenario.DEFAULT_MACHINE, sc.params)["smt"] >= 0.5
 
 
 def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:

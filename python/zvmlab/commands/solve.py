@@ -26,7 +26,7 @@ def solve(file: str, at: str | None, target: str | None, as_json: bool) -> None:
     if target is not None:
         _target(sc, shares, target, as_json)
         return
-    users = comparator.solve(sc, shares)
+    users = comparator.solve(sc, shares, t)
     if as_json:
         print_json({"users": users, "capacity_pct": sc.processors * 100.0})
         return

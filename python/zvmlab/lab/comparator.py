@@ -14,13 +14,16 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from .. import cpupools
 from ..scenario import Scenario
 from ..scenario import Share as ScenarioShare
 from . import solver as _solver
 
 
-def solver_users(sc: Scenario, shares: dict[str, ScenarioShare] | None = None) -> list:
-    """The scenario's users as the Solver sees them (demand capped at the virtual CPUs)."""
+def solver_users(sc: Scenario, shares: dict[str, ScenarioShare] | None = None,
+                 member: dict[str, str] | None = None) -> list:
+    """The scenario's users as the Solver sees them (demand capped at the virtual CPUs), each in
+    its CPU pool (``member``: userid -> pool, as ``cpupools.pools_at`` gives it)."""
     out = []
     for g in sc.guests:
         for uid in g.userids():
@@ -32,12 +35,15 @@ def solver_users(sc: Scenario, shares: dict[str, ScenarioShare] | None = None) -
                 min_share=_solver.Share(sh.min.kind, sh.min.value),
                 max_share=_solver.Share(sh.max.kind, sh.max.value) if sh.max is not None else None,
                 limit=sh.limit,
+                pool=(member or {}).get(uid),
             ))
     return out
 
 
-def solve(sc: Scenario, shares: dict[str, ScenarioShare] | None = None) -> dict[str, float]:
-    return dict(_solver.solve(sc.processors * 100.0, solver_users(sc, shares)).users)
+def solve(sc: Scenario, shares: dict[str, ScenarioShare] | None = None, t_ns: int = 0) -> dict[str, float]:
+    """The Solver's answer with the shares given and the CPU pools in effect at ``t_ns``."""
+    member, limits = cpupools.pools_at(sc, t_ns)
+    return dict(_solver.solve(sc.processors * 100.0, solver_users(sc, shares, member), pools=limits).users)
 
 
 def shares_at(sc: Scenario, t_ns: int) -> dict[str, ScenarioShare]:
@@ -83,7 +89,7 @@ def compare(sc: Scenario, run: dict, runner: str, level: str | None = None, warm
     for k, iv in enumerate(run["intervals"]):
         start_ns = round(iv["start_s"] * 1e9)
         end_ns = round(iv["end_s"] * 1e9)
-        expected = solve(sc, shares_at(sc, end_ns))
+        expected = solve(sc, shares_at(sc, end_ns), end_ns)
         reason = None
         if k < warmup:
             reason = "warm-up"

@@ -206,13 +206,13 @@ def seeds_for(r: Row, seed: int | None, n: int) -> list[int]:
     return [seed + k for k in range(max(1, n))]
 
 
-def metric_values(r: Row, m: Metric, seed: int, runs: Runs, scale: tuple = ()) -> dict[str, float]:
+def metric_values(r: Row, m: Metric, seed: int, runs: Runs, scale: tuple = (), params: tuple = ()) -> dict[str, float]:
     """One metric's simulated values at one seed: ``base``/``compare`` and, for a published
     ratio, ``ratio`` = compare / base."""
     check = any("check." in x.value for x in r.metrics)
 
     def run(name: str, at: dict | None, level: str) -> dict:
-        return runs.get(RunReq.make(name, at, level, seed, (), check, scale))
+        return runs.get(RunReq.make(name, at, level, seed, params, check, scale))
 
     sim: dict[str, float] = {}
     for side, lv in (("base", r.base), ("compare", r.compare)):
@@ -265,7 +265,7 @@ def _processors(name: str) -> int | None:
         return None
 
 
-def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = ()) -> list[dict]:
+def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = (), params: tuple = ()) -> list[dict]:
     """Every metric of a scenario row over ``seeds`` (runs come from ``runs``), with parameters
     scaled by ``scale`` ((name, factor), ...: the robustness check)."""
     base_info = _base_info(r)
@@ -276,7 +276,7 @@ def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = ()) -> lis
 
             out.append(base_info | sweep_metric(r, m, seeds, runs, scale))
             continue
-        per_seed = [metric_values(r, m, s, runs, scale) for s in seeds]
+        per_seed = [metric_values(r, m, s, runs, scale, params) for s in seeds]
         verdict, means, spread = J.over_seeds(m, per_seed)
         out.append(_result(base_info, r, m, verdict, means, spread, seeds))
     return out
@@ -296,15 +296,19 @@ def _not_run(r: Row) -> dict:
 
 
 def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None = None,
-              seed: int | None = None, seeds: int = SEEDS, jobs: int = 1, executor=None, store=None) -> list[dict]:
+              seed: int | None = None, seeds: int = SEEDS, jobs: int = 1, executor=None, store=None,
+              params: tuple = ()) -> list[dict]:
     """Run every modelled row over ``seeds`` seeds; one result per metric (or per row when not
     modelled). The runs are planned first and run on ``jobs`` local processes (or an executor
-    with a store, which keeps finished runs: an interrupted replicate resumes)."""
+    with a store, which keeps finished runs: an interrupted replicate resumes). ``params``
+    ((name, value), ...) overrides parameters in every scenario run (not in suite and scaling
+    rows), e.g. a model switch measured on and off."""
     from . import replicate_runs as R
 
     modelled = [r for r in rows if r.status == "modelled"]
     seed_of = {r.id: seeds_for(r, seed, seeds) for r in modelled}
-    runs = R.execute_plan(modelled, seed_of, progress=progress, jobs=jobs, executor=executor, store=store)
+    runs = R.execute_plan(modelled, seed_of, progress=progress, jobs=jobs, executor=executor, store=store,
+                          params=params)
     out: list[dict] = []
     for r in rows:
         if r.status != "modelled":
@@ -312,7 +316,7 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
         elif r.suite or r.scaling:
             out.extend(R.suite_row(r, seed_of[r.id], _base_info(r), runs))
         else:
-            out.extend(evaluate_row(r, seed_of[r.id], runs))
+            out.extend(evaluate_row(r, seed_of[r.id], runs, (), params))
     return out
 
 

@@ -157,7 +157,7 @@ def _suite_reqs(r, seeds: list[int]) -> list:
     return [SuiteReq(str(r.suite), b, c, s) for b, c in pairs for s in seeds]
 
 
-def plan(rows: list, seed_of: dict[str, list[int]], scale: tuple = ()) -> list:
+def plan(rows: list, seed_of: dict[str, list[int]], scale: tuple = (), params: tuple = ()) -> list:
     """Every request the rows' evaluation will make, in order, without running anything."""
     from .replicate import evaluate_row
 
@@ -167,15 +167,15 @@ def plan(rows: list, seed_of: dict[str, list[int]], scale: tuple = ()) -> list:
             for q in _suite_reqs(r, seed_of[r.id]):
                 rec.wanted.setdefault(q, None)
         else:
-            evaluate_row(r, seed_of[r.id], rec, scale)
+            evaluate_row(r, seed_of[r.id], rec, scale, params)
     return list(rec.wanted)
 
 
 def execute_plan(rows: list, seed_of: dict[str, list[int]], progress: Callable | None = None, jobs: int = 1,
-                 executor=None, store=None) -> Runs:
+                 executor=None, store=None, params: tuple = ()) -> Runs:
     """Plan the rows' runs and run them: on ``jobs`` local processes, or (runs only) on
     ``executor`` with ``store`` keeping each finished run."""
-    reqs = plan(rows, seed_of)
+    reqs = plan(rows, seed_of, (), params)
     done: dict = {}
     if store is not None:
         runs = [q for q in reqs if isinstance(q, RunReq)]

@@ -42,6 +42,16 @@ Definitions and where they come from
   limit); it is water-filled again, by the same weights, over the soft-limited users that want
   more. No user that is not soft-limited ever loses anything to a soft-limited user's excess.
 
+- **CPU pools** (z/VM 6.3 VM65418 and later; docs/research/machines-and-caches.md section 4): a
+  pool caps what its members get together (``pools``: name -> percent of one processor); shares
+  still divide it. Weighted max-min fairness with the extra bounds: members of a pool whose limit
+  binds share the pool at a pool level ``L_p <= L`` (each ``min(cap_i, w_i x L_p)``), everyone
+  else is at the system level as before. Computed by filling without the pools and fixing, one
+  at a time, a pool whose members got more than its limit (its limit water-filled among them, the
+  rest refilled): what is left for the others only grows, so a pool over its limit stays over it.
+  The LIMITSOFT pass respects what is left of each pool. Tested against brute-force enumeration of
+  which users and pools bind (tests/python/test_solver_pools.py).
+
 Guarantees (tested in tests/python/test_solver.py and test_solver_props.py): the answer never
 gives out more than the capacity (exactly, in floating point: ``math.fsum`` and ``sum`` of the
 answer are both <= capacity), never more than a demand or a LIMITHARD maximum, and it is work
@@ -73,6 +83,7 @@ class UserSpec:
     min_share: Share
     max_share: Share | None = None
     limit: Literal["none", "soft", "hard"] = "none"
+    pool: str | None = None  # the CPU pool it is scheduled to (solve's ``pools`` gives the limits)
 
 
 @dataclass
@@ -82,7 +93,7 @@ class Solution:
     weights: dict[str, float] = field(default_factory=dict)  # normalized minimum share (fraction of system)
     entitlement: dict[str, float] = field(default_factory=dict)  # weight x capacity, percent
     caps: dict[str, float] = field(default_factory=dict)  # maximum share in percent (inf if none / NOLIMIT)
-    binding: dict[str, str] = field(default_factory=dict)  # demand | limit | share | soft-excess
+    binding: dict[str, str] = field(default_factory=dict)  # demand | limit | share | soft-excess | pool
     # Water level of the first pass, in percent per unit of weight: a user held back by capacity
     # (binding "share") gets exactly weight x level. Infinite when capacity does not bind.
     level: float = math.inf
@@ -155,6 +166,32 @@ def _fill(capacity: float, weights: Sequence[float], caps: Sequence[float]) -> t
     return alloc, math.inf
 
 
+def _fill_pooled(capacity: float, w: Sequence[float], caps: Sequence[float], member: Sequence[str | None],
+                 pool_caps: dict[str, float]) -> tuple[list[float], float, set[str]]:
+    """``_fill`` with pools: ``(allocation, level, pools whose limit binds)`` (module docstring)."""
+    n = len(w)
+    fixed: dict[str, list[float]] = {}
+    left = max(0.0, capacity)
+    while True:
+        free = [0.0 if member[i] in fixed else caps[i] for i in range(n)]
+        alloc, level = _fill(left, w, free)
+        for p, got in fixed.items():
+            for i, a in zip([i for i in range(n) if member[i] == p], got):
+                alloc[i] = a
+        over = None
+        for p in sorted(pool_caps):
+            if p in fixed:
+                continue
+            if math.fsum(alloc[i] for i in range(n) if member[i] == p) > pool_caps[p] * (1 + 1e-12):
+                over = p
+                break
+        if over is None:
+            return alloc, level, set(fixed)
+        mine = [i for i in range(n) if member[i] == over]
+        fixed[over] = _fill(pool_caps[over], [w[i] for i in mine], [caps[i] for i in mine])[0]
+        left = max(0.0, left - pool_caps[over])
+
+
 def water_fill(capacity: float, weights: Sequence[float], caps: Sequence[float]) -> list[float]:
     """Weighted max-min fair allocation of ``capacity`` with upper bounds ``caps``."""
     return _fill(capacity, weights, caps)[0]
@@ -170,10 +207,12 @@ def _within(capacity: float, alloc: list[float]) -> None:
         alloc[j] = max(0.0, min(alloc[j] - over, math.nextafter(alloc[j], -math.inf)))
 
 
-def solve(capacity_pct: float, users: Sequence[UserSpec], *, abs_cap: float = ABS_CAP) -> Solution:
+def solve(capacity_pct: float, users: Sequence[UserSpec], *, abs_cap: float = ABS_CAP,
+          pools: dict[str, float] | None = None) -> Solution:
     """The correct answer for a share scenario: percent of one processor for each user.
 
-    ``capacity_pct`` is processors x 100. Raises ``ValueError`` on input no scenario can have
+    ``capacity_pct`` is processors x 100; ``pools`` gives each CPU pool's limit in percent of one
+    processor (users name theirs in ``UserSpec.pool``). Raises ``ValueError`` on input no scenario can have
     (negative or NaN demand or capacity, non-positive shares, duplicate userids).
     """
     _check(capacity_pct, users)
@@ -191,15 +230,29 @@ def solve(capacity_pct: float, users: Sequence[UserSpec], *, abs_cap: float = AB
             maxes.append(_norm(m, abs_sum, rel_sum, False, abs_cap) * capacity_pct)
     demand = [float(u.demand_pct) for u in users]
     cap1 = [min(demand[i], maxes[i]) for i in range(n)]
-    alloc, level = _fill(capacity_pct, w, cap1)
+    member = [u.pool for u in users]
+    pool_caps = {p: float(c) for p, c in (pools or {}).items() if p in member}
+    for u in users:
+        if u.pool is not None and u.pool not in (pools or {}):
+            raise ValueError(f"{u.userid}: CPU pool {u.pool!r} has no limit in pools")
+    bound: set[str] = set()
+    if pool_caps:
+        alloc, level, bound = _fill_pooled(capacity_pct, w, cap1, member, pool_caps)
+    else:
+        alloc, level = _fill(capacity_pct, w, cap1)
     left = capacity_pct - math.fsum(alloc)
     binding: dict[str, str] = {}
     soft_level = 0.0
     if left > 0 and math.isinf(level):
         cap2 = [(demand[i] - alloc[i]) if users[i].limit == "soft" and demand[i] > alloc[i] else 0.0
                 for i in range(n)]
-        if any(c > 0 for c in cap2):
+        if any(c > 0 for c in cap2) and pool_caps:
+            rest = {p: max(0.0, c - math.fsum(alloc[i] for i in range(n) if member[i] == p))
+                    for p, c in pool_caps.items()}
+            more, soft_level, _ = _fill_pooled(left, w, cap2, member, rest)
+        elif any(c > 0 for c in cap2):
             more, soft_level = _fill(left, w, cap2)
+        if any(c > 0 for c in cap2):
             for i, m in enumerate(more):
                 if m > 0:
                     alloc[i] = min(demand[i], alloc[i] + m)
@@ -212,6 +265,8 @@ def solve(capacity_pct: float, users: Sequence[UserSpec], *, abs_cap: float = AB
             binding[u.userid] = "demand"
         elif alloc[i] >= maxes[i] - 1e-9:
             binding[u.userid] = "limit"
+        elif u.pool in bound:
+            binding[u.userid] = "pool"
         else:
             binding[u.userid] = "share"
     return Solution(

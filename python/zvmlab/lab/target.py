@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import InputError
 from . import comparator
+from .. import cpupools
 from . import solver as _solver
 
 
@@ -48,7 +49,8 @@ def parse(spec: str) -> tuple[str, float]:
 def _gets(sc, users: list, i: int, share: _solver.Share) -> float:
     us = list(users)
     us[i] = replace(us[i], min_share=share)
-    return _solver.solve(sc.processors * 100.0, us).users[us[i].userid]
+    _, limits = cpupools.pools_at(sc, 0)
+    return _solver.solve(sc.processors * 100.0, us, pools=limits).users[us[i].userid]
 
 
 def _smallest(ok, lo: float, hi: float, step: float) -> float | None:
@@ -66,7 +68,7 @@ def _smallest(ok, lo: float, hi: float, step: float) -> float | None:
 
 
 def share_for(sc, userid: str, target_pct: float, shares: dict | None = None) -> TargetShare:
-    users = comparator.solver_users(sc, shares)
+    users = comparator.solver_users(sc, shares, cpupools.pools_at(sc, 0)[0])
     ids = [u.userid for u in users]
     if userid not in ids:
         raise InputError(f"the scenario has no user {userid!r}", field="--target",

@@ -52,6 +52,9 @@ MDC_COLS = (("reads", "ZVMSTO_MDCREADS", "uint"), ("hits", "ZVMSTO_MDCHITS", "ui
 MDC_LEVELS = (("max", "ZVMSTO_MDCMAX"), ("target", "ZVMSTO_MDCTARGT"), ("below", "ZVMSTO_MDCBELOW"),
               ("above", "ZVMSTO_MDCABOVE"))
 # MRIODHPP counters (cumulative) per I/O type: key in Measurements.hpp, field, kind.
+# zvmlab's ZVMCPL (D15R11) counters per CPU pool (cumulative): key in Measurements.cpl, field, kind.
+CPL_COLS = (("cpu_ns", "ZVMCPL_CPUTIME", "tod"), ("limited_ns", "ZVMCPL_LIMTIME", "tod"),
+            ("limited", "ZVMCPL_LIMCOUNT", "uint"))
 HPP_COLS = (("inuse_pg", "ZVMHPP_INUSEPG", "tod"), ("inuse_md", "ZVMHPP_INUSEMD", "tod"),
             ("taken_pg", "ZVMHPP_TAKENPG", "uint"), ("taken_md", "ZVMHPP_TAKENMD", "uint"),
             ("queued_pg", "ZVMHPP_QUEUEDPG", "uint"), ("queued_md", "ZVMHPP_QUEUEDMD", "uint"))
@@ -141,6 +144,16 @@ class Measurements:
     has_mdc: bool = False
     mdc: dict[str, list] = field(default_factory=dict)
     hpp: dict[str, list] = field(default_factory=dict)
+    # channel paths and PAV (issue 22; monitor/channels.py): per CHPID its facts and per counter
+    # one value per interval; per device behind paths or a PAV base its state; PAV alias moves
+    chp_info: dict[int, dict] = field(default_factory=dict)
+    chp: dict[int, dict[str, list]] = field(default_factory=dict)
+    dev_chan: dict[int, dict] = field(default_factory=dict)
+    pav_moves: list[dict] = field(default_factory=list)
+    # CPU pools (ZVMCPL): facts per pool at each sample (limit, members, limited now) and per
+    # CPL_COLS one value per interval
+    cpl_info: dict[str, dict] = field(default_factory=dict)
+    cpl: dict[str, dict[str, list]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # records the data holds without a layout here: (domain, record) -> count
     skipped: dict = field(default_factory=dict)
@@ -149,7 +162,8 @@ class Measurements:
 
     # the fields holding one value per interval, at any depth of dicts
     _SERIES = ("busy_ns", "sys_ns", "user_ns", "wait_ns", "emul_ns", "total_ns", "virt_ns", "tx", "locks", "dev",
-               "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp")
+               "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp", "chp",
+               "cpl")
 
     def window(self, keep: list[int]) -> "Measurements":
         """A copy holding only the intervals ``keep`` (indexes, in order)."""
@@ -258,6 +272,29 @@ def _deltas(prev: dict, cur: dict, m: Measurements, kind: str, where: dict) -> d
     return out
 
 
+def _pools(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """CPU pools (ZVMCPL): cumulative counters per pool name, and the pool's facts at each sample."""
+    for g in per_group:
+        for key in [k for k, _, _ in CPL_COLS] + ["at"]:
+            per_group[g].setdefault("cpl_" + key, {})
+    for r in data.rows("ZVMCPL"):
+        g, name = r["group"], r.get("ZVMCPL_NAME")
+        if g not in per_group or not name:
+            continue
+        flags = r.get("ZVMCPL_FLAGS") or 0
+        lim = r.get("ZVMCPL_LIMITC")
+        facts = {"type": "CP" if r.get("ZVMCPL_CPUTY") == 0 else "IFL",
+                 "limit_kind": "CAPACITY" if flags & L.CPLFLAG_CAPACITY else "LIMITHARD",
+                 "limit_value": None if r.get("ZVMCPL_LIMITV") is None else r["ZVMCPL_LIMITV"] / 100.0,
+                 "limit_pct": None if not lim else float(lim),
+                 "members": r.get("ZVMCPL_MEMBERS"), "limited": bool(flags & L.CPLFLAG_LIMITED),
+                 "deleted": bool(flags & L.CPLFLAG_DELETED)}
+        m.cpl_info[name] = facts
+        for key, col, _ in CPL_COLS:
+            per_group[g]["cpl_" + key][name] = r.get(col)
+        per_group[g]["cpl_at"][name] = facts
+
+
 def measure(data: MonitorData) -> Measurements:
     """Per-interval processor, user and application figures from decoded monitor data."""
     m = Measurements(source=data.source, origin=data.origin, level=data.release, skipped=dict(data.skipped))
@@ -302,6 +339,7 @@ def measure(data: MonitorData) -> Measurements:
         for key, col, _ in HPP_COLS:
             per_group[g]["hpp_" + key]["all"] = r.get(col)
         per_group[g]["hpp_max"]["all"] = (r.get("ZVMHPP_MAXPG"), r.get("ZVMHPP_MAXMD"))
+    _pools(data, m, per_group)
     for r in data.rows("ZVMCUP"):
         g = r["group"]
         if g not in per_group or not r.get("ZVMCUP_LPNAME") or r.get("ZVMCUP_LPNUM") is None:
@@ -317,6 +355,15 @@ def measure(data: MonitorData) -> Measurements:
               "horizontal": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_HORIZONTAL)}
         m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
     m.lpars.sort(key=lambda x: x["number"])
+    for r in data.rows("ZVMCAP"):
+        lp = next((x for x in m.lpars if x["number"] == r.get("ZVMCAP_LPNUM")), None)
+        if lp is None:
+            continue
+        flags = r.get("ZVMCAP_FLAGS") or 0
+        h = lambda col: None if not r.get(col) else r[col] / 100.0  # noqa: E731
+        lp["capping"] = {"initial": bool(flags & L.CAPFLAG_INITIAL), "abscap": h("ZVMCAP_ABSCAP"),
+                         "group": (r.get("ZVMCAP_GROUP") or "").strip() or None, "group_cap": h("ZVMCAP_GRPCAP"),
+                         "cap_cores": None if not r.get("ZVMCAP_CAPMIL") else r["ZVMCAP_CAPMIL"] / 1000.0}
     for r in data.rows("ZVMCUM"):
         g = r["group"]
         if g not in per_group or r.get("ZVMCUM_LPDISP") is None:
@@ -417,6 +464,8 @@ def measure(data: MonitorData) -> Measurements:
         m.prp = {c: {key: [] for key, _ in PRP_COLS} for c in m.cpus}
     if m.phys_info:
         m.phys = {key: [] for key, _, _ in CUM_COLS}
+    for name in m.cpl_info:
+        m.cpl[name] = {**{key: [] for key, _, _ in CPL_COLS}, "limit_pct": [], "members": []}
     if m.hpp_info:
         m.hpp = {**{key: [] for key, _, _ in HPP_COLS}, "max_pg": [], "max_md": []}
     if m.has_mdc:
@@ -475,6 +524,13 @@ def measure(data: MonitorData) -> Measurements:
                                           {}).get("all"))
             for key, _ in MDC_LEVELS:
                 m.mdc[key].append(mdc_levels[g].get(key))
+        for name, series in m.cpl.items():
+            for key, _, kind in CPL_COLS:
+                series[key].append(_deltas(prev.get("cpl_" + key, {}), cur.get("cpl_" + key, {}), m, kind,
+                                           {}).get(name))
+            at = cur.get("cpl_at", {}).get(name) or {}
+            series["limit_pct"].append(at.get("limit_pct"))
+            series["members"].append(at.get("members"))
         if m.hpp:
             for key, _, kind in HPP_COLS:
                 m.hpp[key].append(_deltas(prev["hpp_" + key], cur["hpp_" + key], m, kind, {}).get("all"))
@@ -505,6 +561,9 @@ def measure(data: MonitorData) -> Measurements:
         # keep earlier values for keys missing in this sample
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod
+    from .channels import add_channels
+
+    add_channels(data, m)
     return m
 
 

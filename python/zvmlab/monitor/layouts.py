@@ -47,6 +47,12 @@ CUPFLAG_SELF = 0x80
 CUPFLAG_DEDICATED = 0x40
 CUPFLAG_HORIZONTAL = 0x20
 HPPFLAG_PAGING = 0x80  # ZVMHPP_FLAGS: SET PAGING ALIAS ON in effect
+CPLFLAG_LIMITED = 0x80  # ZVMCPL_FLAGS: the pool was limited at the sample
+CPLFLAG_CAPACITY = 0x40  # ZVMCPL_FLAGS: a CAPACITY limit (else LIMITHARD)
+CPLFLAG_DELETED = 0x20  # ZVMCPL_FLAGS: DELETE CPUPOOL done
+CAPFLAG_INITIAL = 0x80  # ZVMCAP_FLAGS: initial capping (at the weight's share)
+CAPFLAG_ABSOLUTE = 0x40  # ZVMCAP_FLAGS: an absolute cap
+CAPFLAG_GROUP = 0x20  # ZVMCAP_FLAGS: a member of an absolute capping group
 STOFLAG_PAGING = 0x80  # ZVMSTO_FLAGS: the storage and paging fields are measured
 STOFLAG_MDC = 0x40  # ZVMSTO_FLAGS: the minidisk cache fields are
 

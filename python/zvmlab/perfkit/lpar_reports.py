@@ -136,6 +136,15 @@ def physlog(m: Measurements, r: Report) -> None:
                    "LPAR's logical processors summed (100 = one processor). Unprk: time-averaged unparked cores.")
 
 
+def _cap_cells(lp: dict) -> dict:
+    c = lp.get("capping")
+    if not c:
+        return {"cap": "No", "capcores": None}
+    parts = (["Init"] if c["initial"] else []) + ([f"Abs {c['abscap']:g}"] if c["abscap"] else []) \
+        + ([f"Grp {c['group']}"] if c["group"] else [])
+    return {"cap": " ".join(parts), "capcores": c["cap_cores"]}
+
+
 # -- FCX126 LPAR ---------------------------------------------------------------------------------
 
 @report("FCX126", "LPAR", "Logical Partition Activity",
@@ -155,6 +164,10 @@ def lpar(m: Measurements, r: Report) -> None:
             Column("busy", ("", "%Busy"), "pct", 7, "Load"),
             Column("susp", ("", "%Susp"), "pct", 7, "Load"),
             Column("lpmgt", ("", "%LPmgt"), "pct", 6, "Load")]
+    capping = any(lp.get("capping") for lp in m.lpars)
+    if capping:  # issue 18: only with a capped LPAR (the uncapped report keeps its layout)
+        cols += [Column("cap", ("", "Capping"), "text", 14, "Capping"),
+                 Column("capcores", ("Cap", "Cores"), "ratio", 6, "Capping", extension=True)]
     t = Table("lpars", cols, key=("name",))
     if not m.lpars:
         r.notes.append("No LPAR records (D15 R7 ZVMCUP) in the data: the report needs a run with a [cpc].")
@@ -168,13 +181,15 @@ def lpar(m: Measurements, r: Report) -> None:
               ded="Yes" if lp["dedicated"] else "No", vh=lp["vh"], vm=lp["vm"], vl=lp["vl"], hz=lp["hz"],
               busy=pct(ssum(ssum(m.busy_ns[c]) for c in m.cpus), dur) if own else None,
               susp=pct(ssum(ssum(m.prp[c]["susp"]) for c in m.cpus), dur) if own and m.prp else None,
-              lpmgt=pct(ssum(m.phys["lpmgt"]), dur) if own and m.phys else None)
+              lpmgt=pct(ssum(m.phys["lpmgt"]), dur) if own and m.phys else None,
+              **(_cap_cells(lp) if capping else {}))
     t.add(TOTAL, name=TOTAL, nr=None, procs=sum(lp["logical"] or 0 for lp in m.lpars),
           weight=sum(lp["weight"] or 0 for lp in m.lpars if not lp["dedicated"]),
           ent=sum(lp["entitlement"] or 0.0 for lp in m.lpars), ded="",
           vh=sum(lp["vh"] or 0 for lp in m.lpars), vm=sum(lp["vm"] or 0 for lp in m.lpars),
           vl=sum(lp["vl"] or 0 for lp in m.lpars), hz=sum(lp["hz"] or 0 for lp in m.lpars), busy=None, susp=None,
-          lpmgt=pct(ssum(m.phys["cpcmgt"]), dur) if m.phys else None)
+          lpmgt=pct(ssum(m.phys["cpcmgt"]), dur) if m.phys else None,
+          **({"cap": "", "capcores": None} if capping else {}))
     r.tables.append(t)
     rows = [row for row in t.rows if row["_kind"] == DATA]
     r.plots.append(Plot("Entitlement and logical processors per LPAR", "cores", [float(i) for i in range(len(rows))],

@@ -269,12 +269,15 @@ pub const ZVMDVC: Layout = zrec(
 );
 
 /// D15R3: per logical processor, what IBM's MRSYTPRP bytes we can place do not hold: PR/SM,
-/// parking and SMT (FCX304 PRCLOG), and how SYTPRP_PFXPRBTM was obtained.
+/// parking and SMT (FCX304 PRCLOG), and how SYTPRP_PFXPRBTM was obtained; since issue 18 the
+/// cache model's counters: dispatches by how far the virtual CPU moved (same core, chip,
+/// drawer, other drawer), footprint hits per level (thousandths of a dispatch, cumulative:
+/// their sum over dispatches x 1000) and the reload stall time (cache.rs).
 pub const ZVMPRP: Layout = zrec(
     3,
     "ZVMPRP",
     "zvmlab: processor data",
-    60,
+    116,
     &[
         z("ZVMPRP_CPUAD", 20, 2, Uint),
         z("ZVMPRP_CORE", 22, 2, Uint),
@@ -284,6 +287,15 @@ pub const ZVMPRP: Layout = zrec(
         z("ZVMPRP_PARKTM", 36, 8, Tod),
         z("ZVMPRP_CORE1TM", 44, 8, Tod),
         z("ZVMPRP_CORE2TM", 52, 8, Tod),
+        z("ZVMPRP_MOVE0", 60, 4, Uint),
+        z("ZVMPRP_MOVE1", 64, 4, Uint),
+        z("ZVMPRP_MOVE2", 68, 4, Uint),
+        z("ZVMPRP_MOVE3", 72, 4, Uint),
+        z("ZVMPRP_HITL2", 76, 8, Uint),
+        z("ZVMPRP_HITL3", 84, 8, Uint),
+        z("ZVMPRP_HITL4", 92, 8, Uint),
+        z("ZVMPRP_RELOADTM", 100, 8, Tod),
+        z("ZVMPRP_DISPS", 108, 8, Uint),
     ],
 );
 
@@ -456,10 +468,114 @@ pub const ZVMLCK: Layout = zrec(
     ],
 );
 
+/// D15R11: one per CPU pool (pools.rs), cumulative. IBM's D5R19 MRPRCCPU carries the same
+/// figures (CPU used, time limited, times limited, members), but only its first fields' places
+/// were read (pool name at 20, flags at 28, docs/research/machines-and-caches.md §4), so the
+/// pool figures go in zvmlab's domain.
+pub const ZVMCPL: Layout = zrec(
+    11,
+    "ZVMCPL",
+    "zvmlab: CPU pool",
+    72,
+    &[
+        z("ZVMCPL_NAME", 20, 8, Char),
+        z("ZVMCPL_FLAGS", 28, 1, Uint),
+        z("ZVMCPL_CPUTY", 29, 1, Uint),
+        z("ZVMCPL_MEMBERS", 30, 2, Uint),
+        z("ZVMCPL_LIMITV", 32, 4, Uint),
+        z("ZVMCPL_LIMITC", 36, 4, Uint),
+        z("ZVMCPL_CPUTIME", 40, 8, Tod),
+        z("ZVMCPL_LIMTIME", 48, 8, Tod),
+        z("ZVMCPL_LIMCOUNT", 56, 8, Uint),
+    ],
+);
+
+/// D15R12: per capped LPAR of the CPC (FCX126 LPAR, FCX306 LSHARACT's capping fields; IBM's
+/// D0R16/D0R17 capping fields were not read): its capping as configured and its cap now.
+pub const ZVMCAP: Layout = zrec(
+    12,
+    "ZVMCAP",
+    "zvmlab: LPAR capping",
+    56,
+    &[
+        z("ZVMCAP_LPNAME", 20, 8, Char),
+        z("ZVMCAP_LPNUM", 28, 2, Uint),
+        z("ZVMCAP_FLAGS", 30, 1, Uint),
+        z("ZVMCAP_ABSCAP", 32, 4, Uint),
+        z("ZVMCAP_CAPMIL", 36, 4, Uint),
+        z("ZVMCAP_GROUP", 40, 8, Char),
+        z("ZVMCAP_GRPCAP", 48, 4, Uint),
+    ],
+);
+
+// --- channel paths and PAV (issue 22) ---
+// IBM's per-channel record (D0R20 MRSYTEPM, extended channel measurement) and the device
+// record's hardware/software active-time bit (D6R3 MRIODDEV) have no field offsets in the
+// public excerpts read (docs/research/channels.md §5), nor D6R20 MRIODSTC's: zvmlab's own
+// records carry the figures.
+
+/// D15R13: per channel path, cumulative (FCX107 CHANNEL, FCX215 FCHANNEL figures).
+pub const ZVMCHP: Layout = zrec(
+    13,
+    "ZVMCHP",
+    "zvmlab: channel path measurement",
+    84,
+    &[
+        z("ZVMCHP_CHPID", 20, 1, Uint),
+        // 1 ESCON, 2 FICON, 3 FICON Express8S, 4 FICON Express16S.
+        z("ZVMCHP_TYPE", 21, 1, Uint),
+        z("ZVMCHP_SLOTS", 22, 2, Uint),
+        z("ZVMCHP_MAXCONC", 24, 4, Uint),
+        z("ZVMCHP_IOS", 28, 8, Uint),
+        z("ZVMCHP_BYTES", 36, 8, Uint),
+        // Time with an I/O in connect on the path, and the integral of I/Os in connect.
+        z("ZVMCHP_BUSYTM", 44, 8, Tod),
+        z("ZVMCHP_CONCTM", 52, 8, Tod),
+        // The control unit's starts that found no path free (cumulative).
+        z("ZVMCHP_CUDELAY", 60, 8, Uint),
+        // A path shared with other LPARs: this LPAR's part of the busy time, their I/Os.
+        z("ZVMCHP_OWNBUSY", 68, 8, Tod),
+        z("ZVMCHP_PARTIOS", 76, 8, Uint),
+    ],
+);
+
+/// D15R14: per device behind channel paths or with static/dynamic PAV.
+pub const ZVMDCH: Layout = zrec(
+    14,
+    "ZVMDCH",
+    "zvmlab: device channel and PAV state",
+    32,
+    &[
+        z("ZVMDCH_DEVNO", 20, 2, Uint),
+        // ZVMDCH flags: active time measured by the channel subsystem (hardware) rather than
+        // computed by CP (software); behind channel paths; a PAV base (static or dynamic).
+        z("ZVMDCH_FLAGS", 22, 1, Uint),
+        z("ZVMDCH_PATHS", 23, 1, Uint),
+        z("ZVMDCH_ALIASES", 24, 2, Uint),
+        z("ZVMDCH_CU", 26, 2, Uint),
+    ],
+);
+
+/// D15R15: a PAV alias moved between bases (the state change CP records; one per move, in
+/// the interval it happened).
+pub const ZVMSTC: Layout = zrec(
+    15,
+    "ZVMSTC",
+    "zvmlab: PAV state change",
+    40,
+    &[
+        z("ZVMSTC_WHEN", 20, 8, Tod),
+        z("ZVMSTC_FROM", 28, 2, Uint),
+        z("ZVMSTC_TO", 30, 2, Uint),
+        // 1: an alias moved by workload management (IBM's code X'1F', PSF manage alias).
+        z("ZVMSTC_CODE", 32, 1, Uint),
+    ],
+);
+
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
     MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
-    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK,
+    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL, ZVMCAP, ZVMCHP, ZVMDCH, ZVMSTC,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

@@ -25,12 +25,13 @@
 //! published or inferred, and end after the last of them; zvmlab's figures go into records of
 //! its own domain, [`layouts::ZVM_DOMAIN`]); [`records`] has one producer per record.
 
+mod chan_records;
 mod layouts;
 mod records;
 mod snapshot;
 
 pub use layouts::*;
-pub use snapshot::{DevSnap, LpuSnap, Snapshot, StoSnap};
+pub use snapshot::{ChanSnap, DevSnap, LpuSnap, Snapshot, StoSnap};
 
 use crate::sim::Sim;
 
@@ -46,6 +47,12 @@ pub const DCSS_SAMPLE: u32 = 0x0110_0000;
 pub const ORIGIN: &str = "ZVMLAB";
 /// Initial value of a descending CPU-timer field (IBM, SYTPRP_PFXPRBTM, mon640).
 pub const CPU_TIMER_START: u64 = 0x7FFF_FFFF_0000_0000;
+
+/// ZVMDCH_FLAGS bits: device active time measured by hardware; behind channel paths; a
+/// static or dynamic PAV base.
+pub const DCHFLAG_HWACTIVE: u64 = 0x80;
+pub const DCHFLAG_CHANNEL: u64 = 0x40;
+pub const DCHFLAG_PAV: u64 = 0x20;
 
 /// ZVMDVC_TYPE codes.
 pub const DEVTYPE_ECKD: u64 = 1;
@@ -83,6 +90,17 @@ pub const CUPFLAG_DEDICATED: u64 = 0x40;
 pub const CUPFLAG_HORIZONTAL: u64 = 0x20;
 /// ZVMHPP_FLAGS bit: SET PAGING ALIAS ON in effect. Entitlements and shares are in 1/100.
 pub const HPPFLAG_PAGING: u64 = 0x80;
+/// ZVMCPL_FLAGS bits: limited at the sample, CAPACITY limit (else LIMITHARD), deleted.
+/// ZVMCPL_CPUTY as MTRCPD_LIMCPUTY (0 CP, 3 IFL); LIMITV: LIMITHARD % or CAPACITY in 1/100;
+/// LIMITC: the limit in 1/100 of a processor (0: none).
+pub const CPLFLAG_LIMITED: u64 = 0x80;
+pub const CPLFLAG_CAPACITY: u64 = 0x40;
+pub const CPLFLAG_DELETED: u64 = 0x20;
+/// ZVMCAP_FLAGS bits: initial capping, an absolute cap, a capping group. ABSCAP and GRPCAP in
+/// 1/100 of a processor; CAPMIL: the LPAR's cap now in 1/1000 of a core (0: none).
+pub const CAPFLAG_INITIAL: u64 = 0x80;
+pub const CAPFLAG_ABSOLUTE: u64 = 0x40;
+pub const CAPFLAG_GROUP: u64 = 0x20;
 
 /// Simulated nanoseconds as TOD-clock units (bit 51 = 1 us, so 4096 units per microsecond).
 pub fn ns_to_tod_units(ns: u64) -> u64 {

@@ -108,7 +108,7 @@ fn zvmsys(sim: &Sim) -> Vec<u8> {
 }
 
 /// Device numbers in the order of the snapshot's devices (paging volumes, then minidisks).
-fn devnos(devs: &[DevSnap]) -> Vec<u64> {
+pub(super) fn devnos(devs: &[DevSnap]) -> Vec<u64> {
     let (mut np, mut nm) = (0u64, 0u64);
     devs.iter()
         .map(|d| {
@@ -167,6 +167,16 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
     }
     out.extend(lpars(sim, snap, tod));
     out.extend(zvmhpp(snap, tod));
+    // The state changes of this interval: those after the previous sample's.
+    let before = sim
+        .mon
+        .intervals
+        .iter()
+        .filter(|i| i.end < end)
+        .max_by_key(|i| i.end)
+        .and_then(|i| i.snap.chan.as_ref())
+        .map_or(0, |c| c.moves.len());
+    out.extend(super::chan_records::channel_records(snap, tod, before));
     for (k, u) in sim.users.iter().enumerate() {
         for v in 0..u.vcpus.len() {
             out.push(useact(&u.userid, v, tod));
@@ -175,7 +185,30 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
     }
     out.push(sytlck(c, tod));
     out.extend(zvmlck(c, tod));
+    out.extend(snap.pools.iter().map(|p| zvmcpl(p, tod)));
     out
+}
+
+fn zvmcpl(p: &crate::pools::PoolSnap, tod: u64) -> Vec<u8> {
+    let flags = if p.limited { CPLFLAG_LIMITED } else { 0 }
+        | if p.capacity { CPLFLAG_CAPACITY } else { 0 }
+        | if p.deleted { CPLFLAG_DELETED } else { 0 };
+    let h = |x: f64| Val::U((x * 100.0).round().max(0.0) as u64);
+    build(
+        &ZVMCPL,
+        tod,
+        &[
+            ("ZVMCPL_NAME", Val::S(&p.name)),
+            ("ZVMCPL_FLAGS", Val::U(flags)),
+            ("ZVMCPL_CPUTY", Val::U(if p.ptype == "CP" { 0 } else { 3 })),
+            ("ZVMCPL_MEMBERS", Val::U(p.members as u64)),
+            ("ZVMCPL_LIMITV", h(p.limit_value)),
+            ("ZVMCPL_LIMITC", h(p.limit_processors)),
+            ("ZVMCPL_CPUTIME", Val::U(ns_to_tod_units(p.used_ns))),
+            ("ZVMCPL_LIMTIME", Val::U(ns_to_tod_units(p.limited_ns))),
+            ("ZVMCPL_LIMCOUNT", Val::U(p.limited_count)),
+        ],
+    )
 }
 
 fn zvmsto(snap: &Snapshot, tod: u64) -> Option<Vec<u8>> {
@@ -333,6 +366,15 @@ fn zvmprp(sim: &Sim, snap: &Snapshot, i: usize, tod: u64) -> Vec<u8> {
             ("ZVMPRP_PARKTM", Val::U(ns_to_tod_units(lp.parked_ns))),
             ("ZVMPRP_CORE1TM", Val::U(ns_to_tod_units(c1))),
             ("ZVMPRP_CORE2TM", Val::U(ns_to_tod_units(c2))),
+            ("ZVMPRP_MOVE0", Val::U(lp.moves[0] & 0xFFFF_FFFF)),
+            ("ZVMPRP_MOVE1", Val::U(lp.moves[1] & 0xFFFF_FFFF)),
+            ("ZVMPRP_MOVE2", Val::U(lp.moves[2] & 0xFFFF_FFFF)),
+            ("ZVMPRP_MOVE3", Val::U(lp.moves[3] & 0xFFFF_FFFF)),
+            ("ZVMPRP_HITL2", Val::U(lp.hits[0])),
+            ("ZVMPRP_HITL3", Val::U(lp.hits[1])),
+            ("ZVMPRP_HITL4", Val::U(lp.hits[2])),
+            ("ZVMPRP_RELOADTM", Val::U(ns_to_tod_units(lp.reload_ns))),
+            ("ZVMPRP_DISPS", Val::U(lp.disps)),
         ],
     )
 }
@@ -352,6 +394,7 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
             zvmcup(i, l, busy, tod)
         })
         .collect();
+    out.extend(zvmcap(st, tod));
     let t = |x: f64| Val::U(ns_to_tod_units(x.round().max(0.0) as u64));
     out.push(build(
         &ZVMCUM,
@@ -368,6 +411,48 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
         ],
     ));
     out
+}
+
+/// One ZVMCAP per capped LPAR (none without capping).
+fn zvmcap(st: &crate::lpar::LparState, tod: u64) -> Vec<Vec<u8>> {
+    let lim = st.limits();
+    let h = |x: f64| Val::U((x * 100.0).round().max(0.0) as u64);
+    st.spec
+        .lpars
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.capped || l.abscap.is_some() || l.group.is_some())
+        .map(|(i, l)| {
+            let flags = if l.capped { CAPFLAG_INITIAL } else { 0 }
+                | if l.abscap.is_some() {
+                    CAPFLAG_ABSOLUTE
+                } else {
+                    0
+                }
+                | if l.group.is_some() { CAPFLAG_GROUP } else { 0 };
+            let g = l
+                .group
+                .as_ref()
+                .and_then(|g| st.spec.groups.iter().find(|x| &x.name == g));
+            let cap = if lim[i].is_finite() { lim[i] } else { 0.0 };
+            build(
+                &ZVMCAP,
+                tod,
+                &[
+                    ("ZVMCAP_LPNAME", Val::S(&l.name.to_uppercase())),
+                    ("ZVMCAP_LPNUM", Val::U(i as u64 + 1)),
+                    ("ZVMCAP_FLAGS", Val::U(flags)),
+                    ("ZVMCAP_ABSCAP", h(l.abscap.unwrap_or(0.0))),
+                    ("ZVMCAP_CAPMIL", Val::U((cap * 1000.0).round() as u64)),
+                    (
+                        "ZVMCAP_GROUP",
+                        Val::S(&g.map_or(String::new(), |g| g.name.to_uppercase())),
+                    ),
+                    ("ZVMCAP_GRPCAP", h(g.map_or(0.0, |g| g.abscap))),
+                ],
+            )
+        })
+        .collect()
 }
 
 fn zvmcup(i: usize, l: &crate::prsm::LparPol, busy: f64, tod: u64) -> Vec<u8> {

@@ -30,6 +30,26 @@ pub struct Snapshot {
     /// Per user with a minidisk program: its volume (index into the minidisk volumes), I/Os and
     /// blocks done, writes, MDC, paced.
     pub io: Vec<Option<UserIo>>,
+    /// CPU pools at the sample (pools.rs).
+    pub pools: Vec<crate::pools::PoolSnap>,
+    /// Channel paths and PAV (issue 22): None without them.
+    pub chan: Option<ChanSnap>,
+}
+
+/// Channel paths and PAV at a sample (issue 22).
+#[derive(Clone, Debug, Default)]
+pub struct ChanSnap {
+    /// Per path: CHPID, type code, slots, counters (busy time brought up to the sample).
+    pub paths: Vec<(u64, u64, u32, crate::channel::PathStats)>,
+    /// Starts that waited for a path.
+    pub delayed: u64,
+    /// Per device, in the snapshot's device order: behind paths, paths, bound PAV aliases,
+    /// a PAV base.
+    pub devs: Vec<(bool, u32, u32, bool)>,
+    /// Active time measured by the channel subsystem (FICON paths) rather than by CP.
+    pub hw_active: bool,
+    /// PAV alias moves so far: (time, from minidisk volume, to minidisk volume).
+    pub moves: Vec<(u64, u32, u32)>,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -49,6 +69,12 @@ pub struct LpuSnap {
     pub parked_ns: u64,
     pub parked: bool,
     pub core_t: Option<(u64, u64)>,
+    /// Dispatches on it by how far the virtual CPU moved; footprint hits per level (x 1000,
+    /// cumulative), reload stall ns and dispatches (cache.rs).
+    pub moves: [u64; 4],
+    pub hits: [u64; 3],
+    pub reload_ns: u64,
+    pub disps: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -132,6 +158,10 @@ impl Sim {
                     } else {
                         None
                     },
+                    moves: self.cpu.lp_moves.get(l).copied().unwrap_or_default(),
+                    hits: self.warm.lp_hits(l),
+                    reload_ns: self.warm.lp_reload_ns.get(l).copied().unwrap_or(0),
+                    disps: self.cpu.lp_moves.get(l).map_or(0, |m| m.iter().sum()),
                 }
             })
             .collect();
@@ -200,6 +230,8 @@ impl Sim {
             hpp,
             mem,
             io,
+            chan: self.chan_snapshot(),
+            pools: self.pools_snapshot(),
         }
     }
 }

@@ -1,0 +1,324 @@
+//! Cache warmth (issue 18 item 1): each virtual CPU's footprint in the cache hierarchy.
+//!
+//! State (docs/research/machines-and-caches.md §3.2, after Thiebaut & Stone, "Footprints in the
+//! Cache", 1987): per virtual CPU the fraction of its footprint (`cache.footprint_kb`) still
+//! resident in the L2 of the core it last ran on, the L3 of that chip and the L4 of that drawer
+//! (sizes per machine from the parameter table; the L4 is per node: a z13 drawer has two). Per core, chip and drawer a counter of the
+//! lines placed there by everything that ran.
+//!
+//! - A dispatch of `v` on a core: its warmth at each level is what it left there, decayed by the
+//!   lines others placed in that cache since (`w x exp(-u / capacity)`); a cache it did not run
+//!   under last time holds none of it. Its run of `W` ns makes `m = W x` L1-miss rate misses,
+//!   which touch `F (1 - exp(-m / F))` distinct lines of its footprint `F`; of those, the ones not
+//!   warm in L2 are re-sourced from L3, L4 or beyond at `cache.lat_l3`, `cache.lat_l4`,
+//!   `cpi.cycles_remote` cycles: the reload transient, added to the run's guest work. The touched
+//!   lines then warm every level on the core's path and count as others' lines for everyone else.
+//! - PR/SM: a shared logical core that is not powered all the time (availability `a < 1`: a
+//!   vertical-medium or -low, or any core under horizontal polarization) shares its physical core
+//!   with other partitions, which place `W (1/a - 1)` ns worth of lines there during the run; a
+//!   vertical-high (its own physical core) never loses its footprint that way.
+//! - SMT: the two threads of a core share its L2 counter, so a sibling decays a thread's footprint.
+//!
+//! With the model on (`cache.warmth = 1`) the static within-drawer sourcing mix of `cpu.rs` is off
+//! (every core at its one-chip CPI): where the misses are sourced follows from where virtual CPUs
+//! ran. Off (`0`): the static mix, no footprints (the model before issue 18).
+
+use crate::machine::Machine;
+use crate::params::Params;
+
+/// Levels tracked: L2 (per core), L3 (per chip), L4 (per drawer).
+pub const LEVELS: usize = 3;
+
+#[derive(Clone, Debug, Default)]
+struct Footprint {
+    /// Core, chip and drawer it last ran on (`u32::MAX`: never ran).
+    at: [u32; LEVELS],
+    /// Warmth at each level when it left, and the level's fill counter then.
+    warm: [f64; LEVELS],
+    stamp: [f64; LEVELS],
+}
+
+/// What the model reports (summary `cpi.cache`).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct CacheSummary {
+    pub enabled: bool,
+    pub footprint_kb: f64,
+    /// Dispatches that found their footprint (mean warmth at dispatch), per level L2, L3, L4.
+    pub footprint_hits: [f64; LEVELS],
+    /// Reload cycles per dispatch and as a share of the guest work done.
+    pub reload_cycles_per_dispatch: f64,
+    pub reload_pct_of_guest: f64,
+}
+
+pub struct Warmth {
+    pub on: bool,
+    footprint: f64,
+    footprint_kb: f64,
+    /// Capacity in lines of one L2, L3, L4.
+    cap: [f64; LEVELS],
+    /// Cycles to re-source a line from L3, L4, beyond L4.
+    lat: [f64; LEVELS],
+    /// L1 misses per nominal ns, and ns per cycle.
+    miss_per_ns: f64,
+    ns_per_cycle: f64,
+    /// Lines placed per core, chip, L4 node.
+    fill: [Vec<f64>; LEVELS],
+    /// The L4 node of each core (a z13 drawer has two, each with its own L4).
+    pub node: Vec<u32>,
+    v: Vec<Footprint>,
+    hits: [f64; LEVELS],
+    pub dispatches: u64,
+    pub reload_ns: u64,
+    /// Per logical processor: reload work (nominal ns) charged on it, and the footprint hits of
+    /// its dispatches per level (sums of warmth at dispatch).
+    pub lp_reload_ns: Vec<u64>,
+    lp_hits: Vec<[f64; LEVELS]>,
+}
+
+/// The L4 node of each core: a drawer's chips split evenly over its nodes, in chip order.
+fn l4_nodes(topo: &crate::cpu::Topology, m: &Machine) -> Vec<u32> {
+    let per_node = m.chips_per_drawer.div_ceil(m.nodes_per_drawer).max(1);
+    (0..topo.cores as usize)
+        .map(|c| {
+            let d = topo.drawer[c];
+            let first = (0..c)
+                .find(|&k| topo.drawer[k] == d)
+                .map_or(topo.chip[c], |k| topo.chip[k]);
+            d * m.nodes_per_drawer + ((topo.chip[c] - first) / per_node).min(m.nodes_per_drawer - 1)
+        })
+        .collect()
+}
+
+/// Lines of a KB figure (256-byte lines on every machine, ECAG).
+fn lines(kb: f64) -> f64 {
+    kb * 1024.0 / 256.0
+}
+
+impl Warmth {
+    pub fn new(
+        p: &Params,
+        m: &Machine,
+        topo: &crate::cpu::Topology,
+        vcpus: usize,
+        lpus: usize,
+    ) -> Self {
+        let on = p.cache_warmth() >= 0.5;
+        let chips = topo.chip.iter().max().map_or(1, |c| c + 1) as usize;
+        let node = l4_nodes(topo, m);
+        let nodes = node.iter().max().map_or(1, |c| c + 1) as usize;
+        let n = |k: usize| if on { k } else { 0 };
+        let cpi_ref = p.cpi_inf() + p.l1_miss_per_instr() * p.cycles_chip();
+        let ghz = p.clock_ghz();
+        let (fk, l3, l4, mem) = if on {
+            (
+                p.cache_footprint_kb(),
+                p.cache_lat_l3(),
+                p.cache_lat_l4(),
+                p.cycles_remote(),
+            )
+        } else {
+            (0.0, 0.0, 0.0, 0.0)
+        };
+        Warmth {
+            on,
+            footprint: lines(fk).max(1.0),
+            footprint_kb: fk,
+            cap: [lines(m.l2_kb), lines(m.l3_kb), lines(m.l4_kb)],
+            lat: [l3, l4, mem],
+            node,
+            miss_per_ns: p.l1_miss_per_instr() * ghz / cpi_ref.max(1e-9),
+            ns_per_cycle: 1.0 / ghz.max(1e-9),
+            fill: [
+                vec![0.0; n(topo.cores as usize)],
+                vec![0.0; n(chips)],
+                vec![0.0; n(nodes)],
+            ],
+            v: vec![
+                Footprint {
+                    at: [u32::MAX; LEVELS],
+                    ..Default::default()
+                };
+                n(vcpus)
+            ],
+            hits: [0.0; LEVELS],
+            dispatches: 0,
+            reload_ns: 0,
+            lp_reload_ns: vec![0; n(lpus)],
+            lp_hits: vec![[0.0; LEVELS]; n(lpus)],
+        }
+    }
+
+    /// Virtual CPU `v` dispatched on processor `l` (core, chip, drawer `at`) for `work` nominal ns
+    /// of guest work, on a logical core powered a fraction `avail` of the time: the reload work
+    /// (nominal ns) its run pays. Updates the footprints and fill counters.
+    pub fn dispatch(
+        &mut self,
+        v: usize,
+        l: usize,
+        at: [u32; LEVELS],
+        work: u64,
+        avail: f64,
+    ) -> u64 {
+        let f = self.footprint;
+        let fp = &self.v[v];
+        // Warmth now: what it left under this cache, less what others placed there since.
+        let mut w = [0.0; LEVELS];
+        for k in 0..LEVELS {
+            if fp.at[k] == at[k] {
+                let u = self.fill[k][at[k] as usize] - fp.stamp[k];
+                w[k] = fp.warm[k] * (-u.max(0.0) / self.cap[k]).exp();
+            }
+        }
+        // Inclusive hierarchy: what L2 holds, L3 holds; what L3 holds, L4 holds.
+        w[1] = w[1].max(w[0]);
+        w[2] = w[2].max(w[1]);
+        for (k, &x) in w.iter().enumerate() {
+            self.hits[k] += x;
+            self.lp_hits[l][k] += x;
+        }
+        self.dispatches += 1;
+        let m = work as f64 * self.miss_per_ns;
+        let g = 1.0 - (-m / f).exp();
+        let touched = f * g;
+        let cycles = touched
+            * ((w[1] - w[0]) * self.lat[0]
+                + (w[2] - w[1]) * self.lat[1]
+                + (1.0 - w[2]) * self.lat[2]);
+        let reload = (cycles * self.ns_per_cycle).round() as u64;
+        self.reload_ns += reload;
+        self.lp_reload_ns[l] += reload;
+        // The run warms its footprint on the core's path and fills those caches for the others;
+        // other partitions fill them while this logical core is not powered.
+        let others = if avail < 1.0 {
+            (work as f64 * (1.0 / avail.max(1e-6) - 1.0) * self.miss_per_ns).min(1e12)
+        } else {
+            0.0
+        };
+        let fp = &mut self.v[v];
+        for k in 0..LEVELS {
+            let c = at[k] as usize;
+            self.fill[k][c] += touched;
+            fp.at[k] = at[k];
+            fp.warm[k] = (1.0 - (1.0 - w[k]) * (1.0 - g)).min((self.cap[k] / f).min(1.0));
+            fp.stamp[k] = self.fill[k][c];
+            self.fill[k][c] += others;
+        }
+        reload
+    }
+
+    /// Footprint hits of processor `l`'s dispatches per level, in thousandths (the monitor's).
+    pub fn lp_hits(&self, l: usize) -> [u64; LEVELS] {
+        self.lp_hits
+            .get(l)
+            .map_or([0; LEVELS], |h| h.map(|x| (x * 1000.0).round() as u64))
+    }
+
+    pub fn summary(&self, guest_ns: u64) -> CacheSummary {
+        let d = self.dispatches.max(1) as f64;
+        CacheSummary {
+            enabled: self.on,
+            footprint_kb: self.footprint_kb,
+            footprint_hits: self.hits.map(|h| h / d),
+            reload_cycles_per_dispatch: self.reload_ns as f64 / self.ns_per_cycle / d,
+            reload_pct_of_guest: 100.0 * self.reload_ns as f64 / guest_ns.max(1) as f64,
+        }
+    }
+}
+
+impl crate::sim::Sim {
+    /// Cache warmth at a dispatch of `v` on `l` (`cache.warmth` on): the run's reload transient
+    /// becomes guest work of the burst.
+    pub(crate) fn cache_dispatch(&mut self, v: u32, l: u32) {
+        let vc = &self.vcpus[v as usize];
+        if vc.pagewait {
+            return;
+        }
+        let rate = self.lpus[l as usize].rate;
+        let work = vc
+            .remaining
+            .min(crate::cpu::slice_work(vc.slice_left, rate));
+        let c = self.cpu.core_of(l) as usize;
+        let t = &self.cpu.topo;
+        let at = [c as u32, t.chip[c], self.warm.node[c]];
+        let avail = self.lpar.as_deref().map_or(1.0, |st| st.avail[l as usize]);
+        let reload = self.warm.dispatch(v as usize, l as usize, at, work, avail);
+        self.vcpus[v as usize].remaining += reload;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cpu::{CpiModel, Topology};
+
+    fn model(cores: u32) -> Warmth {
+        let p = Params {
+            cache_warmth: 1.0,
+            ..Params::default()
+        };
+        let m = Machine::from_params("z13", &p).unwrap();
+        let t = Topology::new(cores, cores.div_ceil(48), 8, &CpiModel::from_params(&p));
+        Warmth::new(&p, &m, &t, 8, cores as usize)
+    }
+
+    fn at(w: &Warmth, c: u32) -> [u32; LEVELS] {
+        [c, c / 8, w.node[c as usize]]
+    }
+
+    #[test]
+    fn staying_put_never_costs_more_than_moving() {
+        // Random histories (fixed seed): the same next dispatch of vCPU 0 on its last core costs
+        // no more than on another core of the chip, which costs no more than another chip's.
+        let mut r = crate::rng::Rng::new(18);
+        for _ in 0..300 {
+            let mut w = model(64);
+            for _ in 0..(r.next_u64() % 40) {
+                let v = (r.next_u64() % 8) as usize;
+                let c = (r.next_u64() % 64) as u32;
+                let work = r.next_u64() % 2_000_000;
+                let avail = if r.next_u64().is_multiple_of(2) {
+                    1.0
+                } else {
+                    0.5
+                };
+                let a = at(&w, c);
+                w.dispatch(v, c as usize, a, work, avail);
+            }
+            let last = w.v[0].at[0];
+            let work = 1 + r.next_u64() % 2_000_000;
+            let cost = |c: u32| {
+                let mut x = Warmth {
+                    v: w.v.clone(),
+                    fill: w.fill.clone(),
+                    lp_reload_ns: w.lp_reload_ns.clone(),
+                    ..model(64)
+                };
+                let a = at(&x, c);
+                x.dispatch(0, c as usize, a, work, 1.0)
+            };
+            if last == u32::MAX {
+                continue;
+            }
+            let same = cost(last);
+            let chip = cost(last / 8 * 8 + (last + 1) % 8);
+            let far = cost((last + 24) % 64);
+            assert!(same <= chip && chip <= far, "{same} {chip} {far}");
+        }
+    }
+
+    #[test]
+    fn a_cold_start_pays_the_whole_touched_footprint_and_a_warm_rerun_nothing() {
+        let mut w = model(16);
+        let first = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0);
+        assert!(first > 0);
+        let again = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0);
+        assert!(again * 100 < first, "{first} {again}");
+        // Others filling the core's L2 many times over make it cold at L2 (but warm at L3).
+        for k in 1..8 {
+            w.dispatch(k, 0, [0, 0, 0], 50_000_000, 1.0);
+        }
+        let after = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0);
+        assert!(after > again, "{again} {after}");
+        assert!(after < first, "{after} {first}");
+    }
+}

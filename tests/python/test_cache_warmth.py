@@ -1,0 +1,165 @@
+"""Cache warmth (issue 18 item 1, crates/engine/src/cache.rs): footprints per level, PR/SM
+placement feeding them, the switch, and what the summary shows."""
+
+import dataclasses
+
+import pytest
+
+from conftest import ROOT
+from zvmlab import engine, scenario
+
+ON = {"cache.warmth": 1.0}
+
+# A mixed workload (interactive users beside CPU-bound ones) in an LPAR of 8 logical cores entitled
+# to 4 (weight 250 of 1000 on 16 shared cores), next to a busy partner.
+MIXED = """
+[system]
+level = "zvm-6.4"
+machine = "z14"
+processors = 8
+weight = 250
+polarization = "{pol}"
+
+[cpc]
+shared_ifls = 16
+
+[[cpc.lpar]]
+name = "PROD"
+weight = 750
+logical = 16
+busy = 0.9
+
+[run]
+duration = "20s"
+interval = "5s"
+seed = {seed}
+
+[params]
+"cache.warmth" = {warm}
+
+[[guest]]
+userid = "TX"
+count = 12
+workload = {{ kind = "transactional", think = "20ms", cpu = "2ms" }}
+
+[[guest]]
+userid = "BAT"
+count = 2
+workload = {{ kind = "cpu-bound", demand = 0.5 }}
+"""
+
+
+def run(pol, warm=1, seed=1):
+    return engine.simulate(scenario.loads(MIXED.format(pol=pol, warm=warm, seed=seed), "mixed.toml").engine_config())
+
+
+def cpu_per_tx(s):
+    tx = sum(u["transactions"] for u in s["users"] if u["userid"].startswith("TX"))
+    cpu = sum(u["cpu_pct"] for u in s["users"] if u["userid"].startswith("TX"))
+    return cpu / max(1, tx)
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_vertical_polarization_lowers_cpu_per_transaction_and_the_summary_shows_why(seed):
+    v, h = run("vertical", seed=seed), run("horizontal", seed=seed)
+    assert cpu_per_tx(v) < cpu_per_tx(h), (cpu_per_tx(v), cpu_per_tx(h))
+    cv, ch = v["cpi"], h["cpi"]
+    # Why: vertical-highs keep their physical core, so footprints survive in L2 (hits) and the
+    # reload stalls (CPI) fall; horizontal floats every logical core among the partner's work.
+    assert cv["cache"]["footprint_hits"][0] > ch["cache"]["footprint_hits"][0]
+    assert cv["cache"]["reload_cycles_per_dispatch"] < ch["cache"]["reload_cycles_per_dispatch"]
+    assert cv["cpi"] < ch["cpi"]
+    assert len(cv["cpi_per_processor"]) == 8 and all(c >= 1.0 for c in cv["cpi_per_processor"])
+    assert sum(cv["dispatch_moves"]) > 0
+
+
+def test_without_the_model_polarization_leaves_cpi_unchanged():
+    v, h = run("vertical", warm=0), run("horizontal", warm=0)
+    assert v["cpi"]["cpi"] == pytest.approx(h["cpi"]["cpi"])
+    assert v["cpi"]["cache"]["enabled"] is False and v["cpi"]["cache"]["reload_cycles_per_dispatch"] == 0
+
+
+def test_a_virtual_cpu_that_never_moves_runs_no_slower():
+    """One cpu-bound guest alone on a processor (it never moves) against the same guest with
+    company it trades processors with: its CPU per unit of work is no lower with company."""
+    base = scenario.load(ROOT / "scenarios" / "replicate" / "b1-nonsmt.toml").with_overrides(duration="2s")
+    alone = dataclasses.replace(base, processors=1, params={**base.params, **ON},
+                                guests=[dataclasses.replace(base.guests[0], count=1)])
+    crowd = dataclasses.replace(base, processors=2, params={**base.params, **ON},
+                                guests=[dataclasses.replace(base.guests[0], count=6)])
+    a, c = engine.simulate(alone.engine_config()), engine.simulate(crowd.engine_config())
+    assert a["cpi"]["dispatch_moves"][1:] == [0, 0, 0]
+    assert sum(c["cpi"]["dispatch_moves"][1:]) > 0
+    assert a["cpi"]["cpi"] <= c["cpi"]["cpi"]
+    assert a["cpi"]["cache"]["footprint_hits"][0] >= c["cpi"]["cache"]["footprint_hits"][0]
+
+
+@pytest.mark.parametrize("name", ["b1-smt2.toml", "b8-like"])
+def test_smt2_core_capacity_stays_within_one_and_two_with_the_cache_model(name):
+    if name == "b8-like":
+        sc = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml")
+        sc = dataclasses.replace(sc, smt="smt2", processors=8)
+    else:
+        sc = scenario.load(ROOT / "scenarios" / "replicate" / name)
+    sc = dataclasses.replace(sc.with_overrides(duration="3s"), params={**sc.params, **ON})
+    s = engine.simulate(sc.engine_config())
+    smt = s["smt"]
+    assert 1.0 - 1e-9 <= smt["capacity_factor"] <= 2.0, smt
+    assert s["cpi"]["cache"]["enabled"]
+
+
+def test_the_switch_off_is_the_model_before_issue_18():
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml").with_overrides(duration="1s")
+    off = engine.simulate(sc.engine_config())
+    on = engine.simulate(dataclasses.replace(sc, params={**sc.params, **ON}).engine_config())
+    assert off["cpi"]["cache"]["footprint_hits"] == [0, 0, 0]
+    assert "cache.footprint_kb" not in off["params_read"] and "cache.footprint_kb" in on["params_read"]
+    assert on["cpi"]["cache"]["reload_pct_of_guest"] > 0
+
+
+def test_monitor_domain_15_has_moves_hits_and_reload_per_processor():
+    from zvmlab.monitor import read
+
+    cfg = scenario.loads(MIXED.format(pol="horizontal", warm=1, seed=1), "mixed.toml").engine_config()
+    s, mon = engine.simulate(cfg, monitor=True)
+    rows = read(mon).rows("ZVMPRP")
+    last = {}
+    for r in rows:
+        last[r["ZVMPRP_CPUAD"]] = r
+    assert sorted(last) == list(range(8))
+    moves = [sum(last[c][f"ZVMPRP_MOVE{k}"] for c in last) for k in range(4)]
+    # The last sample is taken at the end of the run: its counters are the summary's.
+    assert moves == s["cpi"]["dispatch_moves"]
+    disps = sum(last[c]["ZVMPRP_DISPS"] for c in last)
+    hits = sum(last[c]["ZVMPRP_HITL2"] for c in last) / 1000 / disps
+    assert hits == pytest.approx(s["cpi"]["cache"]["footprint_hits"][0], rel=1e-3)
+    assert all(last[c]["ZVMPRP_HITL2"] <= last[c]["ZVMPRP_HITL3"] <= last[c]["ZVMPRP_HITL4"] for c in last)
+    assert sum(last[c]["ZVMPRP_RELOADTM"] for c in last) > 0
+
+
+def test_replicate_param_overrides_are_checked():
+    from conftest import zvmlab
+
+    for spec, words in (("cache.warm=1", "known parameter"), ("cache.warmth=3", "outside"),
+                        ("cache.warmth", "NAME=VALUE")):
+        p = zvmlab("replicate", "--only", "B1", "--no-store", "--param", spec)
+        assert p.returncode == 2 and "--param" in p.stderr and words in p.stderr, p.stderr
+
+
+def test_replicate_param_reaches_every_scenario_run():
+    from zvmlab.lab import replicate as rep
+    from zvmlab.lab import replicate_runs as R
+
+    rows = [r for r in rep.load_catalogue() if r.id == "B10"]
+    reqs = R.plan(rows, {"B10": [1]}, (), (("cache.warmth", 1.0),))
+    assert reqs and all(dict(q.params) == {"cache.warmth": 1.0} for q in reqs)
+
+
+def test_same_seed_same_results_with_the_model_on():
+    def once():
+        s = run("horizontal", seed=3)
+        for k in ("wall_s", "events_per_s"):
+            s.pop(k, None)
+        return s
+
+    assert once() == once()
