@@ -13,6 +13,8 @@ pub mod config;
 pub mod cpu;
 pub mod dasd;
 pub mod dispatcher;
+pub mod entitle;
+pub mod entitle_pools;
 pub mod hyperpav;
 pub mod io;
 pub mod level;

@@ -109,12 +109,12 @@ pub struct Scheduler {
     load_q: [u32; 4],
     /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
     iab: Vec<f64>,
-    tau: f64,
+    pub(crate) tau: f64,
     pub(crate) bucket_slices: f64,
     pub abs_cap: f64,
     cost_dlist: Time,
     pub(crate) cost_limit: Time,
-    cost_entitle: Time,
+    pub(crate) cost_entitle: Time,
     /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
     pub sys_pending: Time,
     /// All system time so far (ns, summed over processors): adjusted TOD stops during it.
@@ -136,7 +136,15 @@ pub struct Scheduler {
     pub(crate) n_cpu: f64,
     /// Counters for the summary and tests.
     pub stats: SchedStats,
-    fill_bufs: FillBufs,
+    /// 6.4: the entitlement water-fill kept between passes, the users it measures next pass
+    /// (runnable since the last), and a buffer of their demand increments.
+    pub(crate) ent: crate::entitle::Entitlement,
+    touched: Vec<u32>,
+    adds: Vec<(u32, f64)>,
+    /// With CPU pools the pass is the full one over every user (`entitle_pools.rs`); true once
+    /// it has taken over (pools are never removed, only marked deleted).
+    pub(crate) full: bool,
+    pub(crate) fill_bufs: crate::entitle_pools::FillBufs,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -227,7 +235,11 @@ impl Scheduler {
             last_tick: 0,
             n_cpu: processors as f64,
             stats: SchedStats::default(),
-            fill_bufs: FillBufs::default(),
+            ent: Default::default(),
+            touched: Vec::new(),
+            adds: Vec::new(),
+            full: false,
+            fill_bufs: Default::default(),
         }
     }
 
@@ -442,7 +454,7 @@ impl Sim {
 
     /// LIMITHARD (or, in 6.4, LIMITSOFT) maximum in processors (infinite when none).
     #[inline]
-    fn limit_rate(&self, u: usize) -> f64 {
+    pub(crate) fn limit_rate(&self, u: usize) -> f64 {
         let us = &self.users[u];
         match (us.share.max, us.share.limit) {
             (Some(m), Limit::Hard | Limit::Soft) => {
@@ -500,6 +512,7 @@ impl Sim {
                 } else {
                     0
                 };
+                self.debug_rates_fresh(u);
                 let one = self.users[u].sch.slice_v;
                 let vtime = self.sched.vtime;
                 let vc = &mut self.vcpus[v as usize];
@@ -733,8 +746,9 @@ impl Sim {
         let used = std::mem::take(&mut vc.run_used);
         let u = vc.user as usize;
         self.pool_charge(u, used);
-        let vc = &mut self.vcpus[v as usize];
         if self.sched.sched == Sched::EntitlementExcess {
+            self.debug_rates_fresh(u);
+            let vc = &mut self.vcpus[v as usize];
             vc.vtag = vc
                 .vtag
                 .saturating_add(to_time(used as f64 * self.users[u].sch.inv_rate_v));
@@ -785,6 +799,7 @@ impl Sim {
             vc.set_state(VState::Eligible, self.now);
         }
         self.users[u].sch.n_runnable += 1;
+        self.touch(u);
         match self.users[u].sch.list {
             UList::Dormant if self.users[u].sch.quickdsp => {
                 // SET QUICKDSP ON: class E0, straight onto the dispatch list (no admission
@@ -1085,66 +1100,138 @@ impl Sim {
 
     /// 6.4: measure demand over the last `dt` ns and water-fill entitlement plus excess into
     /// each user's target rate. With `dt == 0` only the water-fill is redone (start, SET SHARE).
+    /// Only the users that were runnable since the last pass are measured (the others used
+    /// and wanted nothing: their demand decays with everyone's, `entitle::Entitlement`).
     pub(crate) fn refresh_entitlement(&mut self, dt: Time) {
         if self.sched.sched != Sched::EntitlementExcess {
             return;
         }
+        if !self.pools.is_empty() {
+            // CPU pools: the full pass over every user, their limits in the water-fill.
+            return self.refresh_entitlement_full(dt);
+        }
         if dt > 0 {
             self.charge_all();
-            let now = self.now;
-            for vc in &mut self.vcpus {
-                if matches!(vc.state, VState::Ready | VState::Eligible | VState::Limited) {
-                    self.users[vc.user as usize].sch.want_ns += now - vc.want_since;
-                    vc.want_since = now;
-                }
-            }
+            #[cfg(debug_assertions)]
+            self.check_untouched();
             let alpha = 1.0 - (-(dt as f64) / self.sched.tau).exp();
-            let (vtime, slice, n_cpu) =
-                (self.sched.vtime, self.sched.slice as f64, self.sched.n_cpu);
-            for u in &mut self.users {
-                let used = u.acct.virt_ns + u.acct.cp_ns;
-                let s = &mut u.sch;
-                let used_w = (used - s.used_mark) as f64;
-                let d = ((used_w + s.want_ns as f64) / dt as f64).min(u.vcpus.len() as f64);
-                // Error feedback for a user held at its maximum share or at all its virtual CPUs
-                // (targets that do not depend on other users' demand): proportional sharing among
-                // the users competing at each instant would let a user that wakes now and then
-                // take from it as from everyone else, and nobody would make it whole. If it
-                // wanted at least its target but got less, its virtual deadlines move earlier by
-                // the difference, bounded to two slices. (Getting more is already stopped by the
-                // limit list, or for LIMITSOFT by running in the background.)
-                let target = s.alloc * dt as f64;
-                let nv = u.vcpus.len() as f64;
-                let at_max = s.alloc >= 0.999 * u.max_all.map_or(nv, |m| (m * n_cpu).min(nv));
-                if at_max && s.alloc > 0.0 && used_w + s.want_ns as f64 >= 0.98 * target {
-                    let bound = 2.0 * slice / s.rate_v;
-                    let shift = ((target - used_w) / s.alloc).min(bound);
-                    if shift > 0.0 {
-                        let lo = vtime.saturating_sub(to_time(bound));
-                        for &v in &u.vcpus {
-                            let vc = &mut self.vcpus[v as usize];
-                            vc.vtag = vc.vtag.saturating_sub(to_time(shift)).max(lo.min(vc.vtag));
-                        }
-                    }
-                }
-                s.used_mark = used;
-                s.want_ns = 0;
-                s.demand += alpha * (d - s.demand);
+            let touched = std::mem::take(&mut self.sched.touched);
+            let mut adds = std::mem::take(&mut self.sched.adds);
+            adds.clear();
+            for &u in &touched {
+                let d = self.measure_demand(u as usize, dt);
+                adds.push((u, alpha * d));
             }
+            self.sched.ent.decay(1.0 - alpha);
+            for &(u, x) in &adds {
+                self.sched.ent.add(u as usize, x);
+            }
+            // Users still runnable are measured again at the next pass.
+            let mut kept = touched;
+            kept.retain(|&u| {
+                let s = &mut self.users[u as usize].sch;
+                s.touched = s.n_runnable > 0;
+                s.touched
+            });
+            kept.append(&mut self.sched.touched);
+            self.sched.touched = kept;
+            self.sched.adds = adds;
             self.sched.sys_pending += self.sched.cost_entitle * self.users.len() as u64;
+        } else {
+            self.entitlement_setup();
         }
-        self.entitlement_fill();
+        self.sched.ent.fill(self.sched.n_cpu);
+        for k in 0..self.sched.touched.len() {
+            self.user_rates(self.sched.touched[k] as usize);
+        }
     }
 
-    /// 6.4: water-fill capacity into each user's target rate: first up to each user's demand,
-    /// virtual CPUs, LIMITHARD and LIMITSOFT maxima, then what is left to LIMITSOFT users above
-    /// their maximum. The buffers live in the scheduler (no allocation per pass).
-    fn entitlement_fill(&mut self) {
+    /// A user becomes runnable: the next pass measures it, and its rates are derived from the
+    /// last pass now, so that a runnable (touched) user's rates are always current.
+    #[inline]
+    pub(crate) fn touch(&mut self, u: usize) {
+        if !self.users[u].sch.touched {
+            self.users[u].sch.touched = true;
+            self.sched.touched.push(u as u32);
+            if self.sched.sched == Sched::EntitlementExcess && !self.sched.full {
+                self.user_rates(u);
+            }
+        }
+    }
+
+    /// Debug builds: a user dispatched or charged has rates from the last pass (it is touched).
+    #[inline(always)]
+    fn debug_rates_fresh(&self, u: usize) {
+        debug_assert!(
+            self.sched.full || self.users[u].sch.fill_gen == self.sched.ent.gen(),
+            "user {u}"
+        );
+    }
+
+    /// 6.4: user `u`'s demand over the last `dt` ns (processors, at most its virtual CPUs):
+    /// CPU used plus time spent wanting a processor.
+    pub(crate) fn measure_demand(&mut self, u: usize, dt: Time) -> f64 {
+        let now = self.now;
+        let us = &mut self.users[u];
+        for &v in &us.vcpus {
+            let vc = &mut self.vcpus[v as usize];
+            if matches!(vc.state, VState::Ready | VState::Eligible | VState::Limited) {
+                us.sch.want_ns += now - vc.want_since;
+                vc.want_since = now;
+            }
+        }
+        // Its allocation from the last pass (current: it is touched, or the pass is full).
+        debug_assert!(self.sched.full || us.sch.fill_gen == self.sched.ent.gen());
+        let alloc = us.sch.alloc;
+        let used = us.acct.virt_ns + us.acct.cp_ns;
+        let used_w = (used - us.sch.used_mark) as f64;
+        let want = us.sch.want_ns as f64;
+        us.sch.used_mark = used;
+        us.sch.want_ns = 0;
+        let nv = us.vcpus.len() as f64;
+        // Error feedback for a user held at its maximum share or at all its virtual CPUs
+        // (targets that do not depend on other users' demand): proportional sharing among
+        // the users competing at each instant would let a user that wakes now and then
+        // take from it as from everyone else, and nobody would make it whole. If it
+        // wanted at least its target but got less, its virtual deadlines move earlier by
+        // the difference, bounded to two slices. (Getting more is already stopped by the
+        // limit list, or for LIMITSOFT by running in the background.)
+        let target = alloc * dt as f64;
+        let at_max = alloc >= 0.999 * us.max_all.map_or(nv, |m| (m * self.sched.n_cpu).min(nv));
+        if at_max && alloc > 0.0 && used_w + want >= 0.98 * target {
+            let (vtime, slice) = (self.sched.vtime, self.sched.slice as f64);
+            let bound = 2.0 * slice / self.users[u].sch.rate_v;
+            let shift = ((target - used_w) / alloc).min(bound);
+            if shift > 0.0 {
+                let lo = vtime.saturating_sub(to_time(bound));
+                for &v in &self.users[u].vcpus {
+                    let vc = &mut self.vcpus[v as usize];
+                    vc.vtag = vc.vtag.saturating_sub(to_time(shift)).max(lo.min(vc.vtag));
+                }
+            }
+        }
+        ((used_w + want) / dt as f64).min(nv)
+    }
+
+    /// Debug builds: a user the pass does not measure used and wanted nothing since the last.
+    #[cfg(debug_assertions)]
+    fn check_untouched(&self) {
+        for (i, u) in self.users.iter().enumerate() {
+            if !u.sch.touched {
+                let used = u.acct.virt_ns + u.acct.cp_ns;
+                assert_eq!(used, u.sch.used_mark, "user {i} used CPU untouched");
+                assert_eq!(u.sch.want_ns, 0, "user {i} wanted CPU untouched");
+                assert_eq!(u.sch.n_runnable, 0, "user {i} runnable untouched");
+            }
+        }
+    }
+
+    /// 6.4: every user's weight (normalized share) and bounds for the water-fill: virtual
+    /// CPUs, LIMITHARD and LIMITSOFT maxima; LIMITSOFT users may get above their maximum only
+    /// what nobody else wants (the second fill, within their virtual CPUs).
+    fn entitlement_setup(&mut self) {
         let n = self.sched.n_cpu;
-        let mut b = std::mem::take(&mut self.sched.fill_bufs);
-        b.w.clear();
-        b.cap.clear();
-        b.soft.clear();
+        let (mut w, mut bound, mut soft) = (Vec::new(), Vec::new(), Vec::new());
         for (i, u) in self.users.iter().enumerate() {
             let nv = u.vcpus.len() as f64;
             let hard = if u.share.limit == Limit::Hard {
@@ -1152,74 +1239,84 @@ impl Sim {
             } else {
                 f64::INFINITY
             };
-            b.w.push(u.ns_all);
-            b.cap.push(u.sch.demand.min(nv).min(hard));
-            b.soft.push(match u.share.limit {
+            let sm = match u.share.limit {
                 Limit::Soft => u.max_all.map(|m| m * n).unwrap_or(f64::INFINITY),
                 _ => f64::INFINITY,
-            });
-        }
-        b.cap1.clear();
-        b.cap1
-            .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
-        b.first.fill(n, &b.w, &b.cap1);
-        if !self.pools.is_empty() {
-            self.pool_fill(&mut b.first.alloc, &b.w, &b.cap1);
-        }
-        let left = n - b.first.alloc.iter().sum::<f64>();
-        if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {
-            // No LIMITSOFT user: the second fill's bounds are all zero and so is what it
-            // gives (adding +0.0 as it did keeps every bit, -0.0 included).
-            for a in b.first.alloc.iter_mut() {
-                *a += 0.0;
-            }
-        } else if left > 1e-9 {
-            b.cap2.clear();
-            b.cap2.extend((0..b.cap.len()).map(|i| {
-                if b.soft[i].is_finite() {
-                    (b.cap[i] - b.first.alloc[i]).max(0.0)
-                } else {
-                    0.0
-                }
-            }));
-            b.more.fill(left, &b.w, &b.cap2);
-            for (a, m) in b.first.alloc.iter_mut().zip(&b.more.alloc) {
-                *a += m;
+            };
+            w.push(u.ns_all);
+            bound.push(nv.min(hard).min(sm));
+            if sm.is_finite() {
+                soft.push((i as u32, nv.min(hard)));
             }
         }
-        let slice = self.sched.slice as f64;
-        for (u, &a) in self.users.iter_mut().zip(b.first.alloc.iter()) {
-            let nv = u.vcpus.len() as f64;
-            // Never below the entitlement (bounded by virtual CPUs and any maximum): a user that
-            // wants little keeps a prompt dispatch when it does want the processor.
-            let mut floor = (u.ns_all * n).min(nv);
-            if let Some(m) = u.max_all {
-                floor = floor.min(m * n);
-            }
-            if u.sch.pool_ns.is_finite() {
-                // A CPU pool member's entitlement is at most its share of the pool.
-                floor = floor.min(u.sch.pool_ns * n);
-            }
-            let rate = a.max(floor).max(1e-6);
-            u.sch.rate_v = rate / nv;
-            u.sch.inv_rate_v = nv / rate;
-            u.sch.slice_v = to_time(slice * nv / rate);
-            u.sch.alloc = a;
+        let known = self.sched.ent.set_users(&w, &bound, &soft);
+        // A user starts out wanting all its virtual CPUs.
+        for u in known..self.users.len() {
+            let nv = self.users[u].vcpus.len() as f64;
+            self.sched.ent.add(u, nv);
         }
-        self.sched.fill_bufs = b;
+        for u in 0..self.users.len() {
+            if self.users[u].sch.n_runnable > 0 {
+                self.touch(u);
+            }
+        }
     }
-}
 
-/// The entitlement pass's buffers (weights, bounds, the two water-fills), kept between passes.
-#[derive(Default)]
-pub(crate) struct FillBufs {
-    w: Vec<f64>,
-    cap: Vec<f64>,
-    soft: Vec<f64>,
-    cap1: Vec<f64>,
-    cap2: Vec<f64>,
-    first: WaterFill,
-    more: WaterFill,
+    /// 6.4: user `u`'s target rate from the last water-fill, derived for the users the pass
+    /// keeps measuring and for a user when it becomes runnable (a pass does not write every
+    /// user's).
+    #[inline(always)]
+    pub(crate) fn user_rates(&mut self, u: usize) {
+        if self.users[u].sch.fill_gen != self.sched.ent.gen() {
+            self.derive_rates(u);
+        }
+    }
+
+    #[inline(never)]
+    fn derive_rates(&mut self, u: usize) {
+        let a = self.sched.ent.alloc(u);
+        let rate = self.target_rate(u, a);
+        let s = &mut self.users[u].sch;
+        s.alloc = a;
+        s.fill_gen = self.sched.ent.gen();
+        if rate == s.rate {
+            return; // the same figures as before (often: a user held at its entitlement floor)
+        }
+        self.set_user_rate(u, rate);
+    }
+
+    /// 6.4: user `u`'s target rate (processors) for an allocation `a`: never below its
+    /// entitlement (bounded by virtual CPUs, any maximum and a CPU pool member's share of the
+    /// pool), so that a user that wants little keeps a prompt dispatch when it does want the
+    /// processor.
+    #[inline]
+    pub(crate) fn target_rate(&self, u: usize, a: f64) -> f64 {
+        let n = self.sched.n_cpu;
+        let us = &self.users[u];
+        let nv = us.vcpus.len() as f64;
+        let mut floor = (us.ns_all * n).min(nv);
+        if let Some(m) = us.max_all {
+            floor = floor.min(m * n);
+        }
+        if us.sch.pool_ns.is_finite() {
+            // A CPU pool member's entitlement is at most its share of the pool.
+            floor = floor.min(us.sch.pool_ns * n);
+        }
+        a.max(floor).max(1e-6)
+    }
+
+    /// User `u`'s rates per virtual CPU for a target `rate` (processors).
+    #[inline]
+    pub(crate) fn set_user_rate(&mut self, u: usize, rate: f64) {
+        let slice = self.sched.slice as f64;
+        let us = &mut self.users[u];
+        let nv = us.vcpus.len() as f64;
+        let s = &mut us.sch;
+        s.rate = rate;
+        s.rate_v = rate / nv;
+        s.inv_rate_v = nv / rate;
+        s.slice_v = to_time(slice * nv / rate);
+    }
 }
 
 /// The processor among `0..n` with the fewest virtual CPUs homed on it (the lowest number among

@@ -253,17 +253,22 @@ pub struct UserSched {
     pub in_sums: (f64, f64),
     /// Sequence number of its live eligible-list entry.
     pub el_seq: u64,
-    /// 6.4 measurement: CPU at the last tick, time wanting CPU since, smoothed demand (processors).
+    /// 6.4 measurement: CPU at the last tick, time wanting CPU since; measured at the next
+    /// scheduler pass (runnable since the last one). The smoothed demand is the scheduler's.
     pub used_mark: u64,
     pub want_ns: u64,
-    pub demand: f64,
-    /// 6.4 target rate per virtual CPU (processors) used to advance virtual deadlines.
+    pub touched: bool,
+    /// 6.4 target rate (processors; NaN before the first) and per virtual CPU, used to
+    /// advance virtual deadlines.
+    pub rate: f64,
     pub rate_v: f64,
     /// 1 / rate_v, and one minor time slice at that rate (virtual ns), kept for the hot path.
     pub inv_rate_v: f64,
     pub slice_v: Time,
-    /// 6.4 entitlement plus excess from the last water-fill (processors).
+    /// 6.4 entitlement plus excess from the last water-fill (processors), and the water-fill
+    /// these rates were derived from (`Entitlement::gen`).
     pub alloc: f64,
+    pub fill_gen: u64,
     /// Consumption method: CPU credit (ns) at `lim_last`; not dispatchable before `lim_until`.
     pub lim_credit: f64,
     pub lim_last: Time,
@@ -329,11 +334,13 @@ impl Default for UserSched {
             el_seq: 0,
             used_mark: 0,
             want_ns: 0,
-            demand: 0.0,
+            touched: false,
+            rate: f64::NAN,
             rate_v: 1.0,
             inv_rate_v: 1.0,
             slice_v: 0,
             alloc: 0.0,
+            fill_gen: u64::MAX,
             lim_credit: 0.0,
             lim_last: 0,
             lim_until: 0,
@@ -524,7 +531,6 @@ fn guests(cfg: &Config, params: &Params, p_online: u32) -> Result<(Vec<User>, Ve
                 ));
             }
             let sch = UserSched {
-                demand: g.vcpus as f64,
                 quickdsp: g.quickdsp,
                 ..Default::default()
             };

@@ -1,7 +1,8 @@
 //! CPU pools (issue 18, pools.rs): a pool never uses more than its limit in any monitor interval
 //! (property, both dispatcher generations), its members divide it by their shares (z/VM 6.4),
 //! non-members keep what the pool's bursts would otherwise take, timed pool commands, bad
-//! sequences are refused, and a run is deterministic.
+//! sequences are refused, a pool defined mid-run that binds nobody changes nobody's share (the
+//! scheduler pass handed from incremental to full), and a run is deterministic.
 
 use proptest::prelude::*;
 use zvm::config::{
@@ -202,6 +203,52 @@ fn timed_pool_commands_take_effect() {
     assert!((a(15) - 50.0).abs() < 3.0, "CAPACITY 0.5: {}", a(15));
     assert!((a(25) - 20.0).abs() < 3.0, "LIMITHARD 10% of 2: {}", a(25));
     assert!(s.intervals[25].users["B"] > 98.0);
+}
+
+/// z/VM 6.4: defining a pool mid-run hands the incremental scheduler pass over to the full
+/// one (entitle_pools.rs) with every user's smoothed demand; a pool whose limit binds nobody
+/// then changes nobody's share: each user's CPU in every interval after it is as in the same
+/// run without the pool (debug builds also check the incremental pass's bookkeeping up to it).
+#[test]
+fn a_pool_defined_mid_run_that_binds_nobody_changes_nobody() {
+    let guests = || {
+        vec![
+            guest("A", 100.0, None),
+            guest("B", 300.0, None),
+            guest("C", 100.0, None),
+            guest("D", 100.0, Some(0.2)),
+        ]
+    };
+    let plain = run(config("zvm-6.4", 2, 12, guests(), vec![]));
+    let mut cfg = config("zvm-6.4", 2, 12, guests(), vec![]);
+    cfg.actions = vec![
+        Action::DefineCpupool {
+            at_ns: 4 * S + S / 3,
+            pool: pool("P", None, Some(2.0), &[]),
+        },
+        Action::SchedulePool {
+            at_ns: 6 * S,
+            userid: "A".into(),
+            pool: Some("P".into()),
+        },
+    ];
+    let pooled = run(cfg);
+    for k in 0..12 {
+        for u in ["A", "B", "C", "D"] {
+            let (x, y) = (plain.intervals[k].users[u], pooled.intervals[k].users[u]);
+            assert!(
+                (x - y).abs() < 1.0,
+                "interval {k} {u}: {x} without the pool, {y} with"
+            );
+        }
+    }
+    // B all of its virtual CPU, D its 0.2, A and C the 0.8 left between them.
+    let i = &pooled.intervals[10].users;
+    assert!(i["B"] > 97.0 && (i["D"] - 20.0).abs() < 3.0, "{i:?}");
+    assert!(
+        (i["A"] - 40.0).abs() < 3.0 && (i["C"] - 40.0).abs() < 3.0,
+        "{i:?}"
+    );
 }
 
 #[test]
