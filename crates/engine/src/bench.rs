@@ -56,41 +56,29 @@ pub fn reference_config(
     }
     params.insert("cpi.l1_miss_per_instr".to_string(), 0.0); // every processor at speed 1.0 (no drawer CPI)
     Config {
-        level: "zvm-6.4".into(),
-        processors: c,
-        smt: "off".into(),
-        drawers: None,
-        machine: None,
-        duration_ns: horizon_ms * MS,
-        interval_ns: (horizon_ms * MS / 10).max(1),
         seed,
-        tx_unit: 1.0,
         params,
-        switches: Default::default(),
-        guests: vec![Guest {
-            userid: "CLIENT".into(),
-            vcpus: 1,
-            share: Share::default(),
-            workload: Workload::Transactional {
-                think_ns: (think_ms * MS as f64) as u64,
-                cpu_ns: (burst_ms * MS as f64) as u64,
-                dist: Dist::Exp,
-            },
-            count: n,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
-        }],
-        actions: vec![],
-        storage: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
-        cpupools: vec![],
+        ..Config::base(
+            "zvm-6.4",
+            c,
+            horizon_ms * MS,
+            (horizon_ms * MS / 10).max(1),
+            vec![Guest {
+                userid: "CLIENT".into(),
+                vcpus: 1,
+                share: Share::default(),
+                workload: Workload::Transactional {
+                    think_ns: (think_ms * MS as f64) as u64,
+                    cpu_ns: (burst_ms * MS as f64) as u64,
+                    dist: Dist::Exp,
+                },
+                count: n,
+                quickdsp: false,
+                storage_pages: None,
+                refs: None,
+                touches: 1,
+            }],
+        )
     }
 }
 

@@ -625,6 +625,43 @@ impl Action {
 }
 
 impl Config {
+    /// A configuration with every optional part absent and every default as a scenario file
+    /// that names only these gets it: the base that tests and benchmarks update with
+    /// `Config { seed: 7, ..Config::base(...) }`, so a new optional field is added here once.
+    pub fn base(
+        level: &str,
+        processors: u32,
+        duration_ns: Time,
+        interval_ns: Time,
+        guests: Vec<Guest>,
+    ) -> Config {
+        Config {
+            level: level.into(),
+            processors,
+            smt: default_smt(),
+            drawers: None,
+            machine: None,
+            duration_ns,
+            interval_ns,
+            seed: 0,
+            tx_unit: default_tx_unit(),
+            params: Default::default(),
+            switches: Default::default(),
+            guests,
+            actions: vec![],
+            storage: None,
+            cpc: None,
+            mdc: None,
+            hyperpav: None,
+            dspwdmethod: Default::default(),
+            channels: None,
+            pav: None,
+            cpupools: vec![],
+        }
+    }
+}
+
+impl Config {
     pub fn from_json(s: &str) -> Result<Config, String> {
         let c: Config = serde_json::from_str(s).map_err(|e| format!("engine config: {e}"))?;
         c.check()?;

@@ -24,27 +24,15 @@ fn guest(userid: &str, count: u32, workload: Workload) -> Guest {
 
 fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64) -> Config {
     Config {
-        level: "zvm-6.4".into(),
-        processors,
         smt: smt.into(),
-        drawers: None,
-        machine: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
-        cpupools: vec![],
-        duration_ns: dur_ms * MS,
-        interval_ns: (dur_ms / 4).max(1) * MS,
         seed,
-        tx_unit: 1.0,
-        params: Default::default(),
-        switches: Default::default(),
-        guests,
-        actions: vec![],
-        storage: None,
+        ..Config::base(
+            "zvm-6.4",
+            processors,
+            dur_ms * MS,
+            (dur_ms / 4).max(1) * MS,
+            guests,
+        )
     }
 }
 

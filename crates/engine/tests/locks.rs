@@ -99,41 +99,29 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
     params.insert("lock.hold_requeue".to_string(), 20_000.0);
     params.insert("lock.line_cycles".to_string(), 2000.0);
     Config {
-        level: level.into(),
-        processors,
-        smt: "off".into(),
-        drawers: None,
-        machine: None,
-        duration_ns: 1_000 * MS,
-        interval_ns: 100 * MS,
         seed,
-        tx_unit: 1.0,
         params,
-        switches: Default::default(),
-        guests: vec![Guest {
-            userid: "U".into(),
-            vcpus: 1,
-            share: Share::default(),
-            workload: Workload::Transactional {
-                think_ns: MS,
-                cpu_ns: MS / 10,
-                dist: Dist::Exp,
-            },
-            count: 40,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
-        }],
-        actions: vec![],
-        storage: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
-        cpupools: vec![],
+        ..Config::base(
+            level,
+            processors,
+            1_000 * MS,
+            100 * MS,
+            vec![Guest {
+                userid: "U".into(),
+                vcpus: 1,
+                share: Share::default(),
+                workload: Workload::Transactional {
+                    think_ns: MS,
+                    cpu_ns: MS / 10,
+                    dist: Dist::Exp,
+                },
+                count: 40,
+                quickdsp: false,
+                storage_pages: None,
+                refs: None,
+                touches: 1,
+            }],
+        )
     }
 }
 

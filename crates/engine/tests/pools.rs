@@ -50,27 +50,9 @@ fn pool(name: &str, limithard: Option<f64>, capacity: Option<f64>, members: &[&s
 
 fn config(level: &str, n: u32, secs: u64, guests: Vec<Guest>, pools: Vec<PoolCfg>) -> Config {
     Config {
-        level: level.into(),
-        processors: n,
-        smt: "off".into(),
-        drawers: None,
-        machine: None,
-        duration_ns: secs * S,
-        interval_ns: S,
         seed: 11,
-        tx_unit: 1.0,
-        params: Default::default(),
-        switches: Default::default(),
-        guests,
-        actions: vec![],
-        storage: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
         cpupools: pools,
+        ..Config::base(level, n, secs * S, S, guests)
     }
 }
 

@@ -81,41 +81,27 @@ fn config_strategy() -> impl Strategy<Value = Config> {
         0u64..1000,
     )
         .prop_map(|(p, gs, level, interval_ms, seed)| Config {
-            level: level.into(),
-            processors: p,
-            smt: "off".into(),
-            drawers: None,
-            machine: None,
-            duration_ns: 2_000 * MS,
-            interval_ns: interval_ms.min(2_000) * MS,
             seed,
-            tx_unit: 1.0,
-            params: Default::default(),
-            switches: Default::default(),
-            guests: gs
-                .into_iter()
-                .enumerate()
-                .map(|(i, (share, workload, vcpus, count))| Guest {
-                    userid: format!("U{i}"),
-                    vcpus,
-                    share,
-                    workload,
-                    count,
-                    quickdsp: false,
-                    storage_pages: None,
-                    refs: None,
-                    touches: 1,
-                })
-                .collect(),
-            actions: vec![],
-            storage: None,
-            cpc: None,
-            mdc: None,
-            hyperpav: None,
-            dspwdmethod: Default::default(),
-            channels: None,
-            pav: None,
-            cpupools: vec![],
+            ..Config::base(
+                level,
+                p,
+                2_000 * MS,
+                interval_ms.min(2_000) * MS,
+                gs.into_iter()
+                    .enumerate()
+                    .map(|(i, (share, workload, vcpus, count))| Guest {
+                        userid: format!("U{i}"),
+                        vcpus,
+                        share,
+                        workload,
+                        count,
+                        quickdsp: false,
+                        storage_pages: None,
+                        refs: None,
+                        touches: 1,
+                    })
+                    .collect(),
+            )
         })
 }
 
@@ -193,41 +179,28 @@ proptest! {
 #[test]
 fn different_seeds_differ() {
     let mut cfg = Config {
-        level: "zvm-6.4".into(),
-        processors: 2,
-        smt: "off".into(),
-        drawers: None,
-        machine: None,
-        duration_ns: 1_000 * MS,
-        interval_ns: 100 * MS,
         seed: 1,
-        tx_unit: 1.0,
-        params: Default::default(),
-        switches: Default::default(),
-        guests: vec![Guest {
-            userid: "U".into(),
-            vcpus: 1,
-            share: Share::default(),
-            workload: Workload::Transactional {
-                think_ns: 5 * MS,
-                cpu_ns: MS,
-                dist: Dist::Exp,
-            },
-            count: 5,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
-        }],
-        actions: vec![],
-        storage: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
-        cpupools: vec![],
+        ..Config::base(
+            "zvm-6.4",
+            2,
+            1_000 * MS,
+            100 * MS,
+            vec![Guest {
+                userid: "U".into(),
+                vcpus: 1,
+                share: Share::default(),
+                workload: Workload::Transactional {
+                    think_ns: 5 * MS,
+                    cpu_ns: MS,
+                    dist: Dist::Exp,
+                },
+                count: 5,
+                quickdsp: false,
+                storage_pages: None,
+                refs: None,
+                touches: 1,
+            }],
+        )
     };
     let a = zvm::run_json(&serde_json::to_string(&cfg).unwrap()).unwrap();
     cfg.seed = 2;

@@ -77,41 +77,29 @@ fn with_think(level: &str, processors: u32, think_ns: u64, params: &[(&str, f64)
         p.insert(k.to_string(), *v);
     }
     Config {
-        level: level.into(),
-        processors,
-        smt: "off".into(),
-        drawers: None,
-        machine: None,
-        duration_ns: 300 * MS,
-        interval_ns: 100 * MS,
         seed: 5,
-        tx_unit: 1.0,
         params: p,
-        switches: Default::default(),
-        guests: vec![Guest {
-            userid: "U".into(),
-            vcpus: 1,
-            share: Share::default(),
-            workload: Workload::Transactional {
-                think_ns,
-                cpu_ns: 20_000,
-                dist: Dist::Exp,
-            },
-            count: 6 * processors,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
-        }],
-        actions: vec![],
-        storage: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
-        cpupools: vec![],
+        ..Config::base(
+            level,
+            processors,
+            300 * MS,
+            100 * MS,
+            vec![Guest {
+                userid: "U".into(),
+                vcpus: 1,
+                share: Share::default(),
+                workload: Workload::Transactional {
+                    think_ns,
+                    cpu_ns: 20_000,
+                    dist: Dist::Exp,
+                },
+                count: 6 * processors,
+                quickdsp: false,
+                storage_pages: None,
+                refs: None,
+                touches: 1,
+            }],
+        )
     }
 }
 

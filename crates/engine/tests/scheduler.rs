@@ -71,27 +71,8 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
         })
         .collect();
     Config {
-        level: level.into(),
-        processors: n,
-        smt: "off".into(),
-        drawers: None,
-        machine: None,
-        duration_ns: secs * S,
-        interval_ns: interval_s * S,
         seed: 7,
-        tx_unit: 1.0,
-        params: Default::default(),
-        switches: Default::default(),
-        guests,
-        actions: vec![],
-        storage: None,
-        cpc: None,
-        mdc: None,
-        hyperpav: None,
-        dspwdmethod: Default::default(),
-        channels: None,
-        pav: None,
-        cpupools: vec![],
+        ..Config::base(level, n, secs * S, interval_s * S, guests)
     }
 }
 
