@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, table_array
 
 MIN_CAP, MAX_CAP = 0.01, 255.0  # HMC: an absolute cap of 0.01 to 255.0 processors
 SYSTEM_KEYS = {"capped": "initial capping: true or false (never above the weight's share; with [cpc])",
@@ -28,13 +28,9 @@ def _cap(v: Any, *, file, line, field: str) -> float:
 
 def groups(raw: Any, *, file, ln, unknown_keys) -> list[dict]:
     """``[[cpc.group]]`` tables."""
-    if not isinstance(raw, list):
-        raise InputError("must be an array of tables", file=file, field="cpc.group", fix="write [[cpc.group]] tables")
     out: list[dict] = []
-    for i, g in enumerate(raw):
-        where = f"cpc.group[{i}]"
-        if not isinstance(g, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write [[cpc.group]] tables")
+    for i, where, g in table_array(raw, field="cpc.group", file=file, fix="write [[cpc.group]] tables",
+                                   item_fix="write [[cpc.group]] tables"):
         unknown_keys(g, GROUP_KEYS, table="cpc.group", index=i, where=where)
         for k in GROUP_KEYS:
             if k not in g:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, table_array
 
 POOL_TYPES = ("IFL", "CP")
 MAX_CAPACITY = 64.0
@@ -77,13 +77,9 @@ def _ptype(v: Any, *, file, line, field: str) -> str:
 
 def tables(raw: Any, *, file, ln, unknown_keys) -> list[dict]:
     """``[[cpupool]]`` tables -> the engine's pools (members added from the guests later)."""
-    if not isinstance(raw, list):
-        raise InputError("must be an array of tables", file=file, field="cpupool", fix="write [[cpupool]] tables")
     out: list[dict] = []
-    for i, t in enumerate(raw):
-        where = f"cpupool[{i}]"
-        if not isinstance(t, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write pools as [[cpupool]] tables")
+    for i, where, t in table_array(raw, field="cpupool", file=file, fix="write [[cpupool]] tables",
+                                   item_fix="write pools as [[cpupool]] tables"):
         unknown_keys(t, CPUPOOL_KEYS, table="cpupool", index=i, where=where)
         if "name" not in t:
             raise InputError("missing name", file=file, line=ln("cpupool", None, i), field=f"{where}.name",

@@ -35,3 +35,17 @@ class InputError(Exception):
         if self.fix:
             text += f" ({self.fix})"
         return text
+
+
+def table_array(raw: object, *, field: str, file: str | None, fix: str, item_fix: str,
+                line: int | None = None, message: str = "must be an array of tables"):
+    """The tables of a TOML array of tables (``[[field]]``) as ``(index, "field[i]", table)``:
+    anything else is refused with ``message`` / ``fix``, an element that is not a table with
+    ``item_fix``."""
+    if not isinstance(raw, list):
+        raise InputError(message, file=file, line=line, field=field, fix=fix)
+    for i, t in enumerate(raw):
+        where = f"{field}[{i}]"
+        if not isinstance(t, dict):
+            raise InputError("must be a table", file=file, field=where, fix=item_fix)
+        yield i, where, t

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, table_array
 from . import capping, cpupools
 
 SMT_MODES = ("off", "smt1", "smt2")
@@ -810,12 +810,8 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     pools = _cpupools(doc, guests, file=file, lines=lines, ln=ln)
     actions: list[Action] = []
     raw_actions = doc.get("action", [])
-    if not isinstance(raw_actions, list):
-        raise InputError("must be an array of tables", file=file, field="action", fix="write [[action]] tables")
-    for i, a in enumerate(raw_actions):
-        where = f"action[{i}]"
-        if not isinstance(a, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write actions as [[action]] tables")
+    for i, where, a in table_array(raw_actions, field="action", file=file, fix="write [[action]] tables",
+                                   item_fix="write actions as [[action]] tables"):
         _unknown_keys(a, _ACTION_KEYS, file=file, lines=lines, table="action", index=i, where=where)
         for k in _ACTION_KEYS:
             if k not in a:
@@ -1193,15 +1189,12 @@ def _chpids(raw: Any, level: str, has_cpc: bool, *, file, lines) -> list[dict]:
     """[[chpid]] tables: id (two hex digits) and a type the level knows."""
     from . import engine
 
-    if not isinstance(raw, list):
-        raise InputError("chpid must be an array of tables", file=file, line=lines.find("", "chpid"), field="chpid",
-                         fix='write channel paths as [[chpid]] tables: id = "40", type = "ficon"')
     order = [lv["name"] for lv in engine.levels()]
     out: list[dict] = []
-    for i, c in enumerate(raw):
-        where = f"chpid[{i}]"
-        if not isinstance(c, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write channel paths as [[chpid]] tables")
+    for i, where, c in table_array(raw, field="chpid", file=file, line=lines.find("", "chpid"),
+                                   message="chpid must be an array of tables",
+                                   fix='write channel paths as [[chpid]] tables: id = "40", type = "ficon"',
+                                   item_fix="write channel paths as [[chpid]] tables"):
         _unknown_keys(c, _CHPID_KEYS, file=file, lines=lines, table="chpid", index=i, where=where)
         cid = c.get("id")
         if not isinstance(cid, str) or not _CHPID_RE.fullmatch(cid.upper()):
