@@ -18,6 +18,7 @@ pub mod entitle_pools;
 pub mod hyperpav;
 pub mod io;
 pub mod level;
+pub mod lines;
 pub mod locks;
 pub mod lpar;
 pub mod machine;

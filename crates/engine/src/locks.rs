@@ -155,6 +155,9 @@ impl Grant {
     }
 }
 
+/// The random stream of floating interruptions' processors (`Locks::interrupt_cpu`).
+const INTERRUPT_STREAM: u64 = 0x4c4f_434b;
+
 pub struct Locks {
     inst: Vec<Inst>,
     pub counters: [LockCounters; N_LOCKS],
@@ -216,6 +219,11 @@ pub struct Locks {
     /// reads every other processor's share line (SXLBK) to see no share held, one transfer
     /// each (`sxl_scan`, part of the hold; research note where-cp-breaks §2.3 [I]).
     sxl_scan: Time,
+    /// Where the protected data was last written (lines.rs): a hold pays the transfers of its
+    /// data from the previous holder's cache (None: off).
+    locality: Option<crate::lines::HoldLocality>,
+    /// Draws the processor that takes a floating interruption (`interrupt_cpu`).
+    interrupts: crate::rng::Rng,
 }
 
 impl Locks {
@@ -272,7 +280,29 @@ impl Locks {
             sxl_scan: round_ns(
                 p.lock_line_cycles() / p.clock_ghz() * processors.saturating_sub(1) as f64,
             ),
+            locality: None,
+            interrupts: crate::rng::Rng::new(0),
         }
+    }
+
+    /// Price each hold's protected data by the distance from its previous holder (lines.rs).
+    /// `seed` seeds the draw of the processor taking each floating interruption.
+    pub fn set_locality(&mut self, l: Option<crate::lines::HoldLocality>, seed: u64) {
+        self.locality = l;
+        self.interrupts = crate::rng::Rng::stream(seed, INTERRUPT_STREAM);
+    }
+
+    /// The processor that runs a path started by an interruption with no processor known here
+    /// (a page-in's completion): an I/O interruption is floating, taken by whichever processor
+    /// is enabled for it, drawn uniformly (its own random stream, so no other draw moves). Only
+    /// where the hold's locality is priced (lines.rs); without it such paths stay
+    /// processor-less (NONE), as before.
+    fn interrupt_cpu(&mut self) -> u32 {
+        let n = self.requeue.len() as u64;
+        if self.locality.is_none() || n == 0 {
+            return NONE;
+        }
+        (self.interrupts.next_u64() % n) as u32
     }
 
     /// A guest LAN / VSWITCH message sent by processor `cpu` (speed `rate`) at `t`: CP takes a
@@ -419,6 +449,13 @@ impl Locks {
         };
         let single_line = self.sched_lock == SchedLock::SingleLine;
         let scan = self.excl_scan(id);
+        // The hold's misses on the protected data, sourced from the previous holder: the
+        // serialised section lasts longer; the path's own cost (charged by its caller, at the
+        // static CPI that prices an average miss) is unchanged, so this is not added to `line`.
+        let data = match &self.locality {
+            Some(l) if cpu != NONE => l.extra(self.inst[k].last_writer, cpu, hold),
+            _ => 0,
+        };
         let lk = &mut self.inst[k];
         while let Some(&Reverse(s)) = lk.spinning.peek() {
             if s <= t {
@@ -446,7 +483,7 @@ impl Locks {
                     round_ns(line_ns * n * touches)
                 };
                 let line = write + release + stretch + scan;
-                let e = s + hold + line;
+                let e = s + hold + data + line;
                 lk.excl_free = e;
                 lk.last_writer = cpu;
                 (s, line, e)
@@ -455,14 +492,14 @@ impl Locks {
                 let s0 = t.max(lk.excl_free).max(lk.line_free);
                 lk.line_free = s0 + write;
                 let s = s0 + write;
-                let e = s + hold;
+                let e = s + hold + data;
                 lk.shared_free = lk.shared_free.max(e);
                 lk.last_writer = cpu;
                 (s0, write + release, e)
             }
             Mode::Shared => {
                 let s = t.max(lk.excl_free);
-                let e = s + hold;
+                let e = s + hold + data;
                 lk.shared_free = lk.shared_free.max(e);
                 (s, 0, e)
             }
@@ -606,7 +643,8 @@ impl Locks {
             return 0;
         }
         let h = self.hold_atod * k;
-        self.acquire(LockId::Srmatdlk, Mode::Excl, t, NONE, h)
+        let cpu = self.interrupt_cpu();
+        self.acquire(LockId::Srmatdlk, Mode::Excl, t, cpu, h)
             .extra()
     }
 
@@ -623,7 +661,8 @@ impl Locks {
             return 0;
         }
         let h = self.hold_slot * k;
-        self.acquire(LockId::Hcppgdal, Mode::Excl, t, NONE, h)
+        let cpu = self.interrupt_cpu();
+        self.acquire(LockId::Hcppgdal, Mode::Excl, t, cpu, h)
             .extra()
     }
 

@@ -758,6 +758,11 @@ impl Sim {
         let iske = iske_for(&cfg, &params, &level);
         let warm =
             crate::cache::Warmth::new(&params, &cpu.machine, &cpu.topo, vcpus.len(), p as usize);
+        let mut locks = locks;
+        locks.set_locality(
+            crate::lines::HoldLocality::new(&params, &cpu, &warm.node, warm.on),
+            cfg.seed,
+        );
         let (n_vcpus_resp, n_users_resp) = (vcpus.len(), users.len());
         let sim = Sim {
             end: cfg.duration_ns,
