@@ -4,7 +4,7 @@
 //! per-user and per-processor deltas. The monitor-data issue writes these as MONWRITE records.
 
 use crate::queue::Time;
-use crate::sim::{Acct, Sim, ENT_MONITOR};
+use crate::sim::{Acct, Entity, Sim};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -129,8 +129,10 @@ impl Sim {
         });
         self.mon.last = self.now;
         if self.now < self.end {
-            self.q
-                .schedule(ENT_MONITOR, (self.now + self.cfg.interval_ns).min(self.end));
+            self.q.schedule(
+                Entity::Monitor,
+                (self.now + self.cfg.interval_ns).min(self.end),
+            );
         }
     }
 
