@@ -298,6 +298,45 @@ mod tests {
     }
 
     #[test]
+    fn a_free_alias_goes_to_the_longest_queue_of_the_type_furthest_below_its_entitlement() {
+        let mut p = AliasPool::new(3, 100.0, 200.0, true); // 1 : 2
+        p.members = vec![
+            (Entity::PagingDevice(0), PAGING),
+            (Entity::PagingDevice(1), PAGING),
+            (Entity::Minidisk(0), MINIDISK),
+            (Entity::Minidisk(1), MINIDISK),
+        ];
+        assert_eq!(p.grant(&[0, 0, 0, 0]), None, "nothing waits");
+        assert_eq!(p.grant(&[1, 3, 0, 0]), Some(1), "longest paging queue");
+        assert_eq!(p.grant(&[2, 2, 0, 0]), Some(0), "the first volume on a tie");
+        assert_eq!(
+            p.grant(&[5, 0, 0, 1]),
+            Some(3),
+            "0 of 2 is further below than 0 of 1"
+        );
+        p.take(PAGING, 0);
+        assert_eq!(
+            p.grant(&[5, 0, 0, 1]),
+            Some(3),
+            "paging at its 1: minidisk first"
+        );
+        p.take(MINIDISK, 0);
+        p.take(MINIDISK, 0);
+        assert_eq!(p.grant(&[5, 0, 0, 1]), None, "pool empty");
+        p.give_back(MINIDISK, 0);
+        assert_eq!(
+            p.grant(&[5, 0, 0, 1]),
+            Some(3),
+            "minidisk below its entitlement first"
+        );
+        assert_eq!(
+            p.grant(&[5, 0, 0, 0]),
+            Some(0),
+            "lent while minidisk does not wait"
+        );
+    }
+
+    #[test]
     fn a_type_over_its_entitlement_borrows_only_while_the_other_does_not_wait() {
         let mut p = AliasPool::new(3, 100.0, 200.0, true); // 1 : 2
         p.take(PAGING, 0);
