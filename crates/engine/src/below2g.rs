@@ -17,7 +17,7 @@
 
 use crate::io::IoReq;
 use crate::queue::Time;
-use crate::sim::{Sim, NONE};
+use crate::sim::{Entity, Sim, NONE};
 
 fn set<T: Clone + Default>(v: &mut Vec<T>, i: u32, x: T) {
     if v.len() <= i as usize {
@@ -89,7 +89,7 @@ impl Sim {
             tag: NONE,
         };
         if let Some(t) = pg.devs[d].submit(now, r) {
-            self.q.schedule(self.first_dev + d as u32, t);
+            self.q.schedule(Entity::PagingDevice(d as u32), t);
         }
         self.sched.sys_pending += sys + self.locks.slots(now);
         self.alias_kick();
@@ -112,7 +112,7 @@ impl Sim {
             return;
         }
         let until = get(&self.paging.as_ref().unwrap().deferred_until, v);
-        let e = self.first_vcpu + v;
+        let e = Entity::Vcpu(v);
         if until > self.now && self.q.is_scheduled(e) {
             // The virtual CPU's own event is taken (cannot happen in page wait): no deferral.
             self.submit_pagein(v);
@@ -160,7 +160,7 @@ impl Sim {
             tag: pg.vpage[v as usize],
         };
         if let Some(t) = pg.devs[d as usize].submit(now, r) {
-            self.q.schedule(self.first_dev + d, t);
+            self.q.schedule(Entity::PagingDevice(d), t);
         }
         self.alias_kick();
     }

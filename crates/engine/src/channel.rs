@@ -23,6 +23,7 @@
 //! first (`ficon_prefetch` switch), and a control unit that is not ESS-class, or a level that
 //! does not avoid it, waits for the nullification-window handshake (`nullification` switch).
 
+use crate::entity::Entity;
 use crate::queue::Time;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -517,18 +518,18 @@ pub fn channels_for(
 impl crate::sim::Sim {
     /// The device whose event entity is `ent` (a paging volume or a minidisk volume).
     fn chan_device(&mut self, ent: u32) -> &mut crate::io::Device {
-        if ent < self.first_mdev {
-            &mut self.paging.as_mut().expect("paging").devs[(ent - self.first_dev) as usize]
-        } else {
-            &mut self.dasd.as_mut().expect("dasd").devs[(ent - self.first_mdev) as usize]
+        match self.q.owner(ent) {
+            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
+            Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
+            e => unreachable!("a transfer's entity is a volume, not {e:?}"),
         }
     }
 
     fn chan_schedule(&mut self, p: usize) {
         let c = self.chan.as_ref().expect("channels");
         match c.ch.paths[p].next_event() {
-            Some(t) => self.q.schedule(self.first_chan + p as u32, t),
-            None => self.q.cancel(self.first_chan + p as u32),
+            Some(t) => self.q.schedule(Entity::Channel(p as u32), t),
+            None => self.q.cancel(Entity::Channel(p as u32)),
         }
     }
 
@@ -547,13 +548,13 @@ impl crate::sim::Sim {
     pub(crate) fn chan_pump(&mut self) {
         let now = self.now;
         let mut starts = Vec::new();
-        let firsts = [self.first_dev, self.first_mdev];
+        let kinds: [fn(u32) -> Entity; 2] = [Entity::PagingDevice, Entity::Minidisk];
         let pg = self.paging.as_mut().map(|p| p.devs.as_mut_slice());
         let dd = self.dasd.as_mut().map(|d| d.devs.as_mut_slice());
-        for (devs, first) in [pg, dd].into_iter().zip(firsts) {
+        for (devs, kind) in [pg, dd].into_iter().zip(kinds) {
             for (i, d) in devs.into_iter().flatten().enumerate() {
                 for s in d.chan_out.drain(..) {
-                    starts.push((first + i as u32, d.chan.unwrap_or(0), s));
+                    starts.push((self.q.id(kind(i as u32)), d.chan.unwrap_or(0), s));
                 }
             }
         }
@@ -589,7 +590,8 @@ impl crate::sim::Sim {
             let d = self.chan_device(x.ent);
             d.connect_done(now, x.seq, x.granted - x.asked, null, extra_conn);
             if let Some(t) = d.next_completion() {
-                self.q.schedule(x.ent, t);
+                let e = self.q.owner(x.ent);
+                self.q.schedule(e, t);
             }
         }
         self.chan_schedule(p as usize);

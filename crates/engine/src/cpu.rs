@@ -32,7 +32,7 @@
 //! (`dispatch_moves`) and messages by how far their data went (`message_distances`).
 
 use crate::queue::Time;
-use crate::sim::{Sim, ENT_FIRST_LPU, NONE};
+use crate::sim::{Entity, Sim, NONE};
 
 /// The core of logical processor `l` (thread-major numbering): `l % cores`, without a division
 /// for the one or two threads a core has.
@@ -603,7 +603,7 @@ impl Sim {
         let left = self.work_left(s);
         if left > 0 {
             let t = self.now + self.lpus[s as usize].susp_left + self.run_wall(s, left);
-            self.q.schedule(ENT_FIRST_LPU + s, t);
+            self.q.schedule(Entity::Lpu(s), t);
         } else {
             self.lpus[s as usize].frac = 0;
         }
@@ -687,7 +687,7 @@ impl Sim {
                 self.sched.sys_pending += sys;
                 // Far beyond any run's end: the offline thread's run end never comes (a direct
                 // cancel here would make the hot path's inlined cancel a shared out-of-line call).
-                self.q.schedule(ENT_FIRST_LPU + l, Time::MAX);
+                self.q.schedule(Entity::Lpu(l), Time::MAX);
                 self.cpu_set_busy(l, false);
                 self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
                 if v != NONE {

@@ -22,6 +22,7 @@
 //! hits (no disconnect time) and writes go at the subsystem's sustained write rate.
 
 use crate::config::{Dist, Workload};
+use crate::entity::Entity;
 use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{ScsiContainer, Switches, WriteSame};
 use crate::params::Params;
@@ -482,7 +483,7 @@ impl Sim {
                 d.inflight[v as usize] += 1;
                 let full = d.inflight[v as usize] >= p.window;
                 if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
-                    self.q.schedule(self.first_mdev + vol, t);
+                    self.q.schedule(Entity::Minidisk(vol), t);
                 }
                 self.alias_kick();
                 let vc = &mut self.vcpus[v as usize];
@@ -533,13 +534,13 @@ impl Sim {
             return true;
         }
         if format {
-            self.q.cancel(self.first_vcpu + v); // done for good
+            self.q.cancel(Entity::Vcpu(v)); // done for good
         } else if paced {
             self.q
-                .schedule(self.first_vcpu + v, self.now + (think + 0.5) as Time);
+                .schedule(Entity::Vcpu(v), self.now + (think + 0.5) as Time);
         } else {
             let t = draw(&mut self.vcpus[v as usize].rng, think, dist);
-            self.q.schedule(self.first_vcpu + v, self.now + t);
+            self.q.schedule(Entity::Vcpu(v), self.now + t);
         }
         self.release_for_wait(l, v, VState::Dormant);
         self.dispatch_next(l);
@@ -575,7 +576,7 @@ impl Sim {
         d.ios[u] += 1;
         d.blocks[u] += p.blocks as u64;
         if let Some(t) = d.devs[vol as usize].submit_xfer(now, r, p.xfer) {
-            self.q.schedule(self.first_mdev + vol, t);
+            self.q.schedule(Entity::Minidisk(vol), t);
         }
         self.alias_kick();
         self.release_for_wait(l, v, VState::IoWait);
@@ -590,7 +591,7 @@ impl Sim {
         let dev = &mut d.devs[vol as usize];
         let r = dev.complete(now);
         if let Some(t) = dev.next_completion() {
-            self.q.schedule(self.first_mdev + vol, t);
+            self.q.schedule(Entity::Minidisk(vol), t);
         }
         if self.aliases.is_some() {
             self.alias_kick();

@@ -7,7 +7,7 @@
 //! Accounting is exact to the nanosecond, and can be brought up to any instant (monitor samples).
 
 use crate::queue::Time;
-use crate::sim::{Sim, VState, ENT_FIRST_LPU, NONE};
+use crate::sim::{Entity, Sim, VState, NONE};
 use crate::workload::AfterBurst;
 
 impl Sim {
@@ -82,7 +82,7 @@ impl Sim {
         let run = self.run_wall(l, sys + cp + virt);
         let susp = self.prsm_suspend(l, run);
         self.lpus[l as usize].susp_left = susp;
-        self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
+        self.q.schedule(Entity::Lpu(l), self.now + susp + run);
     }
 
     /// `v` goes on running on `l` (a CP path of its run continues into guest work): system time
@@ -137,7 +137,7 @@ impl Sim {
                     let run = self.run_wall(l, sys);
                     let susp = self.prsm_suspend(l, run);
                     self.lpus[l as usize].susp_left = susp;
-                    self.q.schedule(ENT_FIRST_LPU + l, self.now + susp + run);
+                    self.q.schedule(Entity::Lpu(l), self.now + susp + run);
                     self.cpu_set_busy(l, true);
                 } else {
                     lp.waiting = true;
@@ -257,7 +257,7 @@ impl Sim {
                     }
                 }
                 AfterBurst::Think(t) => {
-                    self.q.schedule(self.first_vcpu + v, self.now + t);
+                    self.q.schedule(Entity::Vcpu(v), self.now + t);
                     self.release_for_wait(l, v, VState::Dormant);
                     self.dispatch_next(l);
                     return;

@@ -19,7 +19,7 @@
 //! pass. LIMITSOFT users get above their maximum only capacity nobody else wants: a second
 //! water-fill over them alone.
 
-use crate::scheduler::WaterFill;
+use crate::waterfill::WaterFill;
 use std::collections::BinaryHeap;
 
 const NONE: u32 = u32::MAX;
@@ -455,7 +455,7 @@ impl Entitlement {
 mod tests {
     use super::*;
     use crate::rng::Rng;
-    use crate::scheduler::water_fill;
+    use crate::waterfill::water_fill;
 
     /// The full water-fill of the same demands, as the scheduler's pass did it for all users:
     /// first up to min(demand, bound), then what is left over the LIMITSOFT users.

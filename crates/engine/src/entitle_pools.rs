@@ -6,8 +6,8 @@
 
 use crate::config::Limit;
 use crate::queue::Time;
-use crate::scheduler::WaterFill;
 use crate::sim::Sim;
+use crate::waterfill::WaterFill;
 
 /// The full pass's buffers (weights, bounds, the two water-fills), kept between passes.
 #[derive(Default)]

@@ -11,9 +11,11 @@
 //! (assumed: the seed gives the entitlement arithmetic, not the lending rule). When an alias is
 //! freed, the waiting type furthest below its entitlement gets it.
 //!
-//! The pool is the Sim's: paging devices (`paging.rs`) and minidisk devices (`dasd.rs`) each
-//! carry the number of aliases they hold (`Device::borrowed`); here are the pool's counts.
+//! The pool owns its membership (which paging and minidisk volumes draw on it, as which type)
+//! and its counts; a volume (`io::Device`) only lends an alias to its first waiting I/O and
+//! hands back those it no longer needs, through its methods.
 
+use crate::entity::Entity;
 use crate::queue::Time;
 use serde::Serialize;
 
@@ -37,6 +39,9 @@ pub struct AliasPool {
     pub taken: [u64; 2],
     pub refused: [u64; 2],
     last: Time,
+    /// The volumes drawing on the pool, each with its I/O type: the ECKD paging volumes (with
+    /// paging aliases on) then the ECKD minidisk volumes, in device order.
+    pub members: Vec<(Entity, usize)>,
 }
 
 impl AliasPool {
@@ -66,7 +71,57 @@ impl AliasPool {
             taken: [0; 2],
             refused: [0; 2],
             last: 0,
+            members: Vec::new(),
         }
+    }
+
+    /// The scenario's alias pool, if it has one, with the ECKD paging volumes (when paging may
+    /// use aliases) and the ECKD minidisk volumes as its members.
+    pub fn for_config(
+        cfg: &crate::config::Config,
+        level: &crate::level::Level,
+        paging: Option<&crate::paging::Paging>,
+        dasd: Option<&crate::dasd::Dasd>,
+    ) -> Option<AliasPool> {
+        let h = cfg.hyperpav.as_ref()?;
+        let paging_on =
+            h.paging_alias && level.switches.paging_alias == crate::level::PagingAlias::Supported;
+        let mut pool = AliasPool::new(h.aliases, h.share_paging, h.share_minidisk, paging_on);
+        let eckd = |d: &crate::io::Device| d.dtype == crate::io::DevType::Eckd;
+        if let Some(pg) = paging.filter(|_| paging_on) {
+            let vols = pg.devs.iter().enumerate().filter(|(_, d)| eckd(d));
+            pool.members
+                .extend(vols.map(|(i, _)| (Entity::PagingDevice(i as u32), PAGING)));
+        }
+        if let Some(dd) = dasd {
+            let vols = dd.devs.iter().enumerate().filter(|(_, d)| eckd(d));
+            pool.members
+                .extend(vols.map(|(i, _)| (Entity::Minidisk(i as u32), MINIDISK)));
+        }
+        Some(pool)
+    }
+
+    /// Which member volume gets a free alias now, given each member's I/Os waiting for an
+    /// exposure (`queued`, in member order): of the types with I/O waiting, furthest below its
+    /// entitlement first, the first type that may take one gives it to its volume with the
+    /// longest queue (the first such volume on a tie). None: no alias is given.
+    pub fn grant(&self, queued: &[usize]) -> Option<usize> {
+        let mut waiting = [false; 2];
+        for (&(_, k), &n) in self.members.iter().zip(queued) {
+            waiting[k] |= n > 0;
+        }
+        for k in self.order(waiting) {
+            if !self.may_take(k, waiting[1 - k]) {
+                continue;
+            }
+            let best = (0..queued.len())
+                .filter(|&m| self.members[m].1 == k && queued[m] > 0)
+                .max_by_key(|&m| (queued[m], std::cmp::Reverse(m)));
+            if best.is_some() {
+                return best;
+            }
+        }
+        None
     }
 
     /// Bring the time integral up to `now`.
@@ -155,94 +210,60 @@ pub struct HyperPavSummary {
 }
 
 impl crate::sim::Sim {
+    /// The volume of a pool member (a paging or a minidisk volume).
+    fn pool_volume(&mut self, e: Entity) -> &mut crate::io::Device {
+        match e {
+            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
+            Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
+            e => unreachable!("a pool member is a volume, not {e:?}"),
+        }
+    }
+
     /// After an I/O was queued or completed on a pool volume: volumes holding aliases they have
     /// nothing to start on give them back, then free aliases go to waiting I/O (the type
     /// furthest below its entitlement first), each started at once.
     pub(crate) fn alias_kick(&mut self) {
-        let Some(pool) = self.aliases.as_mut() else {
+        let Some(mut pool) = self.aliases.take() else {
             return;
         };
         let now = self.now;
-        let pg = self.paging.as_mut();
-        let dd = self.dasd.as_mut();
-        let mut devs: Vec<(&mut crate::io::Device, u32)> = Vec::new();
-        if let Some(pg) = pg {
-            let first = self.first_dev;
-            devs.extend(
-                pg.devs
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(i, d)| (d, first + i as u32)),
-            );
-        }
-        if let Some(dd) = dd {
-            let first = self.first_mdev;
-            devs.extend(
-                dd.devs
-                    .iter_mut()
-                    .enumerate()
-                    .map(|(i, d)| (d, first + i as u32)),
-            );
-        }
-        for (d, _) in devs.iter_mut() {
-            if let Some(k) = d.pool_kind {
-                for _ in 0..std::mem::take(&mut d.released) {
-                    pool.give_back(k, now);
-                }
-                while d.release_idle_alias() {
-                    pool.give_back(k, now);
-                }
+        for m in 0..pool.members.len() {
+            let (e, k) = pool.members[m];
+            for _ in 0..self.pool_volume(e).aliases_returned() {
+                pool.give_back(k, now);
             }
         }
+        let mut queued = vec![0; pool.members.len()];
         loop {
-            let mut waiting = [false; 2];
-            for (d, _) in devs.iter() {
-                if let Some(k) = d.pool_kind {
-                    waiting[k] |= !d.waiting.is_empty();
-                }
+            for (m, &(e, _)) in pool.members.iter().enumerate() {
+                queued[m] = self.pool_volume(e).queued();
             }
-            let mut started = false;
-            for k in pool.order(waiting) {
-                if !pool.may_take(k, waiting[1 - k]) {
-                    continue;
-                }
-                // The volume with the longest queue of this type gets the alias.
-                let Some((d, ent)) = devs
-                    .iter_mut()
-                    .filter(|(d, _)| d.pool_kind == Some(k) && !d.waiting.is_empty())
-                    .max_by_key(|(d, e)| (d.waiting.len(), std::cmp::Reverse(*e)))
-                else {
-                    continue;
-                };
-                d.borrowed += 1;
-                pool.take(k, now);
-                if d.start_waiting(now) {
-                    if let Some(t) = d.next_completion() {
-                        self.q.schedule(*ent, t);
-                    }
-                }
-                started = true;
+            let Some(m) = pool.grant(&queued) else {
                 break;
-            }
-            if !started {
-                break;
+            };
+            let (e, k) = pool.members[m];
+            pool.take(k, now);
+            if let Some(t) = self.pool_volume(e).lend_alias(now) {
+                self.q.schedule(e, t);
             }
         }
+        self.aliases = Some(pool);
     }
 
     /// I/Os that queued on their volume (no exposure free), by pool type, over the pool's
     /// volumes (run summary's `refused`, monitor D6R28).
     pub(crate) fn alias_queued(&self) -> [u64; 2] {
         let mut queued = [0u64; 2];
-        let devs = self
-            .paging
-            .iter()
-            .flat_map(|p| p.devs.iter())
-            .chain(self.dasd.iter().flat_map(|d| d.devs.iter()));
-        for d in devs {
-            if let Some(k) = d.pool_kind {
-                queued[k] += d.stats.queued;
-            }
+        let Some(pool) = self.aliases.as_ref() else {
+            return queued;
+        };
+        for &(e, k) in &pool.members {
+            let d = match e {
+                Entity::PagingDevice(d) => &self.paging.as_ref().expect("paging").devs[d as usize],
+                Entity::Minidisk(d) => &self.dasd.as_ref().expect("dasd").devs[d as usize],
+                _ => continue,
+            };
+            queued[k] += d.stats.queued;
         }
         queued
     }
@@ -274,6 +295,45 @@ mod tests {
         let p = AliasPool::new(16, 140.0, 20.0, false);
         assert_eq!(p.entitled, [0.0, 16.0]);
         assert!(!p.may_take(PAGING, false));
+    }
+
+    #[test]
+    fn a_free_alias_goes_to_the_longest_queue_of_the_type_furthest_below_its_entitlement() {
+        let mut p = AliasPool::new(3, 100.0, 200.0, true); // 1 : 2
+        p.members = vec![
+            (Entity::PagingDevice(0), PAGING),
+            (Entity::PagingDevice(1), PAGING),
+            (Entity::Minidisk(0), MINIDISK),
+            (Entity::Minidisk(1), MINIDISK),
+        ];
+        assert_eq!(p.grant(&[0, 0, 0, 0]), None, "nothing waits");
+        assert_eq!(p.grant(&[1, 3, 0, 0]), Some(1), "longest paging queue");
+        assert_eq!(p.grant(&[2, 2, 0, 0]), Some(0), "the first volume on a tie");
+        assert_eq!(
+            p.grant(&[5, 0, 0, 1]),
+            Some(3),
+            "0 of 2 is further below than 0 of 1"
+        );
+        p.take(PAGING, 0);
+        assert_eq!(
+            p.grant(&[5, 0, 0, 1]),
+            Some(3),
+            "paging at its 1: minidisk first"
+        );
+        p.take(MINIDISK, 0);
+        p.take(MINIDISK, 0);
+        assert_eq!(p.grant(&[5, 0, 0, 1]), None, "pool empty");
+        p.give_back(MINIDISK, 0);
+        assert_eq!(
+            p.grant(&[5, 0, 0, 1]),
+            Some(3),
+            "minidisk below its entitlement first"
+        );
+        assert_eq!(
+            p.grant(&[5, 0, 0, 0]),
+            Some(0),
+            "lent while minidisk does not wait"
+        );
     }
 
     #[test]

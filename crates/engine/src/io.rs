@@ -125,12 +125,10 @@ pub struct Device {
     /// Transfer time of each waiting request when its submitter gave one (NaN: connect time
     /// per page from `svc`); parallel to `waiting`.
     waiting_xfer: VecDeque<f64>,
-    /// HyperPAV: the pool type this volume's I/O draws aliases as (hyperpav::PAGING or
-    /// MINIDISK; None: not in a pool), and the aliases it holds now (extra exposures).
-    pub pool_kind: Option<usize>,
-    pub borrowed: u32,
-    /// Aliases freed by completions and not yet returned to the pool.
-    pub released: u32,
+    /// HyperPAV: the aliases it holds now (extra exposures; the pool is hyperpav.rs's), and
+    /// those freed by completions and not yet returned to the pool.
+    borrowed: u32,
+    released: u32,
     /// Channel paths: the control unit whose path group this device is reached through
     /// (None: no channel model, the connect time is the device's own), the starts not yet
     /// handed to the channel subsystem, and the starts in the channel subsystem.
@@ -174,7 +172,6 @@ impl Device {
             stats: DevStats::default(),
             rng,
             waiting_xfer: VecDeque::new(),
-            pool_kind: None,
             borrowed: 0,
             released: 0,
             chan: None,
@@ -210,8 +207,34 @@ impl Device {
         true
     }
 
+    /// HyperPAV: an alias lent by the pool starts the first waiting request on it. Returns the
+    /// volume's next completion if a request started.
+    pub fn lend_alias(&mut self, now: Time) -> Option<Time> {
+        self.borrowed += 1;
+        if self.start_waiting(now) {
+            self.next_completion()
+        } else {
+            None
+        }
+    }
+
+    /// HyperPAV: the aliases to give back to the pool now, those freed by completions and
+    /// those held with nothing to start on.
+    pub fn aliases_returned(&mut self) -> u32 {
+        let mut n = std::mem::take(&mut self.released);
+        while self.release_idle_alias() {
+            n += 1;
+        }
+        n
+    }
+
+    /// Requests waiting for an exposure.
+    pub fn queued(&self) -> usize {
+        self.waiting.len()
+    }
+
     /// HyperPAV: give back an alias the volume holds but has nothing to start on.
-    pub fn release_idle_alias(&mut self) -> bool {
+    fn release_idle_alias(&mut self) -> bool {
         if self.borrowed > 0 && self.waiting.is_empty() && self.active.len() < self.capacity() {
             self.borrowed -= 1;
             true
@@ -448,6 +471,63 @@ impl Device {
             aliases_in_use: (s.alias_ns as f64 - self.in_service_after(dur_ns, true)).max(0.0)
                 / dur_ns,
             stats: s.clone(),
+        }
+    }
+}
+
+/// The run's I/O configuration, each part built by its own subsystem: real storage and the
+/// paging volumes, the minidisk volumes, the HyperPAV alias pool over them, the channel paths
+/// they are reached through, and static or dynamic PAV.
+pub(crate) struct IoSubsystems {
+    pub paging: Option<Box<crate::paging::Paging>>,
+    pub dasd: Option<Box<crate::dasd::Dasd>>,
+    pub aliases: Option<crate::hyperpav::AliasPool>,
+    pub chan: Option<Box<crate::channel::ChanState>>,
+    pub pav: Option<Box<crate::pav::Pav>>,
+}
+
+impl IoSubsystems {
+    pub fn for_config(
+        cfg: &crate::config::Config,
+        params: &crate::params::Params,
+        level: &crate::level::Level,
+    ) -> Result<IoSubsystems, String> {
+        let mut paging = crate::paging::Paging::for_config(cfg, params, level).map(Box::new);
+        let sw = &level.switches;
+        let mut dasd = crate::dasd::Dasd::new(&cfg.guests, params, sw, cfg.seed, cfg.mdc.as_ref())?
+            .map(Box::new);
+        let aliases =
+            crate::hyperpav::AliasPool::for_config(cfg, level, paging.as_deref(), dasd.as_deref());
+        let chan = crate::channel::channels_for(
+            cfg,
+            params,
+            sw,
+            paging.as_deref_mut(),
+            dasd.as_deref_mut(),
+        )?
+        .map(Box::new);
+        if cfg.pav.is_some() && cfg.hyperpav.is_some() {
+            return Err("a control unit has HyperPAV or static/dynamic PAV, not both".into());
+        }
+        let pav = crate::pav::pav_for(cfg, params, dasd.as_deref_mut())?.map(Box::new);
+        Ok(IoSubsystems {
+            paging,
+            dasd,
+            aliases,
+            chan,
+            pav,
+        })
+    }
+
+    /// How many event entities each subsystem has, with the LPAR's logical processors and the
+    /// guests' virtual CPUs.
+    pub fn entity_counts(&self, lpus: u32, vcpus: u32) -> crate::entity::Counts {
+        crate::entity::Counts {
+            lpus,
+            vcpus,
+            paging_devices: self.paging.as_ref().map_or(0, |p| p.exposures() as u32),
+            minidisks: self.dasd.as_ref().map_or(0, |d| d.devs.len() as u32),
+            channels: self.chan.as_ref().map_or(0, |c| c.ch.paths.len() as u32),
         }
     }
 }

@@ -821,6 +821,35 @@ impl Switches {
     }
 }
 
+/// The scenario's CP level (with its switch overrides) and the parameter table (with the
+/// machine's clock and the scenario's overrides, then what the level changes: before the
+/// specialty-engine support the dispatch path lacks its part).
+pub fn level_and_params(
+    cfg: &crate::config::Config,
+) -> Result<(Level, crate::params::Params), String> {
+    let mut level = find(&cfg.level).ok_or_else(|| {
+        format!(
+            "unknown level '{}'; known: {}",
+            cfg.level,
+            names().join(", ")
+        )
+    })?;
+    level.switches = level.switches.with_overrides(&cfg.switches)?;
+    let mut params = crate::params::Params::default();
+    // The machine's clock, unless the scenario sets cpu.clock_ghz itself (below).
+    let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
+    if let Some(m) = crate::machine::Machine::from_params(name, &params) {
+        params.clock_ghz = m.ghz;
+    }
+    for (k, v) in &cfg.params {
+        params.set(k, *v)?;
+    }
+    if level.switches.dispatch_path == DispatchPath::PreSpecialty {
+        params.path_dispatch = (params.path_dispatch() - params.path_dispatch_specialty()).max(0.0);
+    }
+    Ok((level, params))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

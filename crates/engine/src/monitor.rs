@@ -4,7 +4,7 @@
 //! per-user and per-processor deltas. The monitor-data issue writes these as MONWRITE records.
 
 use crate::queue::Time;
-use crate::sim::{Acct, Sim, ENT_MONITOR};
+use crate::sim::{Acct, Entity, Sim};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -129,8 +129,10 @@ impl Sim {
         });
         self.mon.last = self.now;
         if self.now < self.end {
-            self.q
-                .schedule(ENT_MONITOR, (self.now + self.cfg.interval_ns).min(self.end));
+            self.q.schedule(
+                Entity::Monitor,
+                (self.now + self.cfg.interval_ns).min(self.end),
+            );
         }
     }
 
@@ -181,8 +183,74 @@ impl Sim {
         let busy_frac = busy as f64 / capacity;
         let etr = tx as f64 / (dur / 1e9);
         let pct = |ns: u64| 100.0 * ns as f64 / dur;
-        let users = self
-            .users
+        let users = self.user_summaries(dur);
+        let intervals = self.interval_summaries();
+        let mut s = Summary {
+            level: self.level.name.to_string(),
+            switches: self.level.switches.to_map(),
+            seed: self.cfg.seed,
+            processors: p as u32,
+            duration_s: dur / 1e9,
+            events: self.events,
+            transactions: tx,
+            etr,
+            itr: if busy_frac > 0.0 {
+                etr / busy_frac
+            } else {
+                0.0
+            },
+            tv_ratio: if virt > 0 {
+                busy as f64 / virt as f64
+            } else {
+                0.0
+            },
+            avg_processor_busy_pct: 100.0 * busy_frac,
+            system_pct: 100.0 * sys as f64 / dur,
+            response_ms: self.resp.summary(None),
+            users,
+            processor_detail: self
+                .lpus
+                .iter()
+                .map(|l| ProcessorSummary {
+                    busy_pct: pct(l.busy_ns),
+                    system_pct: pct(l.sys_ns),
+                })
+                .collect(),
+            intervals,
+            storage: self.storage_summary(),
+            locks: crate::locks::Locks::summary(&self.locks.counters, dur),
+            smt: self.smt_summary(busy, dur),
+            cpi: self.cpi_summary(),
+            devices: {
+                let mut d = self.device_summaries();
+                if let Some(m) = self.dasd.as_ref() {
+                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
+                }
+                d
+            },
+            lpar: self.lpar_summary(),
+            vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
+            dasd: self.dasd_summary(),
+            hyperpav: self.hyperpav_summary(),
+            channels: self.channel_summary(),
+            pav: self.pav_summary(),
+            servers: self.servers_summary(),
+            scheduler: self.sched.stats.clone(),
+            params_read: crate::params::names_read(
+                self.params_read.union(crate::params::reads_taken()),
+            ),
+            tx_unit: None,
+            requests: None,
+            cpupools: self.pools_summary(),
+        };
+        s.apply_tx_unit(self.cfg.tx_unit);
+        s
+    }
+
+    /// Each user's figures over the run (`dur`: the run's length, ns).
+    fn user_summaries(&self, dur: f64) -> Vec<UserSummary> {
+        let pct = |ns: u64| 100.0 * ns as f64 / dur;
+        self.users
             .iter()
             .enumerate()
             .map(|(ui, u)| UserSummary {
@@ -210,9 +278,12 @@ impl Sim {
                     m
                 },
             })
-            .collect();
-        let intervals = self
-            .mon
+            .collect()
+    }
+
+    /// Each monitor interval's figures.
+    fn interval_summaries(&self) -> Vec<IntervalSummary> {
+        self.mon
             .intervals
             .iter()
             .map(|iv| {
@@ -275,67 +346,7 @@ impl Sim {
                     },
                 }
             })
-            .collect();
-        let mut s = Summary {
-            level: self.level.name.to_string(),
-            switches: self.level.switches.to_map(),
-            seed: self.cfg.seed,
-            processors: p as u32,
-            duration_s: dur / 1e9,
-            events: self.events,
-            transactions: tx,
-            etr,
-            itr: if busy_frac > 0.0 {
-                etr / busy_frac
-            } else {
-                0.0
-            },
-            tv_ratio: if virt > 0 {
-                busy as f64 / virt as f64
-            } else {
-                0.0
-            },
-            avg_processor_busy_pct: 100.0 * busy_frac,
-            system_pct: 100.0 * sys as f64 / dur,
-            response_ms: self.resp.summary(None),
-            users,
-            processor_detail: self
-                .lpus
-                .iter()
-                .map(|l| ProcessorSummary {
-                    busy_pct: pct(l.busy_ns),
-                    system_pct: pct(l.sys_ns),
-                })
-                .collect(),
-            intervals,
-            storage: self.storage_summary(),
-            locks: crate::locks::Locks::summary(&self.locks.counters, dur),
-            smt: self.smt_summary(busy, dur),
-            cpi: self.cpi_summary(),
-            devices: {
-                let mut d = self.device_summaries();
-                if let Some(m) = self.dasd.as_ref() {
-                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
-                }
-                d
-            },
-            lpar: self.lpar_summary(),
-            vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
-            dasd: self.dasd_summary(),
-            hyperpav: self.hyperpav_summary(),
-            channels: self.channel_summary(),
-            pav: self.pav_summary(),
-            servers: self.servers_summary(),
-            scheduler: self.sched.stats.clone(),
-            params_read: crate::params::names_read(
-                self.params_read.union(crate::params::reads_taken()),
-            ),
-            tx_unit: None,
-            requests: None,
-            cpupools: self.pools_summary(),
-        };
-        s.apply_tx_unit(self.cfg.tx_unit);
-        s
+            .collect()
     }
 
     /// SMT measures (cp-model §2.3, §2.4): raw thread time, MT-1 equivalent, prorated core time.

@@ -11,6 +11,7 @@
 //! `PageWait`, not runnable for the scheduler) until its page-in completes.
 
 use crate::config::{Config, Refs};
+use crate::entity::Entity;
 use crate::io::{DevType, Device, DeviceSummary, IoReq, Service};
 use crate::level::{EdevPaging, Switches};
 use crate::params::Params;
@@ -175,6 +176,49 @@ pub struct StorageSummary {
 }
 
 impl Paging {
+    /// Real storage and paging for the scenario, with each user's pages and page references
+    /// (users in guest order; None: the scenario has no storage model).
+    pub fn for_config(
+        cfg: &Config,
+        params: &Params,
+        level: &crate::level::Level,
+    ) -> Option<Paging> {
+        let mut pages = Vec::new();
+        let mut refs = Vec::new();
+        for g in &cfg.guests {
+            for _ in 0..g.count {
+                pages.push(if g.refs.is_some() {
+                    g.storage_pages.unwrap_or(0)
+                } else {
+                    0
+                });
+                refs.push(g.refs.clone());
+            }
+        }
+        Paging::new(cfg, params, &level.switches, cfg.seed, &pages, refs)
+    }
+
+    /// User `u`'s resident pages now.
+    #[inline]
+    pub fn resident(&self, u: usize) -> u64 {
+        self.st.res_user[u]
+    }
+
+    /// User `u`'s guest pages (the size of its page table).
+    pub fn guest_pages(&self, u: usize) -> u64 {
+        self.st.tables[u].pages
+    }
+
+    /// Pageable frames of real storage.
+    pub fn frames(&self) -> u64 {
+        self.st.frames
+    }
+
+    /// Paging exposures (volumes).
+    pub fn exposures(&self) -> usize {
+        self.devs.len()
+    }
+
     pub fn new(
         cfg: &Config,
         p: &Params,
@@ -586,7 +630,7 @@ impl Sim {
                 tag: NONE,
             };
             if let Some(t) = pg.devs[d].submit(now, r) {
-                self.q.schedule(self.first_dev + d as u32, t);
+                self.q.schedule(Entity::PagingDevice(d as u32), t);
             }
         }
         if search > 0 {
@@ -633,7 +677,7 @@ impl Sim {
         let dev = &mut pg.devs[d as usize];
         let r = dev.complete(now);
         if let Some(t) = dev.next_completion() {
-            self.q.schedule(self.first_dev + d, t);
+            self.q.schedule(Entity::PagingDevice(d), t);
         }
         if self.aliases.is_some() {
             self.alias_kick();

@@ -15,6 +15,7 @@
 //! has an alias) to the one that queued most, when the receiver queued at all and at least
 //! twice the donor's time (assumed: WLM's goal-based rule and its hysteresis are not public).
 
+use crate::entity::Entity;
 use crate::queue::Time;
 use serde::Serialize;
 
@@ -159,7 +160,7 @@ impl crate::sim::Sim {
         let dev = &mut d.devs[vt as usize];
         if dev.bind_alias(now) {
             if let Some(t) = dev.next_completion() {
-                self.q.schedule(self.first_mdev + vt, t);
+                self.q.schedule(Entity::Minidisk(vt), t);
             }
         }
     }

@@ -20,7 +20,7 @@
 
 use crate::config::{Action, PoolCfg};
 use crate::queue::Time;
-use crate::sim::{Sim, VState, NONE};
+use crate::sim::{Entity, Sim, VState, NONE};
 use serde::Serialize;
 
 /// One defined pool (a deleted pool keeps its slot so user indices stay valid).
@@ -345,7 +345,7 @@ impl Sim {
         }
         self.pool_held(v);
         self.vcpus[v as usize].set_state(VState::Limited, self.now);
-        self.q.schedule(self.first_vcpu + v, until);
+        self.q.schedule(Entity::Vcpu(v), until);
         self.sched.sys_pending += self.sched.cost_limit;
         self.sched.stats.limit_list_adds += 1;
         true
@@ -363,7 +363,7 @@ impl Sim {
         if self.pools.list[p as usize].until > self.now {
             // Still in debt (its user's own limit released it): wait for the pool.
             let until = self.pools.list[p as usize].until;
-            self.q.schedule(self.first_vcpu + v, until);
+            self.q.schedule(Entity::Vcpu(v), until);
             return true;
         }
         let held = std::mem::take(&mut self.pools.list[p as usize].held);
@@ -429,7 +429,7 @@ impl Sim {
                 .collect();
             let mw: Vec<f64> = mine.iter().map(|&i| w[i]).collect();
             let mc: Vec<f64> = mine.iter().map(|&i| cap[i]).collect();
-            for (k, a) in crate::scheduler::water_fill(r, &mw, &mc)
+            for (k, a) in crate::waterfill::water_fill(r, &mw, &mc)
                 .into_iter()
                 .enumerate()
             {
@@ -446,7 +446,7 @@ impl Sim {
                     }
                 })
                 .collect();
-            let rest = crate::scheduler::water_fill(left.max(0.0), w, &free);
+            let rest = crate::waterfill::water_fill(left.max(0.0), w, &free);
             for i in 0..alloc.len() {
                 if pool_of[i] == NONE || !fixed[pool_of[i] as usize] {
                     alloc[i] = rest[i];

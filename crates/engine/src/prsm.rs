@@ -311,7 +311,7 @@ pub fn limits(cpc: &CpcSpec, ents: &[Ent], want: &[f64]) -> Vec<f64> {
             .map(|&j| cpc.lpars[j].weight as f64)
             .collect();
         let cap: Vec<f64> = members.iter().map(|&j| want[j].min(out[j])).collect();
-        let got = crate::scheduler::water_fill(g.abscap, &w, &cap);
+        let got = crate::waterfill::water_fill(g.abscap, &w, &cap);
         // What a member's want leaves of its weight share goes to the others; a member is held
         // to its share plus that (never below its share, so its own want can grow into it).
         let wsum: f64 = w.iter().sum();
@@ -588,7 +588,7 @@ pub fn pool_share_capped(
             }
         })
         .collect();
-    let extra = crate::scheduler::water_fill(left, &w, &cap);
+    let extra = crate::waterfill::water_fill(left, &w, &cap);
     for (j, cj) in caps.iter().enumerate() {
         if cj.is_empty() || extra[j] <= 0.0 {
             continue;
@@ -597,7 +597,7 @@ pub fn pool_share_capped(
         let c: Vec<f64> = cj.iter().map(|x| x.1).collect();
         for ((k, _), e) in cj
             .iter()
-            .zip(crate::scheduler::water_fill(extra[j], &ones, &c))
+            .zip(crate::waterfill::water_fill(extra[j], &ones, &c))
         {
             out[j][*k] += e;
         }

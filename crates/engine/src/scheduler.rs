@@ -51,7 +51,7 @@ use crate::config::{Limit, ShareKind, ShareValue};
 use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
 use crate::params::Params;
 use crate::queue::Time;
-use crate::sim::{path_ns, Sim, UList, VState, ENT_SCHED, NONE};
+use crate::sim::{path_ns, Entity, Sim, UList, VState, NONE};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -162,6 +162,26 @@ pub struct SchedStats {
 }
 
 impl Scheduler {
+    /// The run's scheduler for the online processors, with storage admission's view of the
+    /// frames and paging exposures.
+    pub fn for_run(
+        cfg: &crate::config::Config,
+        params: &Params,
+        level: &Level,
+        cpu: &crate::cpu::Cpu,
+        paging: Option<&crate::paging::Paging>,
+    ) -> Scheduler {
+        let p_online = cpu.cores * cpu.threads;
+        let mut sched = Scheduler::new(params, level, p_online);
+        sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
+        sched.set_processors(p_online, cpu.n_lpus);
+        if let Some(pg) = paging {
+            sched.dpa = pg.frames() as f64;
+            sched.exposures = pg.exposures() as f64;
+        }
+        sched
+    }
+
     pub fn new(p: &Params, level: &Level, processors: u32) -> Self {
         let ms = 1e6;
         let e1 = (p.ets_e1() * ms).max(1.0);
@@ -334,59 +354,6 @@ fn normalized(v: &ShareValue, abs: f64, rel: f64, abs_cap: f64, is_min: bool) ->
     }
 }
 
-/// Weighted max-min fair water-filling: `cap_total` over users with weights `w` and upper
-/// bounds `cap`; returns each user's allocation (never more than `cap_total` in all).
-pub fn water_fill(cap_total: f64, w: &[f64], cap: &[f64]) -> Vec<f64> {
-    let mut wf = WaterFill::default();
-    wf.fill(cap_total, w, cap);
-    wf.alloc
-}
-
-/// `water_fill` with its buffers kept between calls (the scheduler's pass runs it every tick),
-/// and the users ordered by a precomputed key: `cap / w` is positive, so its bits order it as
-/// `total_cmp` does, and the user number below them breaks ties as before.
-#[derive(Default)]
-pub struct WaterFill {
-    keys: Vec<u128>,
-    pub alloc: Vec<f64>,
-}
-
-impl WaterFill {
-    pub fn fill(&mut self, cap_total: f64, w: &[f64], cap: &[f64]) -> &[f64] {
-        let n = w.len();
-        self.alloc.clear();
-        self.alloc.resize(n, 0.0);
-        self.keys.clear();
-        self.keys.extend(
-            (0..n)
-                .filter(|&i| cap[i] > 0.0 && w[i] > 0.0)
-                .map(|i| ((cap[i] / w[i]).to_bits() as u128) << 64 | i as u128),
-        );
-        self.keys.sort_unstable();
-        let order = |k: usize| self.keys[k] as u64 as usize;
-        let mut left = cap_total.max(0.0);
-        let mut wsum: f64 = (0..self.keys.len()).map(|k| w[order(k)]).sum();
-        let mut k = 0;
-        while k < self.keys.len() {
-            let i = order(k);
-            let level = left / wsum;
-            if cap[i] <= w[i] * level {
-                self.alloc[i] = cap[i];
-                left -= cap[i];
-                wsum -= w[i];
-                k += 1;
-            } else {
-                for j in k..self.keys.len() {
-                    let j = order(j);
-                    self.alloc[j] = w[j] * level;
-                }
-                break;
-            }
-        }
-        &self.alloc
-    }
-}
-
 impl Sim {
     /// Normalized minimum and maximum shares over all logged-on users (start and SET SHARE).
     pub(crate) fn normalize_shares(&mut self) {
@@ -556,7 +523,7 @@ impl Sim {
             // Background (LIMITSOFT over its maximum) until its consumption is back in line.
             let u = self.vcpus[v as usize].user as usize;
             self.q
-                .schedule(self.first_vcpu + v, self.users[u].sch.lim_until);
+                .schedule(Entity::Vcpu(v), self.users[u].sch.lim_until);
         }
     }
 
@@ -590,7 +557,7 @@ impl Sim {
                     self.pool_held(v);
                 }
                 self.vcpus[v as usize].set_state(VState::Limited, self.now);
-                self.q.schedule(self.first_vcpu + v, until);
+                self.q.schedule(Entity::Vcpu(v), until);
                 self.sched.sys_pending += self.sched.cost_limit;
                 self.sched.stats.limit_list_adds += 1;
                 return false;
@@ -923,7 +890,7 @@ impl Sim {
             && self
                 .paging
                 .as_ref()
-                .is_some_and(|pg| pg.st.res_user[u] as f64 > self.sched.maxwss * self.sched.dpa);
+                .is_some_and(|pg| pg.resident(u) as f64 > self.sched.maxwss * self.sched.dpa);
         if s.class == 0 || !(over_wss || self.now - s.dl_since >= self.sched.ets[s.class as usize])
         {
             return false;
@@ -1012,7 +979,7 @@ impl Sim {
     fn dlist_add(&mut self, u: usize) {
         let now = self.now;
         let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
-        let resident = self.paging.as_ref().map_or(0, |pg| pg.st.res_user[u]);
+        let resident = self.paging.as_ref().map_or(0, |pg| pg.resident(u));
         let s = &mut self.users[u].sch;
         s.list = UList::Dispatch;
         s.stay_res = resident;
@@ -1038,7 +1005,7 @@ impl Sim {
     }
 
     fn dlist_drop(&mut self, u: usize) {
-        let guest_pages = self.paging.as_ref().map_or(0, |pg| pg.st.tables[u].pages);
+        let guest_pages = self.paging.as_ref().map_or(0, |pg| pg.guest_pages(u));
         let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
         let slice = self.sched.slice as f64;
         let loading_faults = self.sched.loading_faults;
@@ -1093,8 +1060,10 @@ impl Sim {
         self.sched.last_tick = self.now;
         self.refresh_entitlement(dt);
         if self.now < self.end {
-            self.q
-                .schedule(ENT_SCHED, (self.now + self.sched.tick).min(self.end));
+            self.q.schedule(
+                Entity::Scheduler,
+                (self.now + self.sched.tick).min(self.end),
+            );
         }
     }
 
@@ -1325,72 +1294,4 @@ pub(crate) fn least_loaded(homes: &[u32], n: u32) -> u32 {
     (0..n.min(homes.len() as u32))
         .min_by_key(|&l| (homes[l as usize], l))
         .unwrap_or(0)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The water-fill as it was before its keys were precomputed (comparator dividing).
-    fn water_fill_by_comparator(cap_total: f64, w: &[f64], cap: &[f64]) -> Vec<f64> {
-        let n = w.len();
-        let mut alloc = vec![0.0; n];
-        let mut order: Vec<usize> = (0..n).filter(|&i| cap[i] > 0.0 && w[i] > 0.0).collect();
-        order
-            .sort_unstable_by(|&a, &b| (cap[a] / w[a]).total_cmp(&(cap[b] / w[b])).then(a.cmp(&b)));
-        let mut left = cap_total.max(0.0);
-        let mut wsum: f64 = order.iter().map(|&i| w[i]).sum();
-        let mut k = 0;
-        while k < order.len() {
-            let i = order[k];
-            let level = left / wsum;
-            if cap[i] <= w[i] * level {
-                alloc[i] = cap[i];
-                left -= cap[i];
-                wsum -= w[i];
-                k += 1;
-            } else {
-                for &j in &order[k..] {
-                    alloc[j] = w[j] * level;
-                }
-                break;
-            }
-        }
-        alloc
-    }
-
-    #[test]
-    fn water_fill_with_precomputed_keys_is_bit_identical() {
-        let mut r = crate::rng::Rng::new(16);
-        let mut wf = WaterFill::default();
-        for case in 0..3_000u64 {
-            let n = 1 + r.below(300) as usize;
-            let pick = |r: &mut crate::rng::Rng| match r.below(6) {
-                0 => 0.0,
-                1 => f64::INFINITY,
-                2 => 1.0, // ties
-                3 => r.below(4) as f64 * 0.25,
-                _ => r.exp(1.0),
-            };
-            let w: Vec<f64> = (0..n).map(|_| pick(&mut r).min(1e3)).collect();
-            let cap: Vec<f64> = (0..n).map(|_| pick(&mut r)).collect();
-            let total = r.exp(n as f64 / 4.0);
-            let mut cap = cap;
-            // Passes in a row with a few bounds changed, as the scheduler's ticks do.
-            for pass in 0..4 {
-                let want = water_fill_by_comparator(total, &w, &cap);
-                let got = wf.fill(total, &w, &cap);
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                assert_eq!(bits(got), bits(&want), "case {case} pass {pass}");
-                for _ in 0..r.below(n as u64 / 4 + 2) {
-                    let i = r.below(n as u64) as usize;
-                    cap[i] = if r.below(8) == 0 {
-                        0.0
-                    } else {
-                        cap[i] * (0.9 + 0.2 * r.unit())
-                    };
-                }
-            }
-        }
-    }
 }

@@ -27,6 +27,7 @@
 //! TCP/IP, the SSL server) are in the `servers` section of the summary.
 
 use crate::config::{Config, Workload};
+use crate::entity::Entity;
 use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{SslApvirt, SslCipher, SslServer, Switches};
 use crate::params::Params;
@@ -271,7 +272,7 @@ impl Sim {
         };
         let cost = ssl.apvirt_cp;
         if let Some(t) = ssl.adapter.submit_xfer(self.now, r, ssl.rsa_service_ns) {
-            self.q.schedule(self.first_crypto, t);
+            self.q.schedule(Entity::Crypto, t);
         }
         self.vcpus[v as usize].cp_owed += cost;
         true
@@ -283,7 +284,7 @@ impl Sim {
         let ssl = self.ssl.as_mut().expect("ssl");
         let r = ssl.adapter.complete(now);
         if let Some(t) = ssl.adapter.next_completion() {
-            self.q.schedule(self.first_crypto, t);
+            self.q.schedule(Entity::Crypto, t);
         }
         let Some(r) = r else { return };
         self.vnet_enqueue(r.waiter, r.tag | CONT);

@@ -24,7 +24,7 @@
 //! from the adapter.
 
 use crate::queue::Time;
-use crate::sim::{Sim, VState, NONE};
+use crate::sim::{Entity, Sim, VState, NONE};
 use std::collections::VecDeque;
 
 /// The role of a guest's program in the virtual network.
@@ -91,6 +91,25 @@ pub struct VnetSummary {
 }
 
 impl Vnet {
+    /// The run's virtual networking, when any guest is a client or a server.
+    pub fn for_run(
+        cfg: &crate::config::Config,
+        params: &crate::params::Params,
+        users: &[crate::sim::User],
+        n_vcpus: usize,
+    ) -> Option<Vnet> {
+        users.iter().any(|u| u.program.role().is_some()).then(|| {
+            let cost_msg = crate::sim::path_ns(params, params.path_vnet_msg(), 0.0);
+            let mut n = Vnet::new(n_vcpus, users.len(), cost_msg);
+            n.touches = cfg
+                .guests
+                .iter()
+                .flat_map(|g| std::iter::repeat_n(g.touches.max(1), g.count as usize))
+                .collect();
+            n
+        })
+    }
+
     pub fn summary(&self, secs: f64) -> VnetSummary {
         VnetSummary {
             messages: self.messages,
@@ -226,7 +245,7 @@ impl Sim {
             }
             None => {
                 // Wait for a message: dormant with no timer.
-                self.q.cancel(self.first_vcpu + v);
+                self.q.cancel(Entity::Vcpu(v));
                 if let Some(n) = self.vnet.as_mut() {
                     n.waiting[v as usize] = true;
                 }

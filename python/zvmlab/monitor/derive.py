@@ -298,6 +298,34 @@ def _pools(data: MonitorData, m: Measurements, per_group: dict) -> None:
 def measure(data: MonitorData) -> Measurements:
     """Per-interval processor, user and application figures from decoded monitor data."""
     m = Measurements(source=data.source, origin=data.origin, level=data.release, skipped=dict(data.skipped))
+    _system(data, m)
+    groups = data.groups
+    sample_groups = sorted({g for t in _SAMPLE_TABLES for g in data.column(t, "group") if g < len(groups)})
+    if not sample_groups:
+        return m
+    per_group, lock_names, levels = _samples(data, m, sample_groups)
+    prev, prev_tod, todo = _baseline(m, per_group, groups, sample_groups)
+    t0 = tod_ns(prev_tod)
+    _series(m, per_group, lock_names)
+    for g in todo:
+        cur, tod = per_group[g], groups[g]["tod"]
+        if tod < prev_tod:
+            m.problems.append(Problem(groups[g]["offset"], "interval end is earlier than the previous one; "
+                                                           "interval skipped"))
+            continue
+        m.intervals.append(Interval(prev_tod, tod, tod_ns(prev_tod) - t0, tod_ns(tod) - t0))
+        _interval(m, prev, cur, lock_names, {k: v[g] for k, v in levels.items()})
+        # keep earlier values for keys missing in this sample
+        prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
+        prev_tod = tod
+    from .channels import add_channels
+
+    add_channels(data, m)
+    return m
+
+
+def _system(data: MonitorData, m: Measurements) -> None:
+    """The system's identity and monitor interval (MRMTRSYS, ZVMSYS)."""
     sysrows = data.rows("MRMTRSYS")
     zsys = data.rows("ZVMSYS")
     if sysrows:
@@ -307,12 +335,11 @@ def measure(data: MonitorData) -> Measurements:
                     "level": zsys[0].get("ZVMSYS_LEVEL") if zsys else None}
     if zsys and zsys[0].get("ZVMSYS_INTERVAL") is not None:
         m.system["interval_s"] = tod_ns(zsys[0]["ZVMSYS_INTERVAL"]) / 1e9
-    groups = data.groups
-    sample_groups = sorted({g for t in _SAMPLE_TABLES for g in data.column(t, "group") if g < len(groups)})
-    if not sample_groups:
-        return m
 
-    # Per sample group, the cumulative values by key (and where each record was).
+
+def _samples(data: MonitorData, m: Measurements, sample_groups: list[int]) -> tuple[dict, list[str], dict]:
+    """Per sample group, the cumulative values by key (and where each record was), the lock names,
+    and the levels sampled per group (storage, per-user resident pages, minidisk cache)."""
     kinds = (("util", "sys", "wait", "prb", "ttime", "vtime", "tx", "where") + tuple(k for k, _, _ in _LOCK_COLS)
              + tuple("ust_" + k for k, _ in UST_COLS) + tuple("prp_" + k for k, _ in PRP_COLS))
     per_group = {g: {k: {} for k in kinds} for g in sample_groups}
@@ -327,6 +354,21 @@ def measure(data: MonitorData) -> Measurements:
         for k in (tuple("prp_" + k for k, _ in PRP_COLS) + tuple("cum_" + k for k, _, _ in CUM_COLS)
                   + tuple("hpp_" + k for k, _, _ in HPP_COLS) + ("hpp_max",)):
             per_group[g].setdefault(k, {})
+    _hyperpav(data, m, per_group)
+    _pools(data, m, per_group)
+    _lpars(data, m, per_group)
+    _capping(data, m)
+    _physical(data, m, per_group)
+    levels: dict[str, dict[int, dict]] = {"sto": {g: {} for g in per_group}, "user": {g: {} for g in per_group},
+                                          "mdc": {g: {} for g in per_group}}
+    _devices(data, m, per_group)
+    _storage(data, m, per_group, levels)
+    m.cpus.sort()
+    return per_group, lock_names, levels
+
+
+def _hyperpav(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """The HyperPAV alias pool (ZVMHPP): its facts and cumulative counters per sample."""
     for r in data.rows("ZVMHPP"):
         g = r["group"]
         if g not in per_group or r.get("ZVMHPP_ALIASES") is None:
@@ -339,7 +381,10 @@ def measure(data: MonitorData) -> Measurements:
         for key, col, _ in HPP_COLS:
             per_group[g]["hpp_" + key]["all"] = r.get(col)
         per_group[g]["hpp_max"]["all"] = (r.get("ZVMHPP_MAXPG"), r.get("ZVMHPP_MAXMD"))
-    _pools(data, m, per_group)
+
+
+def _lpars(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """The CPC's LPARs (ZVMCUP): the last record of each, in LPAR number order."""
     for r in data.rows("ZVMCUP"):
         g = r["group"]
         if g not in per_group or not r.get("ZVMCUP_LPNAME") or r.get("ZVMCUP_LPNUM") is None:
@@ -355,6 +400,10 @@ def measure(data: MonitorData) -> Measurements:
               "horizontal": bool((r.get("ZVMCUP_FLAGS") or 0) & L.CUPFLAG_HORIZONTAL)}
         m.lpars = [x for x in m.lpars if x["number"] != lp["number"]] + [lp]
     m.lpars.sort(key=lambda x: x["number"])
+
+
+def _capping(data: MonitorData, m: Measurements) -> None:
+    """Each capped LPAR's capping (ZVMCAP)."""
     for r in data.rows("ZVMCAP"):
         lp = next((x for x in m.lpars if x["number"] == r.get("ZVMCAP_LPNUM")), None)
         if lp is None:
@@ -364,6 +413,10 @@ def measure(data: MonitorData) -> Measurements:
         lp["capping"] = {"initial": bool(flags & L.CAPFLAG_INITIAL), "abscap": h("ZVMCAP_ABSCAP"),
                          "group": (r.get("ZVMCAP_GROUP") or "").strip() or None, "group_cap": h("ZVMCAP_GRPCAP"),
                          "cap_cores": None if not r.get("ZVMCAP_CAPMIL") else r["ZVMCAP_CAPMIL"] / 1000.0}
+
+
+def _physical(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """The physical processors' counters (ZVMCUM)."""
     for r in data.rows("ZVMCUM"):
         g = r["group"]
         if g not in per_group or r.get("ZVMCUM_LPDISP") is None:
@@ -371,8 +424,11 @@ def measure(data: MonitorData) -> Measurements:
         m.phys_info = {"shared": r.get("ZVMCUM_SHARED"), "dedicated": r.get("ZVMCUM_DEDIC")}
         for key, col, _ in CUM_COLS:
             per_group[g]["cum_" + key]["all"] = r.get(col)
-    levels: dict[int, dict] = {g: {} for g in per_group}
-    ulevels: dict[int, dict] = {g: {} for g in per_group}
+
+
+def _devices(data: MonitorData, m: Measurements, per_group: dict) -> None:
+    """Devices: activity (ZVMDEV) with their configuration (ZVMDVC), paging slots (MRSTOASP),
+    and the devices a real system's configuration names (D1R6) without zvmlab's records."""
     slots = {}
     for r in data.rows("MRSTOASP"):
         if r.get("STOASP_RDEVDEV") is not None and r.get("STOASP_CALPAGE") is not None:
@@ -403,7 +459,10 @@ def measure(data: MonitorData) -> Measurements:
                              "exposures": None}
     for d in m.devs:
         m.dev_info[d]["slots"] = slots.get(d)
-    mdc_levels: dict[int, dict] = {g: {} for g in per_group}
+
+
+def _storage(data: MonitorData, m: Measurements, per_group: dict, levels: dict) -> None:
+    """Real storage, paging and the minidisk cache (ZVMSTO), and each user's paging (ZVMUSE)."""
     for r in data.rows("ZVMSTO"):
         g = r["group"]
         if g not in per_group:
@@ -413,27 +472,32 @@ def measure(data: MonitorData) -> Measurements:
             m.has_mdc = True
             for key, col, _ in MDC_COLS:
                 per_group[g].setdefault("mdc_" + key, {})["all"] = r.get(col)
-            mdc_levels[g] = {key: r.get(col) for key, col in MDC_LEVELS}
+            levels["mdc"][g] = {key: r.get(col) for key, col in MDC_LEVELS}
         if all(r.get(col) is None for _, col, _ in STO_COLS) or (flags is not None and not flags & L.STOFLAG_PAGING):
             continue
         m.has_storage = True
         for key, col, _ in STO_COLS:
             per_group[g]["sto_" + key]["all"] = r.get(col)
-        levels[g] = {key: r.get(col) for key, col in STO_LEVELS}
-    if m.has_storage:
-        for r in data.rows("ZVMUSE"):
-            g, u = r["group"], r.get("ZVMUSE_USERID")
-            if g not in per_group or not u:
-                continue
-            for key, col, _ in UPG_COLS:
-                v = r.get(col)
-                cur = per_group[g]["upg_" + key]
-                cur[u] = None if v is None else (cur.get(u) or 0) + v
-            v = r.get("ZVMUSE_RESPAGES")
-            ulevels[g][u] = None if v is None else (ulevels[g].get(u) or 0) + v
-    m.cpus.sort()
+        levels["sto"][g] = {key: r.get(col) for key, col in STO_LEVELS}
+    if not m.has_storage:
+        return
+    for r in data.rows("ZVMUSE"):
+        g, u = r["group"], r.get("ZVMUSE_USERID")
+        if g not in per_group or not u:
+            continue
+        for key, col, _ in UPG_COLS:
+            v = r.get(col)
+            cur = per_group[g]["upg_" + key]
+            cur[u] = None if v is None else (cur.get(u) or 0) + v
+        v = r.get("ZVMUSE_RESPAGES")
+        ulevels = levels["user"][g]
+        ulevels[u] = None if v is None else (ulevels.get(u) or 0) + v
 
-    # Baseline: zeros at the end of the configuration set if monitoring started at IPL.
+
+def _baseline(m: Measurements, per_group: dict, groups: list, sample_groups: list[int]) -> tuple[dict, int, list]:
+    """The values before the first interval, its time, and the sample groups that end intervals:
+    zeros at the end of the configuration set if monitoring started at IPL, else the first sample
+    (whose per-user I/O counts are then subtracted)."""
     g0 = sample_groups[0]
     ipl = m.system.get("ipl_tod")
     if g0 > 0 and ipl is not None and ipl >= groups[g0 - 1]["tod"]:
@@ -447,7 +511,11 @@ def measure(data: MonitorData) -> Measurements:
             io[k] = None if io[k] is None or base is None or io[k] < base else io[k] - base
             io.pop("first_" + k, None)
     m.start_tod = prev_tod
-    t0 = tod_ns(prev_tod)
+    return prev, prev_tod, todo
+
+
+def _series(m: Measurements, per_group: dict, lock_names: list[str]) -> None:
+    """Empty per-interval series for every processor, user, lock, device and table the data has."""
     for c in m.cpus:
         for s in (m.busy_ns, m.sys_ns, m.user_ns, m.wait_ns, m.emul_ns):
             s[c] = []
@@ -479,92 +547,108 @@ def measure(data: MonitorData) -> Measurements:
         m.sto = {key: [] for key, _, _ in STO_COLS}
         m.sto_level = {key: [] for key, _ in STO_LEVELS}
         m.upg = {u: {**{key: [] for key, _, _ in UPG_COLS}, "resident": []} for u in m.users}
-    for g in todo:
-        cur, tod = per_group[g], groups[g]["tod"]
-        if tod < prev_tod:
-            m.problems.append(Problem(groups[g]["offset"], "interval end is earlier than the previous one; "
-                                                           "interval skipped"))
-            continue
-        m.intervals.append(Interval(prev_tod, tod, tod_ns(prev_tod) - t0, tod_ns(tod) - t0))
-        w = cur["where"]
-        du = _deltas(prev["util"], cur["util"], m, "tod", w)
-        ds = _deltas(prev["sys"], cur["sys"], m, "tod", w)
-        dw = _deltas(prev["wait"], cur["wait"], m, "tod", w)
-        dp = _deltas(prev["prb"], cur["prb"], m, "timerdown", w)
-        for c in m.cpus:
-            u_, s_ = du.get(c), ds.get(c)
-            m.user_ns[c].append(u_)
-            m.sys_ns[c].append(s_)
-            m.busy_ns[c].append(None if u_ is None or s_ is None else u_ + s_)
-            m.wait_ns[c].append(dw.get(c))
-            m.emul_ns[c].append(dp.get(c))
-        dt = _deltas(prev["ttime"], cur["ttime"], m, "tod", w)
-        dv = _deltas(prev["vtime"], cur["vtime"], m, "tod", w)
-        dx = _deltas(prev["tx"], cur["tx"], m, "uint", w)
-        for u in m.users:
-            m.total_ns[u].append(dt.get(u))
-            m.virt_ns[u].append(dv.get(u))
-            if m.has_appl:
-                m.tx[u].append(dx.get(u))
-        for key, _, kind in _LOCK_COLS:
-            d = _deltas(prev[key], cur[key], m, kind, w)
-            for name in lock_names:
-                m.locks[name][key].append(d.get(name))
-        if m.prp:
-            for key, _ in PRP_COLS:
-                d = _deltas(prev["prp_" + key], cur["prp_" + key], m, "tod", w)
-                for c in m.cpus:
-                    m.prp[c][key].append(d.get(c))
-        if m.phys:
-            for key, _, kind in CUM_COLS:
-                m.phys[key].append(_deltas(prev["cum_" + key], cur["cum_" + key], m, kind, {}).get("all"))
-        if m.has_mdc:
-            for key, _, kind in MDC_COLS:
-                m.mdc[key].append(_deltas(prev.get("mdc_" + key, {}), cur.get("mdc_" + key, {}), m, kind,
-                                          {}).get("all"))
-            for key, _ in MDC_LEVELS:
-                m.mdc[key].append(mdc_levels[g].get(key))
-        for name, series in m.cpl.items():
-            for key, _, kind in CPL_COLS:
-                series[key].append(_deltas(prev.get("cpl_" + key, {}), cur.get("cpl_" + key, {}), m, kind,
-                                           {}).get(name))
-            at = cur.get("cpl_at", {}).get(name) or {}
-            series["limit_pct"].append(at.get("limit_pct"))
-            series["members"].append(at.get("members"))
-        if m.hpp:
-            for key, _, kind in HPP_COLS:
-                m.hpp[key].append(_deltas(prev["hpp_" + key], cur["hpp_" + key], m, kind, {}).get("all"))
-            mx = cur["hpp_max"].get("all") or (None, None)
-            m.hpp["max_pg"].append(mx[0])
-            m.hpp["max_md"].append(mx[1])
-        if m.ust:
-            for key, _ in UST_COLS:
-                d = _deltas(prev["ust_" + key], cur["ust_" + key], m, "tod", w)
-                for u in m.users:
-                    m.ust[u][key].append(d.get(u))
-        wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
-        for key, _, kind in DEV_COLS:
-            d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)
-            for dv_ in m.devs:
-                m.dev[dv_][key].append(d.get(dv_))
-        if m.has_storage:
-            for key, _, kind in STO_COLS:
-                m.sto[key].append(_deltas(prev["sto_" + key], cur["sto_" + key], m, kind, {}).get("all"))
-            for key, _ in STO_LEVELS:
-                m.sto_level[key].append(levels[g].get(key))
-            for key, _, kind in UPG_COLS:
-                d = _deltas(prev["upg_" + key], cur["upg_" + key], m, kind, w)
-                for u in m.users:
-                    m.upg[u][key].append(d.get(u))
-            for u in m.users:
-                m.upg[u]["resident"].append(ulevels[g].get(u))
-        # keep earlier values for keys missing in this sample
-        prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
-        prev_tod = tod
-    from .channels import add_channels
 
-    add_channels(data, m)
-    return m
+
+def _interval(m: Measurements, prev: dict, cur: dict, lock_names: list[str], levels: dict) -> None:
+    """One interval's values (`cur` less `prev`) appended to every series, table by table."""
+    w = cur["where"]
+    _interval_cpus(m, prev, cur, w)
+    _interval_users(m, prev, cur, w)
+    for key, _, kind in _LOCK_COLS:
+        d = _deltas(prev[key], cur[key], m, kind, w)
+        for name in lock_names:
+            m.locks[name][key].append(d.get(name))
+    if m.prp:
+        for key, _ in PRP_COLS:
+            d = _deltas(prev["prp_" + key], cur["prp_" + key], m, "tod", w)
+            for c in m.cpus:
+                m.prp[c][key].append(d.get(c))
+    if m.phys:
+        for key, _, kind in CUM_COLS:
+            m.phys[key].append(_deltas(prev["cum_" + key], cur["cum_" + key], m, kind, {}).get("all"))
+    if m.has_mdc:
+        for key, _, kind in MDC_COLS:
+            m.mdc[key].append(_deltas(prev.get("mdc_" + key, {}), cur.get("mdc_" + key, {}), m, kind,
+                                      {}).get("all"))
+        for key, _ in MDC_LEVELS:
+            m.mdc[key].append(levels["mdc"].get(key))
+    _interval_pools(m, prev, cur)
+    _interval_hyperpav(m, prev, cur)
+    if m.ust:
+        for key, _ in UST_COLS:
+            d = _deltas(prev["ust_" + key], cur["ust_" + key], m, "tod", w)
+            for u in m.users:
+                m.ust[u][key].append(d.get(u))
+    wd = {k[1]: v for k, v in w.items() if isinstance(k, tuple)}
+    for key, _, kind in DEV_COLS:
+        d = _deltas(prev["dev_" + key], cur["dev_" + key], m, kind, wd)
+        for dv_ in m.devs:
+            m.dev[dv_][key].append(d.get(dv_))
+    if m.has_storage:
+        _interval_storage(m, prev, cur, w, levels)
+
+
+def _interval_cpus(m: Measurements, prev: dict, cur: dict, w: dict) -> None:
+    """Processors: user, system, busy, wait and emulation time."""
+    du = _deltas(prev["util"], cur["util"], m, "tod", w)
+    ds = _deltas(prev["sys"], cur["sys"], m, "tod", w)
+    dw = _deltas(prev["wait"], cur["wait"], m, "tod", w)
+    dp = _deltas(prev["prb"], cur["prb"], m, "timerdown", w)
+    for c in m.cpus:
+        u_, s_ = du.get(c), ds.get(c)
+        m.user_ns[c].append(u_)
+        m.sys_ns[c].append(s_)
+        m.busy_ns[c].append(None if u_ is None or s_ is None else u_ + s_)
+        m.wait_ns[c].append(dw.get(c))
+        m.emul_ns[c].append(dp.get(c))
+
+
+def _interval_users(m: Measurements, prev: dict, cur: dict, w: dict) -> None:
+    """Users: total and virtual CPU time, transactions."""
+    dt = _deltas(prev["ttime"], cur["ttime"], m, "tod", w)
+    dv = _deltas(prev["vtime"], cur["vtime"], m, "tod", w)
+    dx = _deltas(prev["tx"], cur["tx"], m, "uint", w)
+    for u in m.users:
+        m.total_ns[u].append(dt.get(u))
+        m.virt_ns[u].append(dv.get(u))
+        if m.has_appl:
+            m.tx[u].append(dx.get(u))
+
+
+def _interval_pools(m: Measurements, prev: dict, cur: dict) -> None:
+    """CPU pools: counters, and the limit and members at the sample."""
+    for name, series in m.cpl.items():
+        for key, _, kind in CPL_COLS:
+            series[key].append(_deltas(prev.get("cpl_" + key, {}), cur.get("cpl_" + key, {}), m, kind,
+                                       {}).get(name))
+        at = cur.get("cpl_at", {}).get(name) or {}
+        series["limit_pct"].append(at.get("limit_pct"))
+        series["members"].append(at.get("members"))
+
+
+def _interval_hyperpav(m: Measurements, prev: dict, cur: dict) -> None:
+    """The HyperPAV pool: counters, and the most aliases in use per type."""
+    if not m.hpp:
+        return
+    for key, _, kind in HPP_COLS:
+        m.hpp[key].append(_deltas(prev["hpp_" + key], cur["hpp_" + key], m, kind, {}).get("all"))
+    mx = cur["hpp_max"].get("all") or (None, None)
+    m.hpp["max_pg"].append(mx[0])
+    m.hpp["max_md"].append(mx[1])
+
+
+def _interval_storage(m: Measurements, prev: dict, cur: dict, w: dict, levels: dict) -> None:
+    """Real storage and paging: counters and levels, and each user's paging and resident pages."""
+    for key, _, kind in STO_COLS:
+        m.sto[key].append(_deltas(prev["sto_" + key], cur["sto_" + key], m, kind, {}).get("all"))
+    for key, _ in STO_LEVELS:
+        m.sto_level[key].append(levels["sto"].get(key))
+    for key, _, kind in UPG_COLS:
+        d = _deltas(prev["upg_" + key], cur["upg_" + key], m, kind, w)
+        for u in m.users:
+            m.upg[u][key].append(d.get(u))
+    for u in m.users:
+        m.upg[u]["resident"].append(levels["user"].get(u))
 
 
 def _processors(data: MonitorData, m: Measurements, per_group: dict) -> None:

@@ -1,0 +1,387 @@
+//! The guests: users (virtual machines) and their virtual CPUs, with each user's accounting and
+//! scheduler state, built from the scenario's guest groups.
+
+use crate::config::{Config, Share};
+use crate::params::Params;
+use crate::queue::Time;
+use crate::rng::Rng;
+use crate::sim::NONE;
+use crate::workload::Program;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VState {
+    /// Idle between transactions (its user may still be test-idle on the dispatch list).
+    Dormant,
+    /// Runnable, but its user waits on the eligible list for admission.
+    Eligible,
+    /// Runnable, held back by a LIMITHARD maximum share (limit list / limit deadline).
+    Limited,
+    /// On a dispatch vector, waiting for a processor.
+    Ready,
+    /// Running on a logical processor.
+    Running,
+    /// Waiting for a page-in (paging); not runnable.
+    PageWait,
+    /// Waiting for a guest DASD I/O (its window full, or a synchronous I/O); not runnable.
+    IoWait,
+}
+
+/// Number of `VState`s (the index of each is its discriminant).
+pub const N_VSTATES: usize = 7;
+
+impl VState {
+    /// Names of the states in index order, as the run summary and the monitor data give them
+    /// (Perfkit FCX114 USTAT's columns: dormant, eligible, limit list, waiting for a processor,
+    /// running, page wait, I/O wait).
+    pub const NAMES: [&'static str; N_VSTATES] = [
+        "dormant",
+        "eligible",
+        "limited",
+        "cpu_wait",
+        "running",
+        "page_wait",
+        "io_wait",
+    ];
+}
+
+/// Which of CP's scheduler lists a user is on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UList {
+    Dormant,
+    Eligible,
+    Dispatch,
+}
+
+/// A virtual CPU (a VMDBK).
+#[derive(Clone, Debug)]
+pub struct Vcpu {
+    pub user: u32,
+    pub state: VState,
+    /// CPU work left in the current burst (ns at nominal speed).
+    pub remaining: Time,
+    /// Minor time slice left.
+    pub slice_left: Time,
+    /// Dispatch priority (deadline) of its current dispatch-vector entry.
+    pub deadline: Time,
+    pub rng: Rng,
+    /// Home dispatch vector (the logical processor it last ran on).
+    pub home: u32,
+    /// Sequence number of its live dispatch-vector entry (older entries are stale).
+    pub heap_seq: u64,
+    /// Since when it has wanted a processor without running (Ready, Eligible or Limited).
+    pub want_since: Time,
+    /// Dispatch instant of the current run, and CPU (guest + chargeable CP) used in it.
+    pub run_start: Time,
+    pub run_used: Time,
+    /// Minor time slices completed in the current transaction (interactive bias).
+    pub tx_slices: u32,
+    /// Next arrival of work (open-stream workloads).
+    pub next_arrival: Time,
+    /// 6.4 scheduler: virtual start tag (ns of the dispatch list's virtual time), and the tag
+    /// its current dispatch-vector entry was queued with.
+    pub vtag: Time,
+    pub start: Time,
+    /// LIMITHARD deadline methods: not dispatchable before this instant.
+    pub limit_until: Time,
+    /// Chargeable CP time owed (page-fault handling), run at the head of its next run.
+    pub cp_owed: Time,
+    /// Its current run is a page fault's CP time, after which it waits for a page-in.
+    pub pagewait: bool,
+    /// Paging device of that page-in (NONE: none can be started).
+    pub pagein: u32,
+    /// Since when it has been in `state`, and the time it spent in each state before that
+    /// (index: the state's discriminant): the user wait-state analysis (FCX114 USTAT), exact
+    /// rather than sampled.
+    pub state_since: Time,
+    pub state_ns: [Time; N_VSTATES],
+}
+
+impl Vcpu {
+    /// A dormant virtual CPU of user `user` homed on processor `home`.
+    pub fn new(user: u32, rng: Rng, home: u32) -> Vcpu {
+        Vcpu {
+            user,
+            state: VState::Dormant,
+            remaining: 0,
+            slice_left: 0,
+            deadline: 0,
+            rng,
+            home,
+            heap_seq: 0,
+            want_since: 0,
+            run_start: 0,
+            run_used: 0,
+            tx_slices: 0,
+            vtag: 0,
+            start: 0,
+            limit_until: 0,
+            next_arrival: 0,
+            cp_owed: 0,
+            pagewait: false,
+            pagein: NONE,
+            state_since: 0,
+            state_ns: [0; N_VSTATES],
+        }
+    }
+
+    /// Enter state `s` at `now`, accounting the time spent in the state it leaves.
+    #[inline(always)]
+    pub fn set_state(&mut self, s: VState, now: Time) {
+        self.state_ns[self.state as usize] += now.saturating_sub(self.state_since);
+        self.state_since = now;
+        self.state = s;
+    }
+
+    /// Time spent in each state from the start of the run up to `now`.
+    pub fn state_time(&self, now: Time) -> [Time; N_VSTATES] {
+        let mut t = self.state_ns;
+        t[self.state as usize] += now.saturating_sub(self.state_since);
+        t
+    }
+}
+
+/// Per-user counters, cumulative since the start of the run.
+#[derive(Clone, Debug, Default)]
+pub struct Acct {
+    pub virt_ns: u64,
+    pub cp_ns: u64,
+    pub tx_started: u64,
+    pub tx_done: u64,
+    /// SMT: raw CPU time (virt + cp) run beside a busy sibling thread; the MT-1 equivalent and
+    /// prorated times are derived from it (cp-model §2.3).
+    pub smt_shared_ns: u64,
+}
+
+/// A guest virtual machine (its base VMDBK carries the share).
+#[derive(Clone, Debug)]
+pub struct User {
+    pub userid: String,
+    pub share: Share,
+    pub program: Program,
+    pub vcpus: Vec<u32>,
+    /// Normalized share over all logged-on users (fraction of the whole system).
+    pub ns_all: f64,
+    /// Maximum share over all logged-on users (fraction of the system), if any.
+    pub max_all: Option<f64>,
+    pub acct: Acct,
+    pub sch: UserSched,
+}
+
+/// A user's scheduler state (lists, transaction class, measured demand, limits).
+#[derive(Clone, Debug)]
+pub struct UserSched {
+    pub list: UList,
+    /// SET QUICKDSP ON: transaction class E0, never held on the eligible list.
+    pub quickdsp: bool,
+    /// Transaction class 1..3 (E1..E3 on the eligible list, Q1..Q3 on the dispatch list).
+    pub class: u8,
+    /// Entry into the dispatch list (elapsed time slice) / into the eligible list.
+    pub dl_since: Time,
+    pub el_since: Time,
+    /// Time spent on the eligible list before the current dispatch-list stay (taken once).
+    pub el_delay: Time,
+    /// Virtual CPUs that are runnable (Ready, Running, Eligible or Limited).
+    pub n_runnable: u32,
+    /// Test-idle: on the dispatch list with no runnable virtual CPU since `tidle_since`.
+    pub tidle: bool,
+    pub tidle_since: Time,
+    /// Virtual-CPU time spent dormant while test-idle before the current period (FCX114 USTAT
+    /// %TI), and the user's dormant virtual CPUs in the current period (constant within it: any
+    /// of them becoming runnable ends the period).
+    pub tidle_ns: Time,
+    pub tidle_vcpus: u32,
+    /// Share counted in the list normalization sums (relative, absolute fraction).
+    pub in_sums: (f64, f64),
+    /// Sequence number of its live eligible-list entry.
+    pub el_seq: u64,
+    /// 6.4 measurement: CPU at the last tick, time wanting CPU since; measured at the next
+    /// scheduler pass (runnable since the last one). The smoothed demand is the scheduler's.
+    pub used_mark: u64,
+    pub want_ns: u64,
+    pub touched: bool,
+    /// 6.4 target rate (processors; NaN before the first) and per virtual CPU, used to
+    /// advance virtual deadlines.
+    pub rate: f64,
+    pub rate_v: f64,
+    /// 1 / rate_v, and one minor time slice at that rate (virtual ns), kept for the hot path.
+    pub inv_rate_v: f64,
+    pub slice_v: Time,
+    /// 6.4 entitlement plus excess from the last water-fill (processors), and the water-fill
+    /// these rates were derived from (`Entitlement::gen`).
+    pub alloc: f64,
+    pub fill_gen: u64,
+    /// Consumption method: CPU credit (ns) at `lim_last`; not dispatchable before `lim_until`.
+    pub lim_credit: f64,
+    pub lim_last: Time,
+    pub lim_until: Time,
+    /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
+    pub pool: u32,
+    /// Its share of the pool's limit (fraction of the system; infinite outside a pool).
+    pub pool_ns: f64,
+    /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
+    /// its last change, loading user or not, page-ins and first touches so far, and at the
+    /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
+    /// dispatch-list stay was counted as.
+    pub wss: f64,
+    pub wss_trend: i8,
+    pub loading: bool,
+    pub pageins: u64,
+    pub firsts: u64,
+    pub stay_pageins: u64,
+    pub stay_in: u64,
+    pub stay_res: u64,
+    pub stay_cpu: u64,
+    pub dl_wss: f64,
+    pub dl_loading: bool,
+}
+
+impl UserSched {
+    /// The user stops being test-idle at `now` (a new transaction, or the drop after the grace
+    /// period): the period counts towards its test-idle time.
+    #[inline]
+    pub fn end_tidle(&mut self, now: Time) {
+        if self.tidle {
+            self.tidle_ns += now.saturating_sub(self.tidle_since) * self.tidle_vcpus as Time;
+            self.tidle = false;
+        }
+    }
+
+    /// Virtual-CPU time spent dormant while test-idle, up to `now`.
+    pub fn tidle_time(&self, now: Time) -> Time {
+        self.tidle_ns
+            + if self.tidle {
+                now.saturating_sub(self.tidle_since) * self.tidle_vcpus as Time
+            } else {
+                0
+            }
+    }
+}
+
+impl Default for UserSched {
+    fn default() -> Self {
+        UserSched {
+            list: UList::Dormant,
+            quickdsp: false,
+            class: 1,
+            dl_since: 0,
+            el_since: 0,
+            el_delay: 0,
+            n_runnable: 0,
+            tidle: false,
+            tidle_since: 0,
+            tidle_ns: 0,
+            tidle_vcpus: 0,
+            in_sums: (0.0, 0.0),
+            el_seq: 0,
+            used_mark: 0,
+            want_ns: 0,
+            touched: false,
+            rate: f64::NAN,
+            rate_v: 1.0,
+            inv_rate_v: 1.0,
+            slice_v: 0,
+            alloc: 0.0,
+            fill_gen: u64::MAX,
+            lim_credit: 0.0,
+            lim_last: 0,
+            lim_until: 0,
+            pool: NONE,
+            pool_ns: f64::INFINITY,
+            wss: 0.0,
+            wss_trend: 0,
+            loading: false,
+            pageins: 0,
+            firsts: 0,
+            stay_pageins: 0,
+            stay_in: 0,
+            stay_res: 0,
+            stay_cpu: 0,
+            dl_wss: 0.0,
+            dl_loading: false,
+        }
+    }
+}
+
+/// The user numbers of the guests of group `userid` (users are numbered in guest order).
+fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
+    let mut n = 0u32;
+    let mut out = Vec::new();
+    for g in &cfg.guests {
+        for _ in 0..g.count {
+            if g.userid == userid {
+                out.push(n);
+            }
+            n += 1;
+        }
+    }
+    out
+}
+
+/// The users (one per guest of each group) and their virtual CPUs, homed round robin over
+/// the `p_online` processors.
+pub(crate) fn guests(
+    cfg: &Config,
+    params: &Params,
+    p_online: u32,
+) -> Result<(Vec<User>, Vec<Vcpu>), String> {
+    let mut users = Vec::new();
+    let mut vcpus = Vec::new();
+    let ms = 1e6;
+    for g in &cfg.guests {
+        for k in 0..g.count {
+            let userid = if g.count > 1 {
+                format!("{}{}", g.userid, k)
+            } else {
+                g.userid.clone()
+            };
+            let uid = users.len() as u32;
+            let servers = match &g.workload {
+                crate::config::Workload::Client { servers, .. } => server_users(cfg, servers),
+                crate::config::Workload::Server {
+                    forward: Some(f), ..
+                }
+                | crate::config::Workload::SslServer {
+                    forward: Some(f), ..
+                } => server_users(cfg, f),
+                _ => Vec::new(),
+            };
+            let program = Program::new(
+                &g.workload,
+                params.tx_cpu_default() * ms,
+                params.burst_default() * ms,
+                servers,
+            );
+            let mut ids = Vec::new();
+            for _ in 0..g.vcpus {
+                let id = vcpus.len() as u32;
+                ids.push(id);
+                vcpus.push(Vcpu::new(
+                    uid,
+                    Rng::stream(cfg.seed, 1000 + id as u64),
+                    id % p_online,
+                ));
+            }
+            let sch = UserSched {
+                quickdsp: g.quickdsp,
+                ..Default::default()
+            };
+            users.push(User {
+                userid,
+                share: g.share,
+                program,
+                vcpus: ids,
+                ns_all: 0.0,
+                max_all: None,
+                acct: Acct::default(),
+                sch,
+            });
+        }
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    for u in &users {
+        if !seen.insert(u.userid.clone()) {
+            return Err(format!("userid {} is defined twice", u.userid));
+        }
+    }
+    Ok((users, vcpus))
+}
