@@ -13,7 +13,6 @@ pub mod config;
 pub mod cpu;
 pub mod dasd;
 pub mod dispatcher;
-pub mod dv;
 pub mod entitle;
 pub mod entitle_pools;
 pub mod hyperpav;

@@ -48,7 +48,6 @@
 //! what, whatever their shares (A1's deviation).
 
 use crate::config::{Limit, ShareKind, ShareValue};
-use crate::dv::{DispatchVectors, Popped};
 use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
 use crate::params::Params;
 use crate::queue::Time;
@@ -74,8 +73,8 @@ fn to_time(x: f64) -> Time {
 
 pub struct Scheduler {
     /// Dispatch vectors: one per logical processor (`DvSelect::Local`) or one shared ordered
-    /// dispatch list (`DvSelect::LookAside`), ordered by (deadline, sequence) (`dv.rs`).
-    dvs: DispatchVectors,
+    /// dispatch list (`DvSelect::LookAside`). Entries: (deadline, sequence, virtual CPU).
+    dvs: Vec<BinaryHeap<Entry>>,
     pub sched: Sched,
     pub limithard: LimitHard,
     pub local: bool,
@@ -171,7 +170,7 @@ impl Scheduler {
         let local = level.switches.dv == DvSelect::Local;
         let n_dv = if local { processors as usize } else { 1 };
         Scheduler {
-            dvs: DispatchVectors::new(n_dv),
+            dvs: (0..n_dv).map(|_| BinaryHeap::new()).collect(),
             direct_ok: false,
             direct: NONE,
             sched: level.switches.sched,
@@ -248,8 +247,8 @@ impl Scheduler {
     /// the online ones; local dispatch vectors exist for every allocated one.
     pub(crate) fn set_processors(&mut self, online: u32, allocated: u32) {
         self.n_cpu = online as f64;
-        if self.local && self.dvs.count() < allocated as usize {
-            self.dvs.resize(allocated as usize);
+        if self.local && self.dvs.len() < allocated as usize {
+            self.dvs.resize_with(allocated as usize, BinaryHeap::new);
         }
     }
 
@@ -260,11 +259,11 @@ impl Scheduler {
 
     /// Virtual CPUs waiting on dispatch vectors (stale entries included).
     pub fn len(&self) -> usize {
-        self.dvs.total_len()
+        self.dvs.iter().map(|d| d.len()).sum()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.dvs.all_empty()
+        self.dvs.iter().all(|d| d.is_empty())
     }
 
     pub fn eligible_len(&self) -> usize {
@@ -539,12 +538,12 @@ impl Sim {
         let now = self.now;
         let vc = &mut self.vcpus[v as usize];
         vc.deadline = d;
+        vc.heap_seq = seq;
         vc.set_state(VState::Ready, now);
         vc.slice_left = self.sched.slice;
         if self.sched.direct_ok && d < FAR {
             // It is the most urgent ready virtual CPU, and an idle processor takes it now.
             self.sched.direct = v;
-            self.sched.dvs.forget(v);
             return;
         }
         let dv = if self.sched.local {
@@ -552,7 +551,7 @@ impl Sim {
         } else {
             0
         };
-        self.sched.dvs.push(dv, crate::dv::key(d, seq), v);
+        self.sched.dvs[dv].push(Reverse((d, seq, v)));
         if d >= FAR {
             // Background (LIMITSOFT over its maximum) until its consumption is back in line.
             let u = self.vcpus[v as usize].user as usize;
@@ -605,7 +604,7 @@ impl Sim {
     #[inline]
     pub(crate) fn make_ready(&mut self, v: u32, from_limit: bool) {
         self.sched.direct_ok =
-            !self.sched.local && !self.idle.is_empty() && self.sched.dvs.is_empty(0);
+            !self.sched.local && !self.idle.is_empty() && self.sched.dvs[0].is_empty();
         let offered = self.offer(v, from_limit);
         self.sched.direct_ok = false;
         if offered {
@@ -650,9 +649,8 @@ impl Sim {
         loop {
             let mut best = None;
             let mut best_key = (usize::MAX, 0usize);
-            for i in 0..self.sched.dvs.count() {
-                let len = self.sched.dvs.len(i);
-                if len == 0 {
+            for (i, d) in self.sched.dvs.iter().enumerate() {
+                if d.is_empty() {
                     continue;
                 }
                 let dist = if self.sched.rebalance {
@@ -660,8 +658,8 @@ impl Sim {
                 } else {
                     0
                 };
-                if dist < best_key.0 || (dist == best_key.0 && len > best_key.1) {
-                    best_key = (dist, len);
+                if dist < best_key.0 || (dist == best_key.0 && d.len() > best_key.1) {
+                    best_key = (dist, d.len());
                     best = Some(i);
                 }
             }
@@ -678,12 +676,13 @@ impl Sim {
     /// processor with the fewest virtual CPUs homed on it (`homes`, kept up to date); each moved
     /// virtual CPU takes its new vector as home.
     pub(crate) fn move_parked_dv(&mut self, from: usize, n: u32, homes: &mut [u32]) {
-        if !self.sched.local || from >= self.sched.dvs.count() || n == 0 {
+        if !self.sched.local || from >= self.sched.dvs.len() || n == 0 {
             return;
         }
-        for (k, v) in self.sched.dvs.take(from) {
+        let entries = std::mem::take(&mut self.sched.dvs[from]).into_sorted_vec();
+        for Reverse((d, seq, v)) in entries.into_iter().rev() {
             let vc = &self.vcpus[v as usize];
-            if vc.state != VState::Ready {
+            if vc.heap_seq != seq || vc.state != VState::Ready {
                 continue; // stale
             }
             let to = least_loaded(homes, n);
@@ -693,17 +692,15 @@ impl Sim {
             }
             homes[to as usize] += 1;
             self.vcpus[v as usize].home = to;
-            self.sched.dvs.push(to as usize, k, v);
+            self.sched.dvs[to as usize].push(Reverse((d, seq, v)));
         }
     }
 
     #[inline(always)]
     fn pop_live(&mut self, i: usize) -> Option<u32> {
-        while let Some(p) = self.sched.dvs.pop(i) {
-            let Popped::Entry(v) = p else {
-                continue; // the old key of a moved entry
-            };
-            if self.vcpus[v as usize].state == VState::Ready {
+        while let Some(Reverse((_, seq, v))) = self.sched.dvs[i].pop() {
+            let vc = &self.vcpus[v as usize];
+            if vc.heap_seq == seq && vc.state == VState::Ready {
                 if !self.pools.is_empty() && self.pool_hold_at_dispatch(v) {
                     continue;
                 }
@@ -959,7 +956,7 @@ impl Sim {
         } else {
             0
         };
-        if self.sched.dvs.len(dv) > 1 {
+        if self.sched.dvs[dv].len() > 1 {
             if let Some(l) = self.idle.pop() {
                 self.dispatch_next(l);
             }

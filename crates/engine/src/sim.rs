@@ -125,6 +125,8 @@ pub struct Vcpu {
     pub rng: Rng,
     /// Home dispatch vector (the logical processor it last ran on).
     pub home: u32,
+    /// Sequence number of its live dispatch-vector entry (older entries are stale).
+    pub heap_seq: u64,
     /// Since when it has wanted a processor without running (Ready, Eligible or Limited).
     pub want_since: Time,
     /// Dispatch instant of the current run, and CPU (guest + chargeable CP) used in it.
@@ -164,6 +166,7 @@ impl Vcpu {
             deadline: 0,
             rng,
             home,
+            heap_seq: 0,
             want_since: 0,
             run_start: 0,
             run_used: 0,
