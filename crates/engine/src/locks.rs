@@ -472,16 +472,20 @@ impl Locks {
         } else {
             1.0
         };
-        let write = round_ns(line_ns * (xfer + n));
-        let release = round_ns(line_ns * n);
+        // No cache-line cost (the reference model): no floating point for the zeros.
+        let lines = |x: f64| {
+            if line_ns == 0.0 {
+                0
+            } else {
+                round_ns(line_ns * x)
+            }
+        };
+        let write = lines(xfer + n);
+        let release = lines(n);
         let (start, line, end) = match mode {
             Mode::Excl => {
                 let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
-                let stretch = if own_line {
-                    0
-                } else {
-                    round_ns(line_ns * n * touches)
-                };
+                let stretch = if own_line { 0 } else { lines(n * touches) };
                 let line = write + release + stretch + scan;
                 let e = s + hold + data + line;
                 lk.excl_free = e;

@@ -6,6 +6,14 @@
 //! "replace top" when the entity that just fired schedules its own next event.
 //! Ties in time are broken by scheduling order (FIFO), which keeps runs deterministic.
 //!
+//! Handoff (replace-top across entities): while an event is handled its entity's slot is the
+//! top of the heap. If the handler schedules another entity that had no pending event before
+//! it touched the firing entity's own, that entity takes the top slot (one sift down) instead
+//! of an insert now and a removal of the fired event at the end; the fired entity keeps its
+//! key aside and still counts as scheduled until the handler ends (a virtual CPU's think time
+//! handed over to the processor's run end, and back). Keys are unique (time, sequence), so the
+//! pop order, and every run, is the same whatever the heap's shape.
+//!
 //! A heap slot is one `u128`: time (64 bits) | scheduling sequence (32 bits) | entity (32 bits),
 //! so one integer comparison orders by (time, FIFO) and four children share a cache line. When
 //! the 32-bit sequence would wrap, the pending events are renumbered in order (no change of
@@ -35,8 +43,21 @@ pub struct EventQueue {
     seq: u32,
     /// The entity whose event is being handled (see `begin_fire`), or NONE.
     firing: u32,
-    /// The firing entity scheduled or cancelled its own next event while being handled.
-    fired_moved: bool,
+    /// The firing entity's event during its handler (`Fired`), and its key.
+    fired: Fired,
+    fired_key: u128,
+}
+
+/// Where the firing entity's event is while it is handled.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Fired {
+    /// In the top slot: `end_fire` removes it.
+    #[default]
+    AtTop,
+    /// The handler scheduled or cancelled the entity: nothing left to do.
+    Moved,
+    /// Its slot went to another entity: out of the heap, still pending until `end_fire`.
+    HandedOff,
 }
 
 impl EventQueue {
@@ -46,7 +67,8 @@ impl EventQueue {
             pos: vec![NONE; n],
             seq: 0,
             firing: NONE,
-            fired_moved: false,
+            fired: Fired::AtTop,
+            fired_key: 0,
         }
     }
 
@@ -58,18 +80,26 @@ impl EventQueue {
     }
 
     #[inline(always)]
+    fn handed_off(&self) -> bool {
+        self.fired == Fired::HandedOff
+    }
+
+    #[inline(always)]
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() + self.handed_off() as usize
     }
 
     #[inline(always)]
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 
     /// Earliest pending event: (time, entity).
     #[inline(always)]
     pub fn peek(&self) -> Option<(Time, u32)> {
+        if self.handed_off() {
+            return Some(((self.fired_key >> 64) as Time, self.firing));
+        }
         self.heap.first().map(|&k| ((k >> 64) as Time, ent_of(k)))
     }
 
@@ -79,22 +109,27 @@ impl EventQueue {
     pub fn begin_fire(&mut self) -> Option<(Time, u32)> {
         let top = self.peek()?;
         self.firing = top.1;
-        self.fired_moved = false;
+        self.fired = Fired::AtTop;
         Some(top)
     }
 
     /// Finish handling the event returned by `begin_fire`.
     #[inline(always)]
     pub fn end_fire(&mut self) {
-        let e = std::mem::replace(&mut self.firing, NONE);
-        if !self.fired_moved && e != NONE {
+        let e = self.firing;
+        if e != NONE && self.fired == Fired::AtTop {
             self.cancel(e);
         }
+        self.firing = NONE;
+        self.fired = Fired::AtTop;
     }
 
     /// The full ordering key of the pending event of `e`.
     #[inline(always)]
     pub fn key_of(&self, e: u32) -> Option<u128> {
+        if e == self.firing && self.handed_off() {
+            return Some(self.fired_key);
+        }
         let p = self.pos[e as usize];
         if p == NONE {
             None
@@ -110,7 +145,7 @@ impl EventQueue {
 
     #[inline(always)]
     pub fn is_scheduled(&self, e: u32) -> bool {
-        self.pos[e as usize] != NONE
+        self.key_of(e).is_some()
     }
 
     #[inline(always)]
@@ -135,16 +170,23 @@ impl EventQueue {
             self.pos[ent_of(k) as usize] = i as u32;
         }
         self.seq = self.heap.len() as u32;
+        // A handed-off fired event stays first: sequence 0 at its time.
+        self.fired_key = pack((self.fired_key >> 64) as Time, 0, ent_of(self.fired_key));
     }
 
     /// Set (or move) the next event of entity `e` to time `t`.
     #[inline]
     pub fn schedule(&mut self, e: u32, t: Time) {
-        if e == self.firing {
-            self.fired_moved = true;
-        }
         let k = pack(t, self.next_seq(), e);
         let p = self.pos[e as usize];
+        if e == self.firing {
+            self.fired = Fired::Moved;
+        } else if p == NONE && self.fired == Fired::AtTop && self.firing != NONE && k > self.heap[0]
+        {
+            // Not earlier than the fired event (always, as no event is scheduled in the past).
+            self.hand_off(k);
+            return;
+        }
         if p == NONE {
             let i = self.heap.len();
             self.heap.push(k);
@@ -159,11 +201,20 @@ impl EventQueue {
         }
     }
 
+    /// The firing entity's top slot goes to the new key `k` of an entity with no pending event.
+    #[inline(always)]
+    fn hand_off(&mut self, k: u128) {
+        self.fired_key = self.heap[0];
+        self.pos[self.firing as usize] = NONE;
+        self.fired = Fired::HandedOff;
+        self.sift_down(0, k);
+    }
+
     /// Remove the pending event of `e`, if any.
     #[inline]
     pub fn cancel(&mut self, e: u32) {
         if e == self.firing {
-            self.fired_moved = true;
+            self.fired = Fired::Moved;
         }
         let p = self.pos[e as usize];
         if p == NONE {
@@ -271,6 +322,12 @@ impl EventQueue {
 
     /// Check the heap invariant and the index (tests).
     pub fn check(&self) -> bool {
+        if self.handed_off()
+            && (self.pos[self.firing as usize] != NONE
+                || self.heap.first().is_some_and(|&k| k < self.fired_key))
+        {
+            return false;
+        }
         for i in 1..self.heap.len() {
             if self.heap[(i - 1) / 4] > self.heap[i] {
                 return false;
@@ -336,29 +393,73 @@ mod tests {
         }
     }
 
+    /// What a handler does while its event fires: schedule another entity `dt` from now,
+    /// cancel another entity, reschedule itself `dt` from now, or cancel itself.
+    #[derive(Debug, Clone)]
+    enum H {
+        Other(u32, u64),
+        CancelOther(u32),
+        Again(u64),
+        Stop,
+    }
+
+    fn handler_op() -> impl Strategy<Value = H> {
+        prop_oneof![
+            3 => (0u32..20, 0u64..50).prop_map(|(e, d)| H::Other(e, d)),
+            1 => (0u32..20).prop_map(H::CancelOther),
+            2 => (0u64..50).prop_map(H::Again),
+            1 => Just(H::Stop),
+        ]
+    }
+
     proptest! {
         /// begin_fire/end_fire: the fired entity is removed unless its handler rescheduled or
-        /// cancelled it; sequence renumbering near the wrap keeps FIFO order.
+        /// cancelled it, and it counts as scheduled (with its key) until then even when its
+        /// slot was handed to another entity; sequence renumbering near the wrap keeps FIFO
+        /// order.
         #[test]
-        fn fire_protocol_and_renumbering(ops in proptest::collection::vec((0u32..20, 0u64..50, 0u8..3), 1..300),
-                                         start_seq in prop::sample::select(vec![0u32, u32::MAX - 40])) {
+        fn fire_protocol_and_renumbering(
+            ops in proptest::collection::vec(
+                (0u32..20, 0u64..50, proptest::collection::vec(handler_op(), 0..4)), 1..300),
+            start_seq in prop::sample::select(vec![0u32, u32::MAX - 40])) {
             let mut q = EventQueue::with_entities(20);
             q.set_seq_for_test(start_seq);
             let mut model: std::collections::BTreeMap<u32, (u64, u64)> = Default::default();
             let mut seq = 0u64;
-            for (e, t, what) in ops {
+            for (e, t, handler) in ops {
                 seq += 1;
                 model.insert(e, (t, seq));
                 q.schedule(e, t);
-                // Fire the earliest event; its handler reschedules it (0), cancels it (1) or
-                // does nothing (2).
                 let want = model.iter().min_by_key(|(_, v)| **v).map(|(e, v)| (v.0, *e)).unwrap();
                 let got = q.begin_fire().unwrap();
                 prop_assert_eq!(got, want);
-                match what {
-                    0 => { seq += 1; model.insert(got.1, (got.0 + t, seq)); q.schedule(got.1, got.0 + t); }
-                    1 => { model.remove(&got.1); q.cancel(got.1); }
-                    _ => { model.remove(&got.1); }
+                let (now, me) = got;
+                let mut moved = false;
+                for h in handler {
+                    match h {
+                        H::Other(o, d) if o != me => {
+                            seq += 1;
+                            model.insert(o, (now + d, seq));
+                            q.schedule(o, now + d);
+                        }
+                        H::CancelOther(o) if o != me => { model.remove(&o); q.cancel(o); }
+                        H::Again(d) => {
+                            seq += 1;
+                            moved = true;
+                            model.insert(me, (now + d, seq));
+                            q.schedule(me, now + d);
+                        }
+                        H::Stop => { moved = true; model.remove(&me); q.cancel(me); }
+                        _ => {}
+                    }
+                    prop_assert!(q.check());
+                    prop_assert_eq!(q.len(), model.len());
+                    prop_assert_eq!(q.time_of(me), model.get(&me).map(|v| v.0));
+                    let first = model.iter().min_by_key(|(_, v)| **v).map(|(e, v)| (v.0, *e));
+                    prop_assert_eq!(q.peek(), first);
+                }
+                if !moved {
+                    model.remove(&me);
                 }
                 q.end_fire();
                 prop_assert!(q.check());
