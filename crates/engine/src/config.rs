@@ -993,7 +993,7 @@ pub fn check_share(who: &str, s: &Share) -> Result<(), String> {
                 v.value
             ))
         }
-        ShareKind::Absolute if !(v.value >= alo && v.value <= ahi) => Err(format!(
+        ShareKind::Absolute if !(alo..=ahi).contains(&v.value) => Err(format!(
             "{who}: ABSOLUTE share must be {alo}%..{ahi}% (got {})",
             v.value
         )),

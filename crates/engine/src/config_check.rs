@@ -147,7 +147,7 @@ impl Config {
         range("cu.aliases", h.aliases, ALIASES.0, ALIASES.1)?;
         let (lo, hi) = RELATIVE_SHARE;
         for (k, v) in [("paging", h.share_paging), ("minidisk", h.share_minidisk)] {
-            if !(v >= lo && v <= hi) {
+            if !(lo..=hi).contains(&v) {
                 return Err(format!("cu.share.{k} must be {lo}..{hi} (got {v})"));
             }
         }
@@ -204,7 +204,7 @@ impl Config {
                 ));
             }
             let r = ch.partner_io_rate;
-            if !(r >= 0.0 && r <= MAX_PARTNER_IO_RATE) {
+            if !(0.0..=MAX_PARTNER_IO_RATE).contains(&r) {
                 return Err(format!(
                     "chpid[{i}].partner_io_rate must be 0..{MAX_PARTNER_IO_RATE} (got {r})"
                 ));
@@ -294,7 +294,7 @@ fn check_guest_workload(g: &Guest) -> Result<(), String> {
             range(&w("ios"), *ios, 1, MAX_IOS)?;
             range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
             range(&w("extent_blocks"), *extent_blocks, 0, MAX_SIZE_PAGES)?;
-            if !(*rate >= 0.0 && *rate <= MAX_IO_RATE) {
+            if !(0.0..=MAX_IO_RATE).contains(rate) {
                 return Err(format!(
                     "{} must be 0..{MAX_IO_RATE} (got {rate})",
                     w("rate")
