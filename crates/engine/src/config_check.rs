@@ -2,10 +2,8 @@
 //! table by table: the engine refuses every out-of-range value it is given, with a message
 //! naming the field (the Python front words the same rules with file and line).
 
-use crate::config::{Action, Config, Guest, Share, ShareKind, Workload};
+use crate::config::{Config, Guest, Workload};
 use crate::contract::*;
-use crate::queue::Time;
-use std::collections::BTreeMap;
 
 fn range<T: PartialOrd + std::fmt::Display>(what: &str, v: T, lo: T, hi: T) -> Result<(), String> {
     if v >= lo && v <= hi {
@@ -24,59 +22,11 @@ impl Config {
             check_guest(g)?;
             check_guest_workload(g)?;
         }
-        self.check_absolute_sum()?;
         self.check_storage_contract()?;
         self.check_cu_contract()?;
         self.check_pav_contract()?;
         self.check_channels_contract()?;
         self.check_cpc_contract()
-    }
-
-    /// ABSOLUTE minimum shares sum to at most 100 % of the system, at the start and after each
-    /// timed SET SHARE (in time order): CP would scale them down and nobody would get the share
-    /// the scenario asks for.
-    fn check_absolute_sum(&self) -> Result<(), String> {
-        let abs = |s: &Share| match s.min.kind {
-            ShareKind::Absolute => s.min.value,
-            ShareKind::Relative => 0.0,
-        };
-        let mut now: BTreeMap<String, f64> = BTreeMap::new();
-        for g in &self.guests {
-            for k in 0..g.count {
-                let u = if g.count == 1 {
-                    g.userid.clone()
-                } else {
-                    format!("{}{k}", g.userid)
-                };
-                now.insert(u, abs(&g.share));
-            }
-        }
-        let over = |now: &BTreeMap<String, f64>| now.values().sum::<f64>() > 100.0 + 1e-9;
-        if over(&now) {
-            return Err(
-                "guest shares: ABSOLUTE shares sum to more than 100 % of the system".into(),
-            );
-        }
-        let mut sets: Vec<(Time, usize, &str, &Share)> = (self.actions.iter().enumerate())
-            .filter_map(|(i, a)| match a {
-                Action::SetShare {
-                    at_ns,
-                    userid,
-                    share,
-                } => Some((*at_ns, i, userid.as_str(), share)),
-                _ => None,
-            })
-            .collect();
-        sets.sort_by_key(|s| (s.0, s.1));
-        for (_, i, u, s) in sets {
-            now.insert(u.to_string(), abs(s));
-            if over(&now) {
-                return Err(format!(
-                    "action[{i}] SET SHARE {u}: ABSOLUTE shares sum to more than 100 % of the system"
-                ));
-            }
-        }
-        Ok(())
     }
 
     fn check_storage_contract(&self) -> Result<(), String> {
@@ -187,7 +137,7 @@ impl Config {
             ));
         }
         if !self.eckd_minidisks(false) {
-            return Err("cu.pav: PAV aliases need eckd minidisk volumes".into());
+            return Err("cu.pav: PAV aliases without ECKD minidisk volumes".into());
         }
         Ok(())
     }
