@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import contract
 from .errors import InputError, table_array
 
-MIN_CAP, MAX_CAP = 0.01, 255.0  # HMC: an absolute cap of 0.01 to 255.0 processors
+MIN_CAP, MAX_CAP = contract.limit("abscap")  # HMC: an absolute cap of 0.01 to 255.0 processors
 SYSTEM_KEYS = {"capped": "initial capping: true or false (never above the weight's share; with [cpc])",
                "abscap": "absolute capping: at most this many processors, e.g. 2.5 (with [cpc])",
                "capgroup": "the absolute capping group ([[cpc.group]] name) the LPAR belongs to (with [cpc])"}

@@ -12,11 +12,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from . import contract
 from .errors import InputError, table_array
 
-POOL_TYPES = ("IFL", "CP")
-MAX_CAPACITY = 64.0
-_NAME = re.compile(r"[A-Z0-9@#$_-]{1,8}")
+POOL_TYPES = contract.vocabulary("pool_type")
+MAX_CAPACITY = float(contract.limit("pool_capacity")[1])
+_NAME = re.compile("[" + re.escape(contract.word("name_chars")) + "]{1,%d}" % contract.word("max_name"))
 CPUPOOL_KEYS = {"name": "pool name, 1-8 characters", "limithard": "LIMITHARD: percent of the online logical "
                 "processors, e.g. \"25%\"", "capacity": "CAPACITY: processors' worth, e.g. 1.5",
                 "type": "IFL | CP (default IFL)"}

@@ -20,16 +20,23 @@ from pathlib import Path
 from typing import Any
 
 from .errors import InputError, table_array
-from . import capping, cpupools
+from . import capping, contract, cpupools
 
-SMT_MODES = ("off", "smt1", "smt2")
-MACHINES = ("z196", "zEC12", "z13", "z14", "z15", "z16", "z17")  # machine.rs NAMES
-DEFAULT_MACHINE = "z14"
-MAX_SMT_CORES = 32  # seed 000: with SMT only the first 32 logical cores are used
-MAX_DRAWERS = 8  # cpu.rs MAX_DRAWERS; each machine has its own (cpu.<machine>.drawers)
-DISTS = ("exp", "fixed")
-MAX_PROCESSORS = 64
-MAX_VCPUS = 64
+# The scenario contract's vocabulary and limits come from the engine (contract.rs).
+SMT_MODES = contract.vocabulary("smt")
+MACHINES = contract.vocabulary("machine")
+DEFAULT_MACHINE = contract.word("default_machine")
+MAX_SMT_CORES = contract.limit("smt_processors")[1]  # seed 000: with SMT only the first 32 cores are used
+MAX_DRAWERS = contract.limit("drawers")[1]  # each machine has its own (cpu.<machine>.drawers)
+DISTS = contract.vocabulary("dist")
+MAX_PROCESSORS = contract.limit("processors")[1]
+MAX_VCPUS = contract.limit("vcpus")[1]
+MAX_COUNT = contract.limit("count")[1]
+REL_SHARE = contract.limit("relative_share")
+ABS_SHARE = contract.limit("absolute_share")
+WEIGHT = contract.limit("weight")
+ALIASES = contract.limit("aliases")
+MAX_CU_PATHS = contract.limit("cu_paths")[1]
 
 _UNITS_NS = {
     "ns": 1,
@@ -42,7 +49,8 @@ _UNITS_NS = {
 }
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-z]+)\s*$", re.IGNORECASE)
 # CP's userids: 1-8 characters, letters, digits and @ # $ _ - (upper case; fullmatch, so no newline).
-_USERID = re.compile(r"[A-Z0-9@#$_-]{1,8}")
+MAX_NAME = contract.word("max_name")
+_USERID = re.compile("[" + re.escape(contract.word("name_chars")) + "]{1,%d}" % MAX_NAME)
 MAX_SCENARIO_BYTES = 4 << 20  # a scenario is a few KB; 4 MB holds 10,000 guest tables
 MAX_DEPTH = 8  # tables and arrays nested deeper than this are no scenario
 
@@ -61,7 +69,7 @@ _TOP_KEYS = {"system": "the LPAR", "run": "run length and sampling", "params": "
                    "(SET PAGING ALIAS ON), share = { paging = 100, minidisk = 200 } (SET CU ... SHARE), "
                    "paths = [\"40\", \"41\"] (its channel paths)",
              "chpid": "channel paths: [[chpid]] id = \"40\", type = \"escon\" | \"ficon\" | ... (issue 22)"}
-_CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
+_CU_KEYS = {"aliases": f"HyperPAV alias exposures of the control unit, {ALIASES[0]}-{ALIASES[1]}",
             "paging_alias": "SET PAGING ALIAS ON: paging I/O may use the aliases (z/VM 6.4+); default false",
             "share": "SET CU ... SHARE: { paging = 100, minidisk = 200 } relative shares of the aliases",
             "paths": "the control unit's channel paths, 1-8 CHPID ids of [[chpid]] tables, in rotation order",
@@ -70,8 +78,7 @@ _CU_KEYS = {"aliases": "HyperPAV alias exposures of the control unit, 1-254",
                    "management)"}
 # --- channel paths (issue 22) ---
 # Channel path types and the first level that knows each (crates/engine/src/channel.rs KINDS).
-_CHPID_TYPES = {"escon": "vmesa-2.3.0", "ficon": "vmesa-2.4.0", "ficon-express8s": "zvm-6.1",
-                "ficon-express16s": "zvm-6.3-compat"}
+_CHPID_TYPES = {t: contract.word("chpid_first_level")[t] for t in contract.vocabulary("chpid_type")}
 _CHPID_KEYS = {"id": "the CHPID: two hex digits, e.g. \"40\"",
                "type": "channel type: " + " | ".join(_CHPID_TYPES),
                "partner_io_rate": "a path shared with the [cpc]'s other LPARs: the I/Os per second they start on it"}
@@ -82,11 +89,12 @@ _DASD_VOLUME_KEYS = {"name": "volume name, as workloads name it (volume = ...)",
 # 3390 models: cylinders; a cylinder is 15 tracks of 12 4 KB blocks (180 pages).
 _3390_MODELS = {"3390-3": 3339, "3390-9": 10017, "3390-27": 32760, "3390-54": 65520}
 _SYSTEM_KEYS = {"level": "CP level", "processors": "logical cores (logical processors when not SMT-2)",
-                "smt": "off | smt1 | smt2", "machine": "z196 | zEC12 | z13 | z14 | z15 | z16 | z17 (chips, drawers, clock, SMT, caches)",
+                "smt": " | ".join(SMT_MODES),
+                "machine": " | ".join(MACHINES) + " (chips, drawers, clock, SMT, caches)",
                 "drawers": "drawers the LPAR's cores span (default: as few as fit)",
                 "switches": "mechanism switches set on top of the level, e.g. { sched = \"entitlement-excess\" }",
                 "lpar": "name of the LPAR z/VM runs in (with [cpc])",
-                "weight": "PR/SM weight of the LPAR, 1-999 (with [cpc])",
+                "weight": f"PR/SM weight of the LPAR, {WEIGHT[0]}-{WEIGHT[1]} (with [cpc])",
                 "polarization": "vertical | horizontal (SET SRM POLARIZATION, with [cpc])",
                 "unparking": "large | medium | small (SET SRM UNPARKING, vertical only, with [cpc])",
                 "excessuse": "high | medium | low | none (SET SRM EXCESSUSE, with [cpc])",
@@ -103,15 +111,15 @@ _CPC_LPAR_KEYS = {"name": "LPAR name, 1-8 characters", "weight": "PR/SM weight 1
                   "busy_period": "with a list of busy fractions: how long each holds, e.g. \"10s\"",
                   "dedicated": "true: dedicated physical cores", "polarization": "vertical | horizontal",
                   **capping.LPAR_KEYS}
-POLARIZATIONS = ("vertical", "horizontal")
-UNPARKINGS = ("large", "medium", "small")
-EXCESSUSES = ("high", "medium", "low", "none")
-DSPWDMETHODS = ("reshuffle", "rebalance")
-MAX_IFLS = 256
+POLARIZATIONS = contract.vocabulary("polarization")
+UNPARKINGS = contract.vocabulary("unparking")
+EXCESSUSES = contract.vocabulary("excessuse")
+DSPWDMETHODS = contract.vocabulary("dspwdmethod")
+MAX_IFLS = contract.limit("ifls")[1]
 _RUN_KEYS = {"duration": "run length", "interval": "monitor sample interval", "seed": "random seed",
              "tx_unit": "completed requests per reported transaction (a workload whose published ETR counts "
                         "transactions of its own), e.g. 14.4; default 1"}
-MAX_TX_UNIT = 1e6
+MAX_TX_UNIT = float(contract.limit("tx_unit")[1])
 _GUEST_KEYS = {"userid": "z/VM userid", "share": "SET SHARE operands", "workload": "what it runs",
                "vcpus": "virtual CPUs", "count": "number of identical guests",
                "quickdsp": "SET QUICKDSP ON: true or false",
@@ -126,15 +134,15 @@ _STORAGE_KEYS = {"real": "storage (frames) available for pageable guest pages, e
                  "paging_hpf": "SET PAGING HPF ON: page to ECKD volumes with zHPF transport-mode I/O (z/VM 6.4+)",
                  "encrypt_paging": "SET ENCRYPT PAGING ON with a cipher: \"aes128\" | \"aes192\" | \"aes256\" "
                                    "(VM65993, a z14)"}
-PAGING_CIPHERS = ("aes128", "aes192", "aes256")
+PAGING_CIPHERS = contract.vocabulary("paging_cipher")
 _REFS_KEYS = {"uniform": {"pattern", "range", "touches"}, "strided": {"pattern", "range", "stride", "touches"},
               "hotset": {"pattern", "range", "hot", "hot_fraction", "touches"}}
 _VOLUME_KEYS = {"type", "size", "count", "xiv"}
 PAGE = 4096
-MAX_GUEST_PAGES = 1 << 28  # 1 TB, the engine's limit
-MAX_SIZE = 8 << 40  # no storage size beyond 8 TB: larger than any z/VM LPAR, volume or virtual machine
-MAX_REAL = 4 << 40  # z/VM 7.3 supports up to 4 TB of real storage
-MAX_REF_PAGES = (1 << 32) - 1  # pages with references, all guests together (the storage model's 16 TB)
+MAX_GUEST_PAGES = contract.limit("guest_pages")[1]  # 1 TB
+MAX_SIZE = contract.limit("size_pages")[1] * PAGE  # 8 TB: larger than any z/VM LPAR, volume or virtual machine
+MAX_REAL = contract.limit("real_pages")[1] * PAGE  # z/VM 7.3 supports up to 4 TB of real storage
+MAX_REF_PAGES = contract.limit("ref_pages")[1]  # pages with references, all guests together (16 TB)
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?)\s*([KMGT]?)B?\s*$", re.IGNORECASE)
 _ACTION_KEYS = {"at": "time into the run",
                 "command": "the CP command, e.g. \"SET SHARE USER1 RELATIVE 200\" or \"SET MULTITHREAD 2\""}
@@ -170,10 +178,15 @@ _WORKLOAD_KEYS = {
                "blocks": "4 KB blocks per write",
                "start": "where the minidisk begins on its [[volume]] (default: after the last)"},
 }
-DASD_TYPES = ("eckd", "edev", "scsi", "vdisk")
-SSL_CIPHERS = ("rsa-aes256", "rsa-aes128-sha256")
-SERVER_KINDS = ("server", "ssl-server")
-DASD_METHODS = ("ssch", "diag250")
+DASD_TYPES = contract.vocabulary("dasd_type")
+FORMAT_TYPES = contract.vocabulary("format_type")
+VOLUME_TYPES = contract.vocabulary("volume_type")
+PAGING_VOLUME_TYPES = contract.vocabulary("paging_volume_type")
+SSL_CIPHERS = contract.vocabulary("ssl_cipher")
+SERVER_KINDS = contract.vocabulary("server_kind")
+DASD_METHODS = contract.vocabulary("dasd_method")
+CU_CLASSES = contract.vocabulary("cu_class")
+PAV_MODES = contract.vocabulary("pav_mode")
 
 
 # --------------------------------------------------------------------------------------------
@@ -300,9 +313,10 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
                 raise bad(f"{k} value {raw!r} is not a number") from None
             if not math.isfinite(v):
                 raise bad(f"{k} value {raw!r} is not a number")
-            if k == "RELATIVE" and not (1 <= v <= 10000 and v == int(v)):
-                raise bad(f"RELATIVE share {raw} is out of range; it must be a whole number 1-10000")
-            if k == "ABSOLUTE" and not (0.1 <= v <= 100):
+            if k == "RELATIVE" and not (REL_SHARE[0] <= v <= REL_SHARE[1] and v == int(v)):
+                raise bad(f"RELATIVE share {raw} is out of range; it must be a whole number "
+                          f"{REL_SHARE[0]:g}-{REL_SHARE[1]:g}")
+            if k == "ABSOLUTE" and not (ABS_SHARE[0] <= v <= ABS_SHARE[1]):
                 raise bad(f"ABSOLUTE share {raw} is out of range; it must be 0.1%-100%")
             values.append(ShareValue("relative" if k == "RELATIVE" else "absolute", v))
             i += 2
@@ -642,37 +656,85 @@ _SET_SHARE = re.compile(r"^\s*SET\s+SHARE\s+(\S+)\s+(.*)$", re.IGNORECASE)
 _SET_MT = re.compile(r"^\s*SET\s+MULTITHREAD(?:ING)?\s+(?:ALL\s+|TYPE\s+IFL\s+)?([12])\s*$", re.IGNORECASE)
 
 
-def loads(text: str, path: str = "<scenario>") -> Scenario:
-    """Validate scenario text; ``path`` is used in messages."""
-    file = path
-    if len(text) > MAX_SCENARIO_BYTES:
-        raise InputError(f"{len(text):,} characters: larger than a scenario can be ({MAX_SCENARIO_BYTES:,})",
-                         file=file, fix="a scenario is a small TOML file; use count = N for many alike guests")
-    try:
-        doc = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise InputError(f"not valid TOML: {e}", file=file,
-                         fix="a scenario is a TOML file with [system], [run] and [[guest]] tables") from None
-    except RecursionError:
-        raise InputError("arrays or tables nested too deeply", file=file,
-                         fix=f"a scenario nests at most {MAX_DEPTH} levels") from None
-    lines = _Lines(text)
-    _check_tree(doc, file, lines)
-    _unknown_keys(doc, _TOP_KEYS, file=file, lines=lines, table="", index=0, where="")
+class _Doc:
+    """A parsed scenario file: its tables, where each key is written, and the file's name."""
 
-    def table(name: str) -> dict:
-        t = doc.get(name, {})
+    def __init__(self, text: str, file: str):
+        self.file = file
+        if len(text) > MAX_SCENARIO_BYTES:
+            raise InputError(f"{len(text):,} characters: larger than a scenario can be ({MAX_SCENARIO_BYTES:,})",
+                             file=file, fix="a scenario is a small TOML file; use count = N for many alike guests")
+        try:
+            self.doc = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise InputError(f"not valid TOML: {e}", file=file,
+                             fix="a scenario is a TOML file with [system], [run] and [[guest]] tables") from None
+        except RecursionError:
+            raise InputError("arrays or tables nested too deeply", file=file,
+                             fix=f"a scenario nests at most {MAX_DEPTH} levels") from None
+        self.lines = _Lines(text)
+        _check_tree(self.doc, file, self.lines)
+        _unknown_keys(self.doc, _TOP_KEYS, file=file, lines=self.lines, table="", index=0, where="")
+
+    def ln(self, table: str, key: str | None, index: int = 0) -> int | None:
+        return self.lines.find(table, key, index)
+
+    def table(self, name: str) -> dict:
+        t = self.doc.get(name, {})
         if not isinstance(t, dict):
-            raise InputError(f"{name} must be a table", file=file, line=lines.find("", name), field=name,
+            raise InputError(f"{name} must be a table", file=self.file, line=self.lines.find("", name), field=name,
                              fix=f"write it as [{name}]")
         return t
 
-    system = table("system")
-    run = table("run")
-    _unknown_keys(system, _SYSTEM_KEYS, file=file, lines=lines, table="system", index=0, where="system")
-    _unknown_keys(run, _RUN_KEYS, file=file, lines=lines, table="run", index=0, where="run")
+    def unknown_keys(self, d: dict, allowed: dict, table: str) -> None:
+        _unknown_keys(d, allowed, file=self.file, lines=self.lines, table=table, index=0, where=table)
 
-    ln = lambda t, k, i=0: lines.find(t, k, i)  # noqa: E731
+
+def loads(text: str, path: str = "<scenario>") -> Scenario:
+    """Validate scenario text; ``path`` is used in messages. One parser per table, in the order
+    their rules are checked (the first broken rule is the one reported)."""
+    d = _Doc(text, path)
+    file, lines, ln = path, d.lines, d.ln
+    system, run = d.table("system"), d.table("run")
+    d.unknown_keys(system, _SYSTEM_KEYS, "system")
+    d.unknown_keys(run, _RUN_KEYS, "run")
+    sysv = _system(system, d)
+    duration, interval, seed, tx_unit = _run(run, d)
+    params = _params(d.table("params"), d)
+    guests, seen = _guests(d.doc.get("guest", []), d)
+    pools = _cpupools(d.doc, guests, file=file, lines=lines, ln=ln)
+    actions = _actions(d.doc.get("action", []), d, sysv["smt"], seen)
+    timed = [(a.at_ns, i, a.engine) for i, a in enumerate(actions) if a.engine is not None]
+    cpupools.check_sequence(pools, {u: p["name"] for p in pools for u in p["members"]}, timed, set(seen),
+                            file=file, ln=ln)
+    actions.sort(key=lambda a: a.at_ns)
+    _check_absolute_sum(guests, actions, file=file, ln=ln)
+    storage = _storage(d.table("storage"), guests, file=file, ln=ln)
+    level, smt, machine, drawers = sysv["level"], sysv["smt"], sysv["machine"], sysv["drawers"]
+    _check_machine(machine or DEFAULT_MACHINE, sysv["processors"], smt, drawers, params, storage, file=file, ln=ln)
+    mdc = _mdc(d.table("mdc"), guests, file=file, ln=ln)
+    hyperpav = _cu(d.table("cu"), storage, guests, file=file, ln=ln)
+    channels = _channels(d.doc.get("chpid", []), d.table("cu"), storage, guests, level, "cpc" in d.doc, file=file,
+                         lines=lines)
+    pav = _pav(d.table("cu"), guests, level, file=file, ln=ln)
+    cpc = _cpc(d.table("cpc"), system, sysv["processors"], level, dict(sysv["switches"]), file=file, lines=lines)
+    if cpc is not None and smt != "off":
+        raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
+                         "threads the SMT model does not suspend together)", file=file, line=ln("system", "smt"),
+                         field="system.smt", fix='use smt = "off" with [cpc], or leave [cpc] out')
+    title = d.doc.get("title", "")
+    if not isinstance(title, str):
+        raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
+    return Scenario(path=path, level=level, processors=sysv["processors"], smt=smt, duration_ns=duration,
+                    interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
+                    switches=dict(sysv["switches"]), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
+                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=sysv["dspwd"], tx_unit=tx_unit, channels=channels,
+                    pav=pav, cpupools=pools)
+
+
+def _system(system: dict, d: _Doc) -> dict[str, Any]:
+    """[system]: level, processors, SMT, dispatcher method, machine, drawers, switches."""
+    file, ln = d.file, d.ln
     level = _check_level(system.get("level", "zvm-6.4"), file=file, line=ln("system", "level"), where="system.level")
     if "processors" not in system:
         raise InputError("missing", file=file, field="system.processors",
@@ -701,9 +763,14 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     if drawers is not None:
         drawers = _int(drawers, 1, min(MAX_DRAWERS, processors), file=file, line=ln("system", "drawers"),
                        where="system.drawers", what="the number of drawers the LPAR spans")
-    switches = system.get("switches", {})
+    return {"level": level, "processors": processors, "smt": smt, "dspwd": dspwd, "machine": machine,
+            "drawers": drawers, "switches": _switches(system.get("switches", {}), level, d)}
+
+
+def _switches(switches: Any, level: str, d: _Doc) -> dict[str, str]:
+    """[system] switches: mechanism switches by name on top of the level's."""
     if not isinstance(switches, dict) or not all(isinstance(v, str) for v in switches.values()):
-        raise InputError("must be a table of names and string values", file=file, line=ln("system", "switches"),
+        raise InputError("must be a table of names and string values", file=d.file, line=d.ln("system", "switches"),
                          field="system.switches", fix='e.g. switches = { sched = "entitlement-excess" }')
     if switches:
         from . import engine
@@ -711,8 +778,14 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         try:
             engine.switches(level, switches)
         except InputError as e:
-            raise InputError(e.message, file=file, line=ln("system", "switches"), field="system.switches",
+            raise InputError(e.message, file=d.file, line=d.ln("system", "switches"), field="system.switches",
                              fix="`zvmlab levels` shows the switches and their values") from None
+    return switches
+
+
+def _run(run: dict, d: _Doc) -> tuple[int, int, int, float]:
+    """[run]: duration, interval (at most the duration), seed, tx_unit."""
+    file, ln = d.file, d.ln
     if "duration" not in run:
         raise InputError("missing", file=file, field="run.duration", fix='say how long to run, e.g. duration = "10m"')
     duration = parse_duration(run["duration"], where="run.duration", file=file, line=ln("run", "duration"))
@@ -721,66 +794,87 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     seed = _int(run.get("seed", 1), 0, 2**63 - 1, file=file, line=ln("run", "seed"), where="run.seed",
                 what="the seed")
     tx_unit = _tx_unit(run.get("tx_unit", 1.0), file=file, line=ln("run", "tx_unit"))
+    return duration, interval, seed, tx_unit
 
-    params_in = _flatten_params(table("params"))
+
+def _params(table: dict, d: _Doc) -> dict[str, float]:
+    """[params]: model parameters by name (nested tables join their names with dots)."""
+    params_in = _flatten_params(table)
     params: dict[str, float] = {}
-    if params_in:
-        from . import engine
+    if not params_in:
+        return params
+    from . import engine
 
-        known = {p["name"]: p for p in engine.params()}
-        for k, v in params_in.items():
-            head, _, last = k.rpartition(".")
-            line = (lines.find_key("params", k) or lines.find_key(f"params.{head}", last)
-                    or lines.find_key("params", last) or ln("params", None))
-            if k not in known:
-                close = difflib.get_close_matches(k, list(known), n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise InputError(f"unknown parameter {k!r}", file=file, line=line, field=f"params.{k}",
-                                 fix=f"{hint}`zvmlab params` lists them")
-            params[k] = _param_value(v, known[k], file=file, line=line)
+    known = {p["name"]: p for p in engine.params()}
+    lines = d.lines
+    for k, v in params_in.items():
+        head, _, last = k.rpartition(".")
+        line = (lines.find_key("params", k) or lines.find_key(f"params.{head}", last)
+                or lines.find_key("params", last) or d.ln("params", None))
+        if k not in known:
+            close = difflib.get_close_matches(k, list(known), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InputError(f"unknown parameter {k!r}", file=d.file, line=line, field=f"params.{k}",
+                             fix=f"{hint}`zvmlab params` lists them")
+        params[k] = _param_value(v, known[k], file=d.file, line=line)
+    return params
 
-    raw_guests = doc.get("guest", [])
+
+def _guests(raw_guests: Any, d: _Doc) -> tuple[list[Guest], dict[str, int]]:
+    """[[guest]] tables, then the rules between guests; returns them and userid -> table index."""
     if not isinstance(raw_guests, list) or not raw_guests:
-        raise InputError("no guests", file=file, field="guest",
+        raise InputError("no guests", file=d.file, field="guest",
                          fix='add at least one [[guest]] with userid, share and workload')
-    guests: list[Guest] = []
-    for i, g in enumerate(raw_guests):
-        where = f"guest[{i}]"
-        if not isinstance(g, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write guests as [[guest]] tables")
-        _unknown_keys(g, _GUEST_KEYS, file=file, lines=lines, table="guest", index=i, where=where)
-        if "userid" not in g:
-            raise InputError("missing userid", file=file, line=ln("guest", None, i), field=f"{where}.userid",
-                             fix='give each guest a z/VM userid, e.g. userid = "USER0"')
-        count = _int(g.get("count", 1), 1, 10000, file=file, line=ln("guest", "count", i), where=f"{where}.count",
-                     what="count")
-        userid = g["userid"]
-        uline = ln("guest", "userid", i)
-        userid = check_userid(userid, file=file, line=uline, field=f"{where}.userid")
-        if count > 1 and len(userid) + len(str(count - 1)) > 8:
-            raise InputError(f"with count = {count} the userids {userid}0..{userid}{count - 1} exceed 8 characters",
-                             file=file, line=uline, field=f"{where}.userid", fix="shorten the userid prefix")
-        vcpus = _int(g.get("vcpus", 1), 1, MAX_VCPUS, file=file, line=ln("guest", "vcpus", i),
-                     where=f"{where}.vcpus", what="vcpus")
-        share = parse_share(g.get("share", "RELATIVE 100"), where=f"{where}.share", file=file,
-                            line=ln("guest", "share", i))
-        workload = _workload(g.get("workload"), file=file, line=ln("guest", "workload", i), where=f"{where}.workload")
-        quickdsp = g.get("quickdsp", False)
-        if not isinstance(quickdsp, bool):
-            raise InputError(f"{quickdsp!r} is not true or false", file=file, line=ln("guest", "quickdsp", i),
-                             field=f"{where}.quickdsp", fix="write quickdsp = true or quickdsp = false")
-        spages, refs = _guest_storage(g, file=file, line=lambda k: ln("guest", k, i), where=where)
-        pool = None
-        if "pool" in g:
-            pool = cpupools.pool_name(g["pool"], file=file, line=ln("guest", "pool", i), field=f"{where}.pool")
-        guests.append(Guest(userid, share, workload, vcpus, count, quickdsp, spages, refs, pool))
+    guests = [_guest(g, i, d) for i, g in enumerate(raw_guests)]
     seen: dict[str, int] = {}
     for i, g in enumerate(guests):
         for u in g.userids():
             if u in seen:
-                raise InputError(f"userid {u} is defined twice (guest[{seen[u]}] and guest[{i}])", file=file,
-                                 line=ln("guest", "userid", i), field=f"guest[{i}].userid", fix="userids must be unique")
+                raise InputError(f"userid {u} is defined twice (guest[{seen[u]}] and guest[{i}])", file=d.file,
+                                 line=d.ln("guest", "userid", i), field=f"guest[{i}].userid",
+                                 fix="userids must be unique")
             seen[u] = i
+    _check_guest_links(guests, d)
+    return guests, seen
+
+
+def _guest(g: Any, i: int, d: _Doc) -> Guest:
+    """One [[guest]] table."""
+    file, ln, where = d.file, d.ln, f"guest[{i}]"
+    if not isinstance(g, dict):
+        raise InputError("must be a table", file=file, field=where, fix="write guests as [[guest]] tables")
+    _unknown_keys(g, _GUEST_KEYS, file=file, lines=d.lines, table="guest", index=i, where=where)
+    if "userid" not in g:
+        raise InputError("missing userid", file=file, line=ln("guest", None, i), field=f"{where}.userid",
+                         fix='give each guest a z/VM userid, e.g. userid = "USER0"')
+    count = _int(g.get("count", 1), 1, MAX_COUNT, file=file, line=ln("guest", "count", i), where=f"{where}.count",
+                 what="count")
+    uline = ln("guest", "userid", i)
+    userid = check_userid(g["userid"], file=file, line=uline, field=f"{where}.userid")
+    if count > 1 and len(userid) + len(str(count - 1)) > MAX_NAME:
+        raise InputError(f"with count = {count} the userids {userid}0..{userid}{count - 1} exceed {MAX_NAME} "
+                         "characters", file=file, line=uline, field=f"{where}.userid",
+                         fix="shorten the userid prefix")
+    vcpus = _int(g.get("vcpus", 1), 1, MAX_VCPUS, file=file, line=ln("guest", "vcpus", i),
+                 where=f"{where}.vcpus", what="vcpus")
+    share = parse_share(g.get("share", "RELATIVE 100"), where=f"{where}.share", file=file,
+                        line=ln("guest", "share", i))
+    workload = _workload(g.get("workload"), file=file, line=ln("guest", "workload", i), where=f"{where}.workload")
+    quickdsp = g.get("quickdsp", False)
+    if not isinstance(quickdsp, bool):
+        raise InputError(f"{quickdsp!r} is not true or false", file=file, line=ln("guest", "quickdsp", i),
+                         field=f"{where}.quickdsp", fix="write quickdsp = true or quickdsp = false")
+    spages, refs = _guest_storage(g, file=file, line=lambda k: ln("guest", k, i), where=where)
+    pool = None
+    if "pool" in g:
+        pool = cpupools.pool_name(g["pool"], file=file, line=ln("guest", "pool", i), field=f"{where}.pool")
+    return Guest(userid, share, workload, vcpus, count, quickdsp, spages, refs, pool)
+
+
+def _check_guest_links(guests: list[Guest], d: _Doc) -> None:
+    """Rules between guests: page touches, one device type per volume, [[volume]] extents,
+    server chains, clients' servers."""
+    file, ln = d.file, d.ln
     for i, g in enumerate(guests):
         if g.refs and g.refs.get("touches", 1) > 1 and g.workload.kind not in SERVER_KINDS:
             raise InputError("touches > 1 needs a server workload", file=file, line=ln("guest", "refs", i),
@@ -795,7 +889,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                 raise InputError(f"volume {v} is {vol_types[v][0]} in guest[{vol_types[v][1]}] and {t} here", file=file,
                                  line=ln("guest", "workload", i), field=f"guest[{i}].workload.type",
                                  fix="a volume has one device type; name another volume")
-    _dasd_volumes(doc.get("volume", []), guests, vol_types, file=file, ln=ln)
+    _dasd_volumes(d.doc.get("volume", []), guests, vol_types, file=file, ln=ln)
     server_groups = {g.userid for g in guests if g.workload.kind in SERVER_KINDS}
     _check_forward(guests, server_groups, file=file, ln=ln)
     for i, g in enumerate(guests):
@@ -807,68 +901,46 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
                                  fix=("server guests here: " + ", ".join(sorted(server_groups))) if server_groups
                                  else 'add a [[guest]] with workload = { kind = "server", cpu = "..." }')
 
-    pools = _cpupools(doc, guests, file=file, lines=lines, ln=ln)
+
+def _actions(raw_actions: Any, d: _Doc, smt: str, seen: dict[str, int]) -> list[Action]:
+    """[[action]] tables: timed CP commands (SET SHARE, SET MULTITHREAD, the CPU pool commands)."""
+    file, ln = d.file, d.ln
     actions: list[Action] = []
-    raw_actions = doc.get("action", [])
     for i, where, a in table_array(raw_actions, field="action", file=file, fix="write [[action]] tables",
                                    item_fix="write actions as [[action]] tables"):
-        _unknown_keys(a, _ACTION_KEYS, file=file, lines=lines, table="action", index=i, where=where)
+        _unknown_keys(a, _ACTION_KEYS, file=file, lines=d.lines, table="action", index=i, where=where)
         for k in _ACTION_KEYS:
             if k not in a:
                 raise InputError(f"missing {k}", file=file, line=ln("action", None, i), field=f"{where}.{k}",
                                  fix='e.g. at = "5m", command = "SET SHARE USER1 RELATIVE 200"')
         at = parse_duration(a["at"], where=f"{where}.at", file=file, line=ln("action", "at", i), allow_zero=True)
-        cline = ln("action", "command", i)
-        cmd = a["command"]
-        pc = cpupools.command(cmd, file=file, line=cline, field=f"{where}.command") if isinstance(cmd, str) else None
-        if pc is not None:
-            actions.append(Action(at, pc.get("userid", ""), None, cmd, engine=pc))
-            continue
-        mt = _SET_MT.match(cmd) if isinstance(cmd, str) else None
-        if mt:
-            if smt == "off":
-                raise InputError("SET MULTITHREAD needs an SMT mode", file=file, line=cline, field=f"{where}.command",
-                                 fix='set system.smt = "smt1" or "smt2" (non-SMT to SMT needs a re-IPL)')
-            actions.append(Action(at, "", None, cmd, int(mt.group(1))))
-            continue
-        m = _SET_SHARE.match(cmd) if isinstance(cmd, str) else None
-        if not m:
-            raise InputError(f"unsupported command {cmd!r}", file=file, line=cline, field=f"{where}.command",
-                             fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"; '
-                                 + cpupools.COMMANDS_FIX)
-        uid = m.group(1).upper()
-        if uid not in seen:
-            raise InputError(f"SET SHARE names unknown userid {uid}", file=file, line=cline, field=f"{where}.command",
-                             fix=f"known userids: {', '.join(list(seen)[:12])}")
-        share = parse_share(m.group(2), where=f"{where}.command", file=file, line=cline)
-        actions.append(Action(at, uid, share, cmd))
-    timed = [(a.at_ns, i, a.engine) for i, a in enumerate(actions) if a.engine is not None]
-    cpupools.check_sequence(pools, {u: p["name"] for p in pools for u in p["members"]}, timed, set(seen),
-                            file=file, ln=ln)
-    actions.sort(key=lambda a: a.at_ns)
-    _check_absolute_sum(guests, actions, file=file, ln=ln)
+        actions.append(_command(a["command"], at, where, ln("action", "command", i), d, smt, seen))
+    return actions
 
-    storage = _storage(table("storage"), guests, file=file, ln=ln)
-    _check_machine(machine or DEFAULT_MACHINE, processors, smt, drawers, params, storage, file=file, ln=ln)
-    mdc = _mdc(table("mdc"), guests, file=file, ln=ln)
-    hyperpav = _cu(table("cu"), storage, guests, file=file, ln=ln)
-    channels = _channels(doc.get("chpid", []), table("cu"), storage, guests, level, "cpc" in doc, file=file,
-                         lines=lines)
-    pav = _pav(table("cu"), guests, level, file=file, ln=ln)
-    cpc = _cpc(table("cpc"), system, processors, level, dict(switches), file=file, lines=lines)
-    if cpc is not None and smt != "off":
-        raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
-                         "threads the SMT model does not suspend together)", file=file, line=ln("system", "smt"),
-                         field="system.smt", fix='use smt = "off" with [cpc], or leave [cpc] out')
 
-    title = doc.get("title", "")
-    if not isinstance(title, str):
-        raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
-    return Scenario(path=path, level=level, processors=processors, smt=smt, duration_ns=duration,
-                    interval_ns=interval, seed=seed, guests=guests, params=params, actions=actions, title=title,
-                    switches=dict(switches), storage=storage, machine=machine, drawers=drawers, cpc=cpc,
-                    mdc=mdc, hyperpav=hyperpav, dspwdmethod=dspwd, tx_unit=tx_unit, channels=channels, pav=pav,
-                    cpupools=pools)
+def _command(cmd: Any, at: int, where: str, cline: int | None, d: _Doc, smt: str, seen: dict[str, int]) -> Action:
+    """One timed CP command."""
+    file = d.file
+    pc = cpupools.command(cmd, file=file, line=cline, field=f"{where}.command") if isinstance(cmd, str) else None
+    if pc is not None:
+        return Action(at, pc.get("userid", ""), None, cmd, engine=pc)
+    mt = _SET_MT.match(cmd) if isinstance(cmd, str) else None
+    if mt:
+        if smt == "off":
+            raise InputError("SET MULTITHREAD needs an SMT mode", file=file, line=cline, field=f"{where}.command",
+                             fix='set system.smt = "smt1" or "smt2" (non-SMT to SMT needs a re-IPL)')
+        return Action(at, "", None, cmd, int(mt.group(1)))
+    m = _SET_SHARE.match(cmd) if isinstance(cmd, str) else None
+    if not m:
+        raise InputError(f"unsupported command {cmd!r}", file=file, line=cline, field=f"{where}.command",
+                         fix='supported: "SET SHARE userid <share operands>", "SET MULTITHREAD 1|2"; '
+                             + cpupools.COMMANDS_FIX)
+    uid = m.group(1).upper()
+    if uid not in seen:
+        raise InputError(f"SET SHARE names unknown userid {uid}", file=file, line=cline, field=f"{where}.command",
+                         fix=f"known userids: {', '.join(list(seen)[:12])}")
+    share = parse_share(m.group(2), where=f"{where}.command", file=file, line=cline)
+    return Action(at, uid, share, cmd)
 
 
 def _cpupools(doc: dict, guests: list[Guest], *, file, lines, ln) -> list[dict]:
@@ -976,7 +1048,8 @@ def _check_machine(machine: str, processors: int, smt: str, drawers: int | None,
         raise InputError(f"a {machine} has at most {most} drawers, not {drawers}", file=file,
                          line=ln("system", "drawers"), field="system.drawers",
                          fix=f"use drawers = {need}..{min(most, processors)}, or leave it out")
-    if storage and storage.get("encrypt") and MACHINES.index(machine) < MACHINES.index("z14"):
+    if storage and storage.get("encrypt") and MACHINES.index(machine) < MACHINES.index(
+            contract.word("first_encrypt_machine")):
         raise InputError(f"encrypted paging on a {machine}", file=file, line=ln("storage", "encrypt_paging"),
                          field="storage.encrypt_paging",
                          fix="z/VM encrypts pages with the z14's CPACF (VM65993): use machine = \"z14\" or later, or "
@@ -1030,7 +1103,7 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
                          line=rl, field=f"{rw}.range", fix="references must stay within the guest's storage")
     out: dict[str, Any] = {"pattern": r["pattern"], "range_pages": rng}
     if "touches" in r:
-        out["touches"] = _int(r["touches"], 1, 100000, file=file, line=rl, where=f"{rw}.touches",
+        out["touches"] = _int(r["touches"], *contract.limit("touches"), file=file, line=rl, where=f"{rw}.touches",
                               what="page references per request")
     if r["pattern"] == "strided":
         if "stride" not in r:
@@ -1093,10 +1166,10 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         if not isinstance(v, dict) or set(v) - _VOLUME_KEYS or "type" not in v or "size" not in v:
             raise InputError(f"{v!r} is not a paging volume", file=file, line=vline, field=w,
                              fix='{ type = "eckd" | "edev", size = "2G", count = 1 }')
-        if v["type"] not in ("eckd", "edev"):
+        if v["type"] not in PAGING_VOLUME_TYPES:
             raise InputError(f"device type {v['type']!r} is not modelled", file=file, line=vline, field=f"{w}.type",
                              fix='use "eckd" (3390) or "edev" (emulated FBA on SCSI)')
-        count = _int(v.get("count", 1), 1, 10000, file=file, line=vline, where=f"{w}.count", what="count")
+        count = _int(v.get("count", 1), *contract.limit("volume_count"), file=file, line=vline, where=f"{w}.count", what="count")
         xiv = v.get("xiv", False)
         if not isinstance(xiv, bool) or (xiv and v["type"] != "edev"):
             raise InputError(f"xiv = {xiv!r} is not valid here", file=file, line=vline, field=f"{w}.xiv",
@@ -1148,7 +1221,7 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
     if "aliases" not in t:
         raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
                          fix="how many HyperPAV alias exposures the control unit has, e.g. aliases = 15")
-    aliases = _int(t["aliases"], 1, 254, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
+    aliases = _int(t["aliases"], *ALIASES, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
     pa = t.get("paging_alias", False)
     if not isinstance(pa, bool):
         raise InputError(f"{pa!r} is not true or false", file=file, line=ln("cu", "paging_alias"),
@@ -1160,9 +1233,10 @@ def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict
     shares = {}
     for k in ("paging", "minidisk"):
         v = share.get(k, 100)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (1 <= v <= 10000):
+        lo, hi = contract.limit("cu_share")
+        if isinstance(v, bool) or not isinstance(v, (int, float)) or not (lo <= v <= hi):
             raise InputError(f"share {k} = {v!r} is out of range", file=file, line=ln("cu", "share"),
-                             field=f"cu.share.{k}", fix="a relative share 1-10000 (SET CU ... SHARE)")
+                             field=f"cu.share.{k}", fix=f"a relative share {lo:g}-{hi:g} (SET CU ... SHARE)")
         shares[k] = float(v)
     eckd_paging = bool(storage) and any(v["type"] == "eckd" for v in storage.get("paging_volumes", []))
     eckd_mdisk = any(g.workload.dasd and g.workload.kind in ("dasd-io", "format") and
@@ -1219,9 +1293,10 @@ def _chpids(raw: Any, level: str, has_cpc: bool, *, file, lines) -> list[dict]:
         if "partner_io_rate" in c:
             rate = c["partner_io_rate"]
             line = lines.find("chpid", "partner_io_rate", i)
-            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1e7:
+            lo, hi = contract.limit("partner_io_rate")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not lo <= rate <= hi:
                 raise InputError(f"partner_io_rate {rate!r} is out of range", file=file, line=line,
-                                 field=f"{where}.partner_io_rate", fix="I/Os per second, 0 to 10000000")
+                                 field=f"{where}.partner_io_rate", fix=f"I/Os per second, {lo:g} to {hi:.0f}")
             if rate and not has_cpc:
                 raise InputError("a shared channel path without a [cpc]", file=file, line=line,
                                  field=f"{where}.partner_io_rate",
@@ -1246,7 +1321,7 @@ def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], lev
     if paths is None:
         raise InputError("channel paths defined but the control unit has none", file=file, line=ln("cu", None),
                          field="cu.paths", fix='say which [[chpid]] paths reach it: [cu] paths = ["40", "41"]')
-    if not isinstance(paths, list) or not paths or len(paths) > 8:
+    if not isinstance(paths, list) or not paths or len(paths) > MAX_CU_PATHS:
         raise InputError("a control unit with no path" if paths == [] else f"{paths!r} is not 1-8 CHPID ids",
                          file=file, line=ln("cu", "paths"), field="cu.paths",
                          fix='a control unit has 1 to 8 channel paths: paths = ["40", "41"]')
@@ -1263,7 +1338,7 @@ def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], lev
         raise InputError("the paths are of different types", file=file, line=ln("cu", "paths"), field="cu.paths",
                          fix="a control unit's path group here is all ESCON or all one FICON feature")
     cls = cu.get("class", "ess")
-    if cls not in ("ess", "3990"):
+    if cls not in CU_CLASSES:
         raise InputError(f"class {cls!r} is not ess or 3990", file=file, line=ln("cu", "class"), field="cu.class",
                          fix='class = "ess" (2105 and later) or "3990"')
     if not _eckd_volumes(storage, guests):
@@ -1277,7 +1352,7 @@ def _pav(cu: dict, guests: list[Guest], level: str, *, file, ln) -> dict | None:
     from . import engine
 
     mode = cu.get("pav", "hyper")
-    if mode not in ("hyper", "static", "dynamic"):
+    if mode not in ("hyper", *PAV_MODES):
         raise InputError(f"pav {mode!r} is not hyper, static or dynamic", file=file, line=ln("cu", "pav"),
                          field="cu.pav", fix='pav = "hyper" (HyperPAV, default), "static" or "dynamic"')
     if mode == "hyper":
@@ -1289,9 +1364,9 @@ def _pav(cu: dict, guests: list[Guest], level: str, *, file, ln) -> dict | None:
     if "aliases" not in cu:
         raise InputError("missing", file=file, line=ln("cu", None), field="cu.aliases",
                          fix=f"how many alias exposures the control unit has for {mode} PAV, e.g. aliases = 8")
-    aliases = _int(cu["aliases"], 1, 254, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
+    aliases = _int(cu["aliases"], *ALIASES, file=file, line=ln("cu", "aliases"), where="cu.aliases", what="aliases")
     order = [lv["name"] for lv in engine.levels()]
-    if order.index(level) < order.index("zvm-5.2"):
+    if order.index(level) < order.index(contract.word("first_pav_level")):
         raise InputError(f"level {level} has no PAV minidisk support", file=file, line=ln("cu", "pav"),
                          field="cu.pav", fix="PAV volumes as minidisks came with z/VM 5.2 (VM63952): use zvm-5.2 or "
                                              "later")
@@ -1337,11 +1412,12 @@ def _choice(v: Any, options: tuple[str, ...], *, file, line, where: str) -> str:
 def _weight(v: Any, *, file, line, where: str) -> int:
     if isinstance(v, bool) or not isinstance(v, int):
         raise InputError(f"{v!r} is not a whole number", file=file, line=line, field=where,
-                         fix="a shared LPAR's PR/SM weight is a whole number 1-999")
-    if not 1 <= v <= 999:
+                         fix=f"a shared LPAR's PR/SM weight is a whole number {WEIGHT[0]}-{WEIGHT[1]}")
+    if not WEIGHT[0] <= v <= WEIGHT[1]:
         raise InputError(f"weight {v} is out of range" + (" (a shared LPAR with weight 0 gets no entitlement)"
                                                           if v == 0 else ""),
-                         file=file, line=line, field=where, fix="a shared LPAR's PR/SM weight must be 1-999")
+                         file=file, line=line, field=where,
+                         fix=f"a shared LPAR's PR/SM weight must be {WEIGHT[0]}-{WEIGHT[1]}")
     return v
 
 
@@ -1573,9 +1649,10 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             if not isinstance(sv, str) or not sv:
                 raise InputError(f"{sv!r} is not a userid", file=file, line=line, field=f"{where}.servers",
                                  fix="the userid of a [[guest]] whose workload kind is \"server\"")
-            if isinstance(win, bool) or not isinstance(win, int) or not (1 <= win <= 1_000_000):
+            lo, hi = contract.limit("client_window")
+            if isinstance(win, bool) or not isinstance(win, int) or not (lo <= win <= hi):
                 raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
-                                 fix="requests a client virtual CPU keeps outstanding: an integer 1..1000000")
+                                 fix=f"requests a client virtual CPU keeps outstanding: an integer {lo}..{hi}")
             wl.servers, wl.window = sv, win
     elif kind == "memtst":
         if "cpu" not in w:
@@ -1608,7 +1685,7 @@ def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
                                      fix='e.g. bytes = 1920 or bytes = "1M"')
                 mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
                 b = float(m.group(1)) * mult
-            if not (0 <= b <= 1 << 34):
+            if not (contract.limit("bytes")[0] <= b <= contract.limit("bytes")[1]):
                 raise InputError(f"bytes {w['bytes']!r} is out of range", file=file, line=line,
                                  field=f"{where}.bytes", fix="payload bytes per request, 0..16G")
             out["bytes"] = int(b)
@@ -1698,7 +1775,7 @@ def _dasd_volumes(raw: Any, guests: list[Guest], vol_types: dict, *, file, ln) -
             raise InputError(f"volume {name} is declared twice (volume[{vols[name][2]}] and {w})", file=file,
                              line=ln("volume", "name", j), field=f"{w}.name", fix="volume labels must be unique")
         t = v["type"]
-        if t not in DASD_TYPES[:3]:
+        if t not in VOLUME_TYPES:
             raise InputError(f"{t!r} is not a device type zvmlab models", file=file, line=ln("volume", "type", j),
                              field=f"{w}.type", fix="accepted: eckd (3390), edev (FBA emulated on SCSI), "
                              "scsi (dedicated); a VDISK is not a volume")
@@ -1757,7 +1834,7 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
     vol = w["volume"]
     if not isinstance(vol, str) or not vol:
         raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume", fix=eg)
-    types = DASD_TYPES if kind == "dasd-io" else DASD_TYPES[:2]
+    types = DASD_TYPES if kind == "dasd-io" else FORMAT_TYPES
     if w["type"] not in types:
         raise InputError(f"{w['type']!r} is not a device type zvmlab models here", file=file, line=line,
                          field=f"{where}.type", fix=f"accepted: {', '.join(types)}")
@@ -1769,7 +1846,7 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
                              fix=f"a whole number 1..{hi}")
         return v
 
-    d: dict[str, Any] = {"volume": vol.upper(), "type": w["type"], "blocks": count("blocks", 65536)}
+    d: dict[str, Any] = {"volume": vol.upper(), "type": w["type"], "blocks": count("blocks", contract.limit("blocks")[1])}
     if kind == "format":
         pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
         if pages < 256:
@@ -1786,7 +1863,7 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
         raise InputError(f"{write!r} is not true or false", file=file, line=line, field=f"{where}.write",
                          fix="write = true for writes, false (the default) for reads")
     if "window" in w:
-        d["window"] = count("window", 1024)
+        d["window"] = count("window", contract.limit("io_window")[1])
     mdc = w.get("mdc", False)
     if not isinstance(mdc, bool):
         raise InputError(f"{mdc!r} is not true or false", file=file, line=line, field=f"{where}.mdc",
@@ -1809,14 +1886,14 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
                          fix="add mdc = true, or leave extent out")
     if "rate" in w:
         r = w["rate"]
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= 10_000_000):
+        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= contract.limit("io_rate")[1]):
             raise InputError(f"rate {r!r} is not an I/O rate", file=file, line=line, field=f"{where}.rate",
                              fix="I/Os per second, a number > 0, e.g. rate = 1233")
         if "think" in w:
             raise InputError("both rate and think", file=file, line=line, field=f"{where}.rate",
                              fix="a paced driver (rate) sets its own pauses: leave think out, or rate")
         d["rate"] = float(r)
-    d.update(method=method, write=write, ios=count("ios", 1_000_000), dist=w.get("dist", "exp"),
+    d.update(method=method, write=write, ios=count("ios", contract.limit("ios")[1]), dist=w.get("dist", "exp"),
              cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
              think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,
                                      allow_zero=True))

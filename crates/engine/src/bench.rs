@@ -64,7 +64,7 @@ pub fn reference_config(
             horizon_ms * MS,
             (horizon_ms * MS / 10).max(1),
             vec![Guest {
-                userid: "CLIENT".into(),
+                userid: "CL".into(),
                 vcpus: 1,
                 share: Share::default(),
                 workload: Workload::Transactional {

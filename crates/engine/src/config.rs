@@ -4,6 +4,7 @@
 //! file, line and field) and hands the engine this normalized form as JSON. The engine checks
 //! it again (it never trusts its input) and returns an error string rather than panicking.
 
+use crate::contract::{ABSOLUTE_SHARE, MAX_PROCESSORS, MAX_VCPUS, RELATIVE_SHARE};
 use crate::queue::Time;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -93,13 +94,13 @@ fn default_pool_type() -> String {
 impl PoolCfg {
     pub fn check(&self) -> Result<(), String> {
         check_pool_limit(&self.name, self.limithard_pct, self.capacity)?;
-        if self.name.is_empty() || self.name.len() > 8 {
+        if !crate::contract::is_cp_name(&self.name) {
             return Err(format!(
-                "CPU pool name '{}' must be 1-8 characters",
+                "CPU pool name '{}' must be 1-8 characters A-Z 0-9 @ # $ _ -",
                 self.name
             ));
         }
-        if self.ptype != "IFL" && self.ptype != "CP" {
+        if !crate::contract::POOL_TYPES.contains(&self.ptype.as_str()) {
             return Err(format!("CPU pool {}: TYPE must be CP or IFL", self.name));
         }
         Ok(())
@@ -113,9 +114,10 @@ pub fn check_pool_limit(name: &str, lh: Option<f64>, cap: Option<f64>) -> Result
         (Some(p), None) => Err(format!(
             "CPU pool {name}: LIMITHARD must be above 0 and at most 100 % (got {p})"
         )),
-        (None, Some(c)) if c > 0.0 && c <= 64.0 => Ok(()),
+        (None, Some(c)) if c > 0.0 && c <= crate::contract::MAX_POOL_CAPACITY => Ok(()),
         (None, Some(c)) => Err(format!(
-            "CPU pool {name}: CAPACITY must be above 0 and at most 64 processors (got {c})"
+            "CPU pool {name}: CAPACITY must be above 0 and at most {} processors (got {c})",
+            crate::contract::MAX_POOL_CAPACITY
         )),
         _ => Err(format!(
             "CPU pool {name}: give exactly one of LIMITHARD n% and CAPACITY n"
@@ -313,14 +315,14 @@ impl Refs {
 
 /// Largest guest virtual storage modelled: 1 TB (z/VM 6.4+ maximum virtual machine size 1 TB
 /// is not assumed elsewhere; the page table costs 2 bits per page: 64 MB at 1 TB).
-pub const MAX_GUEST_PAGES: u64 = 1 << 28;
+pub use crate::contract::MAX_GUEST_PAGES;
 
 fn default_tx_unit() -> f64 {
     1.0
 }
 
 /// The largest [run] tx_unit accepted (completed requests per reported transaction).
-pub const MAX_TX_UNIT: f64 = 1e6;
+pub use crate::contract::MAX_TX_UNIT;
 
 fn default_smt() -> String {
     "off".into()
@@ -670,9 +672,9 @@ impl Config {
 
     /// Defensive checks; the Python front gives friendlier messages for the same rules.
     pub fn check(&self) -> Result<(), String> {
-        if self.processors == 0 || self.processors > 64 {
+        if self.processors == 0 || self.processors > MAX_PROCESSORS {
             return Err(format!(
-                "system.processors must be 1..64 (got {})",
+                "system.processors must be 1..{MAX_PROCESSORS} (got {})",
                 self.processors
             ));
         }
@@ -690,8 +692,8 @@ impl Config {
             return Err("a scenario needs at least one [[guest]]".into());
         }
         for g in &self.guests {
-            if g.vcpus == 0 || g.vcpus > 64 {
-                return Err(format!("guest {}: vcpus must be 1..64", g.userid));
+            if g.vcpus == 0 || g.vcpus > MAX_VCPUS {
+                return Err(format!("guest {}: vcpus must be 1..{MAX_VCPUS}", g.userid));
             }
             check_share(&g.userid, &g.share)?;
             match &g.workload {
@@ -840,7 +842,8 @@ impl Config {
         if let Some(c) = &self.cpc {
             c.check(self.processors)?;
         }
-        self.check_storage()
+        self.check_storage()?;
+        self.check_contract()
     }
 
     /// Processor topology limits (seed 000): non-SMT up to 64 logical cores, SMT only on 32.
@@ -981,13 +984,17 @@ impl Config {
 }
 
 pub fn check_share(who: &str, s: &Share) -> Result<(), String> {
+    let (rlo, rhi) = RELATIVE_SHARE;
+    let (alo, ahi) = ABSOLUTE_SHARE;
     let chk = |v: &ShareValue| match v.kind {
-        ShareKind::Relative if !(1.0..=10000.0).contains(&v.value) => Err(format!(
-            "{who}: RELATIVE share must be 1..10000 (got {})",
-            v.value
-        )),
-        ShareKind::Absolute if !(v.value >= 0.1 && v.value <= 100.0) => Err(format!(
-            "{who}: ABSOLUTE share must be 0.1%..100% (got {})",
+        ShareKind::Relative if !((rlo..=rhi).contains(&v.value) && v.value.fract() == 0.0) => {
+            Err(format!(
+                "{who}: RELATIVE share must be a whole number {rlo}..{rhi} (got {})",
+                v.value
+            ))
+        }
+        ShareKind::Absolute if !(alo..=ahi).contains(&v.value) => Err(format!(
+            "{who}: ABSOLUTE share must be {alo}%..{ahi}% (got {})",
             v.value
         )),
         _ => Ok(()),

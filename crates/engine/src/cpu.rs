@@ -77,10 +77,10 @@ impl SmtMode {
 }
 
 /// z/VM's limits on logical cores (seed 000): non-SMT up to 64, SMT only on the first 32.
-pub const MAX_CORES: u32 = 64;
-pub const MAX_SMT_CORES: u32 = 32;
+pub const MAX_CORES: u32 = crate::contract::MAX_PROCESSORS;
+pub const MAX_SMT_CORES: u32 = crate::contract::MAX_SMT_CORES;
 /// Drawers of the largest CPC modelled (a z15 has five; `machine.rs` has each machine's).
-pub const MAX_DRAWERS: u32 = 8;
+pub const MAX_DRAWERS: u32 = crate::contract::MAX_DRAWERS;
 
 /// Where each core of the LPAR sits, and its CPI.
 #[derive(Clone, Debug)]

@@ -32,8 +32,8 @@ use crate::sim::{path_ns, Sim, VState, NONE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-pub const TYPES: [&str; 4] = ["eckd", "edev", "scsi", "vdisk"];
-pub const METHODS: [&str; 2] = ["ssch", "diag250"];
+pub const TYPES: [&str; 4] = crate::contract::DASD_TYPES;
+pub const METHODS: [&str; 2] = crate::contract::DASD_METHODS;
 
 /// A guest's I/O program.
 #[derive(Clone, Debug)]

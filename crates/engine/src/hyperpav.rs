@@ -46,7 +46,8 @@ pub struct AliasPool {
 
 impl AliasPool {
     pub fn new(total: u32, share_paging: f64, share_minidisk: f64, paging: bool) -> AliasPool {
-        let shares = [share_paging.max(0.0), share_minidisk.max(0.0)];
+        // The shares are 1..10000 (Config::check refuses others; no clamping here).
+        let shares = [share_paging, share_minidisk];
         // Without paging aliases the minidisk I/O has the whole pool.
         let sum = if paging {
             shares[0] + shares[1]

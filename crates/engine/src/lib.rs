@@ -10,6 +10,8 @@ pub mod bench;
 pub mod cache;
 pub mod channel;
 pub mod config;
+mod config_check;
+pub mod contract;
 pub mod cpu;
 pub mod dasd;
 pub mod dispatcher;

@@ -6,10 +6,10 @@
 use crate::params::Params;
 
 /// The machines modelled, oldest first (`system.machine`).
-pub const NAMES: [&str; 7] = ["z196", "zEC12", "z13", "z14", "z15", "z16", "z17"];
+pub const NAMES: [&str; 7] = crate::contract::MACHINES;
 
 /// The machine a scenario runs on when it names none.
-pub const DEFAULT: &str = "z14";
+pub const DEFAULT: &str = crate::contract::DEFAULT_MACHINE;
 
 /// One machine's figures (rounded to whole counts where they count things).
 #[derive(Clone, Debug, PartialEq)]

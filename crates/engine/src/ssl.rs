@@ -38,7 +38,7 @@ use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// Cipher names a workload may give (`cipher = ...`).
-pub const CIPHERS: [&str; 2] = ["rsa-aes256", "rsa-aes128-sha256"];
+pub const CIPHERS: [&str; 2] = crate::contract::SSL_CIPHERS;
 
 /// A queue entry of a server that is the end of a handshake whose RSA operation the crypto
 /// adapter did (the rest of the entry is the client virtual CPU).

@@ -20,7 +20,8 @@ fn guest(userid: &str, rel: f64, demand: Option<f64>) -> Guest {
         share: Share {
             min: ShareValue {
                 kind: ShareKind::Relative,
-                value: rel,
+                // A RELATIVE share is a whole number (Config::check refuses others).
+                value: rel.round().max(1.0),
             },
             max: None,
             limit: Limit::None,

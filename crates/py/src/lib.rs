@@ -95,6 +95,23 @@ fn monitor_layouts_json() -> String {
     zvm::monwrite::layouts_json()
 }
 
+/// The scenario contract (vocabulary, limits, cross-field rules; contract.rs), as JSON.
+#[pyfunction]
+fn contract_json() -> String {
+    zvm::contract::contract().to_string()
+}
+
+/// Check a normalized scenario (JSON) as a run would, building the simulation without running
+/// it: raises EngineError with the engine's message if it refuses the configuration.
+#[pyfunction]
+fn validate_json(py: Python<'_>, config_json: String) -> PyResult<()> {
+    py.allow_threads(move || {
+        let cfg = zvm::Config::from_json(&config_json)?;
+        zvm::Sim::new(cfg).map(|_| ())
+    })
+    .map_err(err)
+}
+
 /// The parameter table, as JSON.
 #[pyfunction]
 fn params_json() -> String {
@@ -133,6 +150,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(levels_json, m)?)?;
     m.add_function(wrap_pyfunction!(params_json, m)?)?;
+    m.add_function(wrap_pyfunction!(contract_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(monitor_layouts_json, m)?)?;
     m.add_function(wrap_pyfunction!(switches_json, m)?)?;
     m.add_function(wrap_pyfunction!(bench_reference, m)?)?;
