@@ -493,7 +493,7 @@ params! {
     mdisk_path_eckd: "mdisk.path_eckd_io" = 6000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: start subchannel on the real ECKD device, its interrupt, and reflecting the interrupt to the guest";
     mdisk_path_fba_emul: "mdisk.path_fba_emulation" = 8313.0, "instructions per I/O", [0.0, 100000000.0],
-        "seed 004 (row E2, calibrated with mdisk.path_scsi_container_53 on the XEDIT read CP CPU/read): FBA emulation of an EDEV request and the interrupt back to the guest, without the SCSI container";
+        "seed 004 (row E2, calibrated with mdisk.path_scsi_container_53 on the XEDIT read CP CPU/read): FBA emulation of an EDEV request and the interrupt back to the guest, without the SCSI container; with cache.warmth = 1 (CP's coherence stall on a 3-core LPAR) the same figures need 7300 (measured, not applied: docs/research/calibration.md 'Cache warmth on')";
     mdisk_path_container_52: "mdisk.path_scsi_container_52" = 6000.0, "instructions per I/O", [0.0, 100000000.0],
         "assumed: the z/VM 5.2 SCSI container's path per request; its difference to the 5.3 path is set by row E2 (seed 004) through mdisk.path_scsi_container_53";
     mdisk_path_container_53: "mdisk.path_scsi_container_53" = 2620.0, "instructions per I/O", [0.0, 100000000.0],
@@ -543,7 +543,7 @@ params! {
     ssl_path_record_v21: "ssl.path_record_v21" = 20000.0, "instructions per TLS record", [0.0, 100000000.0],
         "assumed: SSL server V2.1 (z/VM 6.3) per record: IUCV receive and send between TCP/IP and the SSL server, record framing, the System SSL call";
     ssl_path_record_v22: "ssl.path_record_v22" = 87165.0, "instructions per TLS record", [0.0, 100000000.0],
-        "seed 000 (row E5, calibrated: z/VM 6.4 SSL V2.2 +13.6 % CPU/tx against 6.3 V2.1 at the same cipher): SSL server V2.2 per record (the new System SSL level's longer record path; seed 000 says most of the increase was within the SSL server)";
+        "seed 000 (row E5, calibrated: z/VM 6.4 SSL V2.2 +13.6 % CPU/tx against 6.3 V2.1 at the same cipher): SSL server V2.2 per record (the new System SSL level's longer record path; seed 000 says most of the increase was within the SSL server); with cache.warmth = 1 the same figure needs 112000 (measured, not applied: docs/research/calibration.md 'Cache warmth on')";
     ssl_path_handshake: "ssl.path_handshake" = 3000000.0, "instructions per new connection", [0.0, 100000000.0],
         "assumed: a full TLS handshake without the RSA private-key operation (certificate, key derivation, the handshake messages, connection setup in the SSL server); seed 000's chart puts a new connection's SSL CPU at some ms to tens of ms (axis 0-40 ms, values not legible)";
     ssl_path_rsa: "ssl.path_rsa_private" = 12000000.0, "instructions per RSA-2048 private-key operation", [0.0, 100000000.0],
