@@ -9,6 +9,7 @@ from conftest import ROOT
 from zvmlab import engine, scenario
 
 ON = {"cache.warmth": 1.0}
+OFF = {"cache.warmth": 0.0}
 
 # A mixed workload (interactive users beside CPU-bound ones) in an LPAR of 8 logical cores entitled
 # to 4 (weight 250 of 1000 on 16 shared cores), next to a busy partner.
@@ -110,11 +111,34 @@ def test_smt2_core_capacity_stays_within_one_and_two_with_the_cache_model(name):
 
 def test_the_switch_off_is_the_model_before_issue_18():
     sc = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml").with_overrides(duration="1s")
-    off = engine.simulate(sc.engine_config())
+    off = engine.simulate(sc.engine_config())  # off by default (README, cache warmth)
     on = engine.simulate(dataclasses.replace(sc, params={**sc.params, **ON}).engine_config())
+    explicit = engine.simulate(dataclasses.replace(sc, params={**sc.params, **OFF}).engine_config())
+    for s in (off, explicit):
+        for k in ("wall_s", "events_per_s"):  # this machine's speed
+            s.pop(k)
+    assert off == explicit
     assert off["cpi"]["cache"]["footprint_hits"] == [0, 0, 0]
-    assert "cache.footprint_kb" not in off["params_read"] and "cache.footprint_kb" in on["params_read"]
+    for name in ("cache.footprint_kb", "cache.cp_shared"):
+        assert name not in off["params_read"] and name in on["params_read"]
     assert on["cpi"]["cache"]["reload_pct_of_guest"] > 0
+    assert off["cpi"]["cache"]["coherence_pct_of_cp"] == 0 < on["cpi"]["cache"]["coherence_pct_of_cp"]
+
+
+@pytest.mark.parametrize("cores", [[1, 8, 16, 32]])
+def test_cp_coherence_stall_grows_with_the_spread_of_the_lpar(cores):
+    # The same Apache stand-in (scaled as Table 2) on more chips: CP's misses to shared lines come
+    # from farther away, so its share of stall grows; one core has no other writer.
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml").with_overrides(duration="1s")
+    got = []
+    for n in cores:
+        s = engine.simulate(dataclasses.replace(sc, processors=n, params={**sc.params, **ON}).engine_config())
+        got.append(s["cpi"]["cache"]["coherence_pct_of_cp"])
+    assert got[0] == 0, got
+    assert all(a < b for a, b in zip(got, got[1:])), got
+    none = engine.simulate(dataclasses.replace(sc, processors=16, params={**sc.params, **ON, "cache.cp_shared": 0.0})
+                           .engine_config())
+    assert none["cpi"]["cache"]["coherence_pct_of_cp"] == 0
 
 
 def test_monitor_domain_15_has_moves_hits_and_reload_per_processor():

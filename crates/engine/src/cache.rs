@@ -18,6 +18,14 @@
 //!   with other partitions, which place `W (1/a - 1)` ns worth of lines there during the run; a
 //!   vertical-high (its own physical core) never loses its footprint that way.
 //! - SMT: the two threads of a core share its L2 counter, so a sibling decays a thread's footprint.
+//! - Coherence misses: a share `cache.cp_shared` of the L1 misses of CP path lengths (at the
+//!   workload rate `cpi.l1_miss_per_instr`, over CP's `cpu.cpi_cp`) go to lines
+//!   shared between processors (dispatch lists, VMDBKs, lock words, message buffers), last
+//!   written by CP on another processor: each is sourced from a processor drawn from the LPAR's
+//!   cores (same core `cpi.cycles_chip`, same chip `cache.lat_l3`, another chip of the L4 node
+//!   `cache.lat_l4`, beyond `cpi.cycles_remote`), whatever the footprints. That cost grows with
+//!   the spread of the LPAR, not with its virtual CPUs' moves: the stall lengthens the run's
+//!   chargeable CP time (`coherence`).
 //!
 //! With the model on (`cache.warmth = 1`) the static within-drawer sourcing mix of `cpu.rs` is off
 //! (every core at its one-chip CPI): where the misses are sourced follows from where virtual CPUs
@@ -48,6 +56,8 @@ pub struct CacheSummary {
     /// Reload cycles per dispatch and as a share of the guest work done.
     pub reload_cycles_per_dispatch: f64,
     pub reload_pct_of_guest: f64,
+    /// Coherence stalls (misses to shared lines) as a share of the chargeable CP time.
+    pub coherence_pct_of_cp: f64,
 }
 
 pub struct Warmth {
@@ -73,6 +83,35 @@ pub struct Warmth {
     /// its dispatches per level (sums of warmth at dispatch).
     pub lp_reload_ns: Vec<u64>,
     lp_hits: Vec<[f64; LEVELS]>,
+    /// Per core: coherence stall (nominal ns) per nominal ns of CP work run there.
+    coh: Vec<f64>,
+    /// Coherence stalls charged, in total and per logical processor (nominal ns).
+    pub coherence_ns: u64,
+    pub lp_coherence_ns: Vec<u64>,
+}
+
+/// Per core: the extra sourcing cycles of a miss to a line last written on a core drawn from
+/// the LPAR's cores, over one on the own core (`lat`: same chip, same L4 node, beyond).
+fn shared_mix(topo: &crate::cpu::Topology, node: &[u32], own: f64, lat: [f64; 3]) -> Vec<f64> {
+    let n = topo.cores as usize;
+    (0..n)
+        .map(|c| {
+            let sum: f64 = (0..n)
+                .map(|d| {
+                    if d == c {
+                        own
+                    } else if topo.chip[d] == topo.chip[c] {
+                        lat[0]
+                    } else if node[d] == node[c] {
+                        lat[1]
+                    } else {
+                        lat[2]
+                    }
+                })
+                .sum();
+            (sum / n.max(1) as f64 - own).max(0.0)
+        })
+        .collect()
 }
 
 /// The L4 node of each core: a drawer's chips split evenly over its nodes, in chip order.
@@ -119,8 +158,22 @@ impl Warmth {
         } else {
             (0.0, 0.0, 0.0, 0.0)
         };
+        let coh = if on {
+            // Extra cycles per CP instruction over CP's cycles per instruction (CP path lengths
+            // become time at cpu.cpi_cp).
+            let k = p.cache_cp_shared() * p.l1_miss_per_instr() / p.cpi_cp().max(1e-9);
+            shared_mix(topo, &node, p.cycles_chip(), [l3, l4, mem])
+                .iter()
+                .map(|x| k * x)
+                .collect()
+        } else {
+            Vec::new()
+        };
         Warmth {
             on,
+            coh,
+            coherence_ns: 0,
+            lp_coherence_ns: vec![0; n(lpus)],
             footprint: lines(fk).max(1.0),
             footprint_kb: fk,
             cap: [lines(m.l2_kb), lines(m.l3_kb), lines(m.l4_kb)],
@@ -206,6 +259,15 @@ impl Warmth {
         reload
     }
 
+    /// CP work `cp` (nominal ns) about to run on processor `l` of core `c`: the coherence stall
+    /// (nominal ns) its misses to shared lines add.
+    pub fn coherence(&mut self, l: usize, c: usize, cp: u64) -> u64 {
+        let extra = (cp as f64 * self.coh[c]).round() as u64;
+        self.coherence_ns += extra;
+        self.lp_coherence_ns[l] += extra;
+        extra
+    }
+
     /// Footprint hits of processor `l`'s dispatches per level, in thousandths (the monitor's).
     pub fn lp_hits(&self, l: usize) -> [u64; LEVELS] {
         self.lp_hits
@@ -213,7 +275,7 @@ impl Warmth {
             .map_or([0; LEVELS], |h| h.map(|x| (x * 1000.0).round() as u64))
     }
 
-    pub fn summary(&self, guest_ns: u64) -> CacheSummary {
+    pub fn summary(&self, guest_ns: u64, cp_ns: u64) -> CacheSummary {
         let d = self.dispatches.max(1) as f64;
         CacheSummary {
             enabled: self.on,
@@ -221,6 +283,7 @@ impl Warmth {
             footprint_hits: self.hits.map(|h| h / d),
             reload_cycles_per_dispatch: self.reload_ns as f64 / self.ns_per_cycle / d,
             reload_pct_of_guest: 100.0 * self.reload_ns as f64 / guest_ns.max(1) as f64,
+            coherence_pct_of_cp: 100.0 * self.coherence_ns as f64 / cp_ns.max(1) as f64,
         }
     }
 }
@@ -304,6 +367,45 @@ mod tests {
             let far = cost((last + 24) % 64);
             assert!(same <= chip && chip <= far, "{same} {chip} {far}");
         }
+    }
+
+    #[test]
+    fn coherence_stall_is_the_shared_mix_and_grows_with_the_spread() {
+        // z13: 8-core chips, 3 chips per L4 node. Analytic mix of the extra cycles of a shared
+        // line over the own core, for a core of a 16-core (two-chip, one-node) LPAR.
+        let p = Params {
+            cache_warmth: 1.0,
+            ..Params::default()
+        };
+        let (own, l3, l4, far) = (
+            p.cycles_chip,
+            p.cache_lat_l3,
+            p.cache_lat_l4,
+            p.cycles_remote,
+        );
+        let w = model(16);
+        let mix = (own + 7.0 * l3 + 8.0 * l4) / 16.0 - own;
+        let k = p.cache_cp_shared * p.l1_miss_per_instr * mix / p.cpi_cp;
+        assert!((w.coh[0] - k).abs() < 1e-12, "{} {k}", w.coh[0]);
+        // 32 cores: four chips, the fourth in the other node of the drawer.
+        let w32 = model(32);
+        let mix32 = (own + 7.0 * l3 + 16.0 * l4 + 8.0 * far) / 32.0 - own;
+        assert!(
+            (w32.coh[0] - p.cache_cp_shared * p.l1_miss_per_instr * mix32 / p.cpi_cp).abs() < 1e-12
+        );
+        // One core: every shared line is its own; more chips never cost less.
+        assert_eq!(model(1).coh[0], 0.0);
+        let mean = |w: &Warmth| w.coh.iter().sum::<f64>() / w.coh.len() as f64;
+        let spread: Vec<f64> = [1, 4, 8, 16, 24, 32, 48, 64]
+            .iter()
+            .map(|&n| mean(&model(n)))
+            .collect();
+        assert!(spread.windows(2).all(|x| x[0] <= x[1]), "{spread:?}");
+        // The stall is charged per CP ns and counted.
+        let mut w = model(16);
+        let extra = w.coherence(3, 0, 1_000_000);
+        assert_eq!(extra, (1e6 * k).round() as u64);
+        assert_eq!((w.coherence_ns, w.lp_coherence_ns[3]), (extra, extra));
     }
 
     #[test]

@@ -65,6 +65,14 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         vc.set_state(VState::Running, now);
         let cp = cp + std::mem::take(&mut vc.cp_owed);
+        let stall = std::mem::take(&mut vc.cp_stall);
+        let cp = if self.warm.on {
+            let c = self.cpu.core_of(l) as usize;
+            cp + self.warm.coherence(l as usize, c, cp) + stall
+        } else {
+            cp + stall
+        };
+        let vc = &mut self.vcpus[v as usize];
         // A page fault's run is CP time only; the virtual CPU then waits for its page-in.
         // The minor time slice is CPU (thread) time: the work it allows depends on the rate.
         let virt = if vc.pagewait {

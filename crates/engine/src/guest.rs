@@ -85,6 +85,9 @@ pub struct Vcpu {
     pub limit_until: Time,
     /// Chargeable CP time owed (page-fault handling), run at the head of its next run.
     pub cp_owed: Time,
+    /// CP sourcing stall owed (message data from another drawer, vnet.rs): run with `cp_owed`,
+    /// already a stall (the coherence model does not lengthen it).
+    pub cp_stall: Time,
     /// Its current run is a page fault's CP time, after which it waits for a page-in.
     pub pagewait: bool,
     /// Paging device of that page-in (NONE: none can be started).
@@ -117,6 +120,7 @@ impl Vcpu {
             limit_until: 0,
             next_arrival: 0,
             cp_owed: 0,
+            cp_stall: 0,
             pagewait: false,
             pagein: NONE,
             state_since: 0,

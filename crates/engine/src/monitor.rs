@@ -413,7 +413,10 @@ impl Sim {
             .map(|(c, f)| c * f)
             .next()
             .unwrap_or(1.0);
-        let work = nominal - self.cpu.reload_charged as f64 - self.warm.reload_ns as f64;
+        let work = nominal
+            - self.cpu.reload_charged as f64
+            - self.warm.reload_ns as f64
+            - self.warm.coherence_ns as f64;
         let cpi = if busy > 0.0 && work > 0.0 {
             cpi_ref * busy / work
         } else {
@@ -434,14 +437,15 @@ impl Sim {
             dispatch_moves: self.cpu.moves,
             message_distances: self.cpu.msg_dist,
             cpi_per_processor: self.cpi_per_processor(cpi_ref),
-            cache: self
-                .warm
-                .summary(self.users.iter().map(|u| u.acct.virt_ns).sum()),
+            cache: self.warm.summary(
+                self.users.iter().map(|u| u.acct.virt_ns).sum(),
+                self.users.iter().map(|u| u.acct.cp_ns).sum(),
+            ),
         }
     }
 
     /// CPI of each logical processor: its cycles (busy wall time) over its instructions (the
-    /// nominal work it did less the cache reload and message sourcing stalls charged on it).
+    /// nominal work it did less the cache reload and coherence stalls charged on it).
     fn cpi_per_processor(&self, cpi_ref: f64) -> Vec<f64> {
         let t = &self.cpu.topo;
         let cores = t.cores.max(1) as usize;
@@ -450,7 +454,8 @@ impl Sim {
             .enumerate()
             .map(|(l, lp)| {
                 let busy = lp.busy_ns as f64;
-                let stall = self.warm.lp_reload_ns.get(l).copied().unwrap_or(0) as f64;
+                let stall = self.warm.lp_reload_ns.get(l).copied().unwrap_or(0) as f64
+                    + self.warm.lp_coherence_ns.get(l).copied().unwrap_or(0) as f64;
                 let work = busy * t.factor[l % cores] - stall;
                 if busy > 0.0 && work > 0.0 {
                     cpi_ref * busy / work

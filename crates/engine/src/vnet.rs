@@ -302,7 +302,7 @@ impl Sim {
             self.cpu.topo.factor[crate::cpu::core_index(l, self.cpu.topo.cores.max(1)) as usize];
         let extra = crate::sim::round_ns(self.cpu.reload_ns[k] as f64 * f);
         if extra > 0 {
-            self.vcpus[v as usize].cp_owed += extra;
+            self.vcpus[v as usize].cp_stall += extra;
             self.cpu.reload_charged += extra;
         }
     }
