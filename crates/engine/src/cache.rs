@@ -97,21 +97,32 @@ fn shared_mix(topo: &crate::cpu::Topology, node: &[u32], own: f64, lat: [f64; 3]
     (0..n)
         .map(|c| {
             let sum: f64 = (0..n)
-                .map(|d| {
-                    if d == c {
-                        own
-                    } else if topo.chip[d] == topo.chip[c] {
-                        lat[0]
-                    } else if node[d] == node[c] {
-                        lat[1]
-                    } else {
-                        lat[2]
-                    }
+                .map(|d| match distance(topo, node, d, c) {
+                    0 => own,
+                    1 => lat[0],
+                    2 => lat[1],
+                    _ => lat[2],
                 })
                 .sum();
             (sum / n.max(1) as f64 - own).max(0.0)
         })
         .collect()
+}
+
+/// How far a line travels between cores `a` and `b`: 0 the same core, 1 the same chip, 2 the
+/// same L4 node, 3 the drawer's other node, 4 another drawer (`node`: each core's L4 node).
+pub(crate) fn distance(topo: &crate::cpu::Topology, node: &[u32], a: usize, b: usize) -> usize {
+    if a == b {
+        0
+    } else if topo.chip[a] == topo.chip[b] {
+        1
+    } else if node.get(a) == node.get(b) {
+        2
+    } else if topo.drawer[a] == topo.drawer[b] {
+        3
+    } else {
+        4
+    }
 }
 
 /// The L4 node of each core: a drawer's chips split evenly over its nodes, in chip order.

@@ -29,19 +29,15 @@ pub struct HoldLocality {
     extra: Vec<f64>,
 }
 
-/// Cycles to bring a line written by a processor on core `a` to one on core `b`.
+/// Cycles to bring a line written by a processor on core `a` to one on core `b`, by
+/// `cache::distance` (the sibling thread shares the core's L1 and L2: no transfer).
 fn transfer_cycles(p: &Params, cpu: &Cpu, node: &[u32], a: usize, b: usize) -> f64 {
-    let t = &cpu.topo;
-    if a == b {
-        0.0 // the sibling thread shares the core's L1 and L2
-    } else if t.chip[a] == t.chip[b] {
-        p.cache_lat_l3()
-    } else if node.get(a) == node.get(b) {
-        p.cache_lat_l4()
-    } else if t.drawer[a] == t.drawer[b] {
-        p.cache_lat_node()
-    } else {
-        p.cycles_remote()
+    match crate::cache::distance(&cpu.topo, node, a, b) {
+        0 => 0.0,
+        1 => p.cache_lat_l3(),
+        2 => p.cache_lat_l4(),
+        3 => p.cache_lat_node(),
+        _ => p.cycles_remote(),
     }
 }
 
