@@ -476,3 +476,31 @@ def test_file_names_with_markup_are_printed_as_text(tmp_path):
         p = zvmlab(*args)
         assert p.returncode == 0, (args, p.stderr)
         assert "a[bold]b" in p.stdout.replace("\n", ""), p.stdout
+
+
+def test_cgroup_worker_exits_when_its_runner_is_gone():
+    """A burner whose runner closed its stdin without saying "go" (the runner was stopped while
+    starting it) exits at once instead of burning a processor until the run's end."""
+    from zvmlab.lab.cgroup_runner import _WORKER
+
+    w = subprocess.Popen([sys.executable, "-c", _WORKER, "1.0", "0.01", str(time.time() + 60)],
+                         stdin=subprocess.PIPE, text=True)
+    w.stdin.close()
+    assert w.wait(timeout=20) == 0
+
+
+def test_stop_signals_held_while_a_worker_starts():
+    """A SIGTERM that arrives while a worker is being started is delivered after it is tracked."""
+    from zvmlab.lab.cgroup_runner import _signals_held
+
+    seen = []
+    old = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
+    try:
+        with _signals_held():
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(0.05)
+            held = list(seen)
+        time.sleep(0.05)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert held == [] and seen == [signal.SIGTERM]

@@ -35,12 +35,14 @@ BURST_S = 0.010  # assumed: CPU burst of a partial-demand worker (short against 
 
 _WORKER = r"""
 import ctypes, os, signal, sys, time
+signal.pthread_sigmask(signal.SIG_SETMASK, [])  # started with the runner's stop signals held
 try:  # die with the runner, even if it is killed (Linux PR_SET_PDEATHSIG)
     ctypes.CDLL(None).prctl(1, int(signal.SIGKILL), 0, 0, 0)
 except Exception:
     pass
 demand, burst, end = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-sys.stdin.readline()  # wait until placed in its cgroup
+if sys.stdin.readline() != "go\n":  # wait until placed in its cgroup; EOF: the runner is gone
+    sys.exit(0)
 pc = time.perf_counter
 sleep = burst * (1 - demand) / demand if demand < 1 else 0.0
 while True:
@@ -69,6 +71,21 @@ class _Group:
 
 class CgroupUnavailable(InputError):
     pass
+
+
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+
+
+@contextlib.contextmanager
+def _signals_held():
+    """Hold Ctrl-C, SIGTERM and SIGHUP until the block ends (they are delivered then), so that a
+    worker is never started without being tracked: an untracked worker would outlive the runner
+    and keep its caller's pipes open."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def _find_cgroup() -> tuple[str, Path, Path, Path | None]:
@@ -237,9 +254,11 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
                 groups.append(_Group(uid, d, acct, []))
                 demand = g.workload.demand_per_vcpu()
                 for _ in range(g.vcpus):
-                    p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
-                                         stdin=subprocess.PIPE, text=True)
-                    groups[-1].procs.append(p)  # tracked before it enters a cgroup: always killed
+                    with _signals_held():  # a signal cannot land between the fork and the tracking
+                        p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
+                                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                             stderr=subprocess.DEVNULL, text=True)
+                        groups[-1].procs.append(p)  # tracked before it enters a cgroup: always killed
                     for target in {d, a} | ({top_set} if top_set is not None and version == "v1" else set()):
                         write(target / ("tasks" if version == "v1" else "cgroup.procs"), str(p.pid))
                     if cpuset_root is None and len(cpus) < ncpu:
