@@ -336,20 +336,7 @@ impl Paging {
             sw.below2g == crate::level::Below2g::Elective,
         );
         if sc.prefill {
-            // Interleaved in chunks, so that every guest ends up with its share of the frames.
-            const CHUNK: u64 = 256;
-            let mut lo = 0;
-            while refs.iter().flatten().any(|r| r.range() > lo) {
-                for (u, r) in refs.iter().enumerate() {
-                    if let Some(r) = r {
-                        let hi = (lo + CHUNK).min(r.range());
-                        if hi > lo {
-                            st.prefill_pages(u as u32, lo, hi);
-                        }
-                    }
-                }
-                lo += CHUNK;
-            }
+            prefill(&mut st, &refs);
         }
         Some(Paging {
             st,
@@ -804,4 +791,59 @@ impl Sim {
             None => Vec::new(),
         }
     }
+}
+
+/// Guests' pages are prefilled interleaved in chunks of this many pages, so that every guest ends
+/// up with its share of the frames.
+const PREFILL_CHUNK: u64 = 256;
+
+/// Steady state after a long warm-up (`[storage] prefill`): every guest's reference range
+/// touched, frames shared among the guests by the interleaved walk, the rest on DASD. A guest
+/// whose references are uniform holds its frames spread over its range (its steady state);
+/// the others hold the front of their range (a hot set's hot pages, a stride's start).
+fn prefill(st: &mut RealStorage, refs: &[Option<Refs>]) {
+    let counts = prefill_counts(st.user_frames_free(), refs);
+    let mut lo = 0;
+    while refs.iter().flatten().any(|r| r.range() > lo) {
+        for (u, r) in refs.iter().enumerate() {
+            let Some(r) = r else { continue };
+            let hi = (lo + PREFILL_CHUNK).min(r.range());
+            if hi <= lo {
+                continue;
+            }
+            match *r {
+                Refs::Uniform { range_pages } => {
+                    st.prefill_spread(u as u32, lo, hi, counts[u], range_pages)
+                }
+                _ => st.prefill_pages(u as u32, lo, hi),
+            }
+        }
+        lo += PREFILL_CHUNK;
+    }
+    for (u, r) in refs.iter().enumerate() {
+        if let Some(Refs::Uniform { range_pages }) = *r {
+            st.prefill_spread_rest(u as u32, range_pages);
+            debug_assert_eq!(st.res_user[u], counts[u]);
+        }
+    }
+}
+
+/// How many frames each guest holds after the interleaved walk of `prefill`, with `free`
+/// frames to share.
+fn prefill_counts(mut free: u64, refs: &[Option<Refs>]) -> Vec<u64> {
+    let mut counts = vec![0; refs.len()];
+    let mut lo = 0;
+    while refs.iter().flatten().any(|r| r.range() > lo) {
+        for (u, r) in refs.iter().enumerate() {
+            let Some(r) = r else { continue };
+            let take = (lo + PREFILL_CHUNK)
+                .min(r.range())
+                .saturating_sub(lo)
+                .min(free);
+            counts[u] += take;
+            free -= take;
+        }
+        lo += PREFILL_CHUNK;
+    }
+    counts
 }

@@ -535,24 +535,62 @@ impl RealStorage {
         self.prefill_pages(user, 0, range);
     }
 
+    /// Frames a user page could take now (above 2 GB, and below where user pages may go).
+    pub fn user_frames_free(&self) -> u64 {
+        if self.user_may_use_below() {
+            self.free
+        } else {
+            self.free_above()
+        }
+    }
+
+    /// Page `p` of `user` made resident in a free frame (the caller has checked there is one).
+    fn prefill_one(&mut self, user: u32, p: u64) {
+        self.tables[user as usize].set(p, VALID);
+        self.seg_in(user as usize, p);
+        let g = self.gid(user, p);
+        self.assign(g);
+        self.in_use.push_back(g);
+        self.resident += 1;
+        self.res_user[user as usize] += 1;
+    }
+
     /// `prefill` of pages [lo, hi) only (several guests are prefilled interleaved, so that
     /// each holds frames in proportion to its range, as after a long warm-up).
     pub fn prefill_pages(&mut self, user: u32, lo: u64, hi: u64) {
         for p in lo..hi {
             if self.user_frame_free() {
-                self.tables[user as usize].set(p, VALID);
-                self.seg_in(user as usize, p);
-                let g = self.gid(user, p);
-                self.assign(g);
-                self.in_use.push_back(g);
-                self.resident += 1;
-                self.res_user[user as usize] += 1;
+                self.prefill_one(user, p);
             } else {
                 self.tables[user as usize].set(p, ON_DASD);
             }
         }
         self.first_touches += hi - lo;
         self.slots_used = self.first_touches - self.resident;
+    }
+
+    /// Steady state of a guest whose references are uniform over [0, range) and which holds
+    /// `n` frames: after a long warm-up its resident pages are spread evenly over the range
+    /// (each page equally likely resident), not a prefix of it. This is the part of the
+    /// interleaved walk for the walk's pages [lo, hi): resident pages number lo..min(hi, n),
+    /// placed at `spread_page`, so the walk takes as many frames as `prefill_pages` would.
+    /// `prefill_spread_rest` then puts every page not placed on DASD.
+    pub fn prefill_spread(&mut self, user: u32, lo: u64, hi: u64, n: u64, range: u64) {
+        for i in lo..hi.min(n) {
+            self.prefill_one(user, spread_page(i, n, range));
+        }
+        self.first_touches += hi - lo;
+        self.slots_used = self.first_touches - self.resident;
+    }
+
+    /// After `prefill_spread`: the pages of [0, range) not resident are on DASD.
+    pub fn prefill_spread_rest(&mut self, user: u32, range: u64) {
+        let t = &mut self.tables[user as usize];
+        for p in 0..range {
+            if t.get(p) != VALID {
+                t.set(p, ON_DASD);
+            }
+        }
     }
 
     pub fn bytes(&self) -> usize {
@@ -562,6 +600,12 @@ impl RealStorage {
             + (self.below_pos.len() + self.tomb.len()) * 16
             + self.seg_res.iter().map(|v| v.len() * 2).sum::<usize>()
     }
+}
+
+/// The `i`-th of `n` pages spread evenly over [0, range) (n <= range): ⌊i·range/n⌋, strictly
+/// increasing in `i`, so the `n` pages are distinct.
+pub fn spread_page(i: u64, n: u64, range: u64) -> u64 {
+    (i as u128 * range as u128 / n.max(1) as u128) as u64
 }
 
 #[cfg(test)]
@@ -765,5 +809,85 @@ mod tests {
             assert!((want / (f as f64 / below as f64) - 1.0).abs() < 0.1);
             s.check_frames().unwrap();
         }
+    }
+
+    /// A uniformly referenced guest prefilled spread over its range starts in its steady
+    /// state: the first references fault at the long-run rate 1 - F/P, and a random page's
+    /// 1 MB segment almost always already has a PGMBK (with a prefix, the segments beyond the
+    /// resident front have none, so the first references build PGMBKs for all of them).
+    #[test]
+    fn spread_prefill_is_the_uniform_steady_state() {
+        let (f, p) = (20_000u64, 100_000u64);
+        let run = |spread: bool| {
+            let mut s = RealStorage::new(f, &[p], 2.0, true, u64::MAX);
+            if spread {
+                s.prefill_spread(0, 0, p, f, p);
+                s.prefill_spread_rest(0, p);
+            } else {
+                s.prefill(0, p);
+            }
+            s.check_frames().unwrap();
+            assert_eq!((s.resident, s.slots_used), (f, p - f));
+            let mut rng = Rng::stream(11, 1);
+            let n = 20_000u64;
+            for _ in 0..n {
+                s.reference(0, rng.below(p));
+                s.pending_writes.clear();
+            }
+            s.check_frames().unwrap();
+            (s.faults as f64 / n as f64, s.pgmbk_requests)
+        };
+        let (rate, builds) = run(true);
+        let want = 1.0 - f as f64 / p as f64;
+        assert!(
+            (rate / want - 1.0).abs() < 0.03,
+            "fault rate {rate} vs {want}"
+        );
+        // Stealing can now and then empty a segment of its ~51 pages; a prefix leaves 312 empty.
+        assert!(
+            builds <= 10,
+            "every segment keeps resident pages: {builds} built"
+        );
+        let (_, prefix_builds) = run(false);
+        assert!(
+            prefix_builds > 200,
+            "a prefix leaves empty segments: {prefix_builds}"
+        );
+    }
+
+    /// `spread_page` gives `n` distinct pages inside the range, every 1 MB segment of the range
+    /// gets its share, and the walk in chunks places the same pages as one call.
+    #[test]
+    fn spread_pages_are_distinct_and_recognised() {
+        for (n, range) in [
+            (1u64, 1u64),
+            (7, 7),
+            (1000, 2600),
+            (3, 1 << 28),
+            (4096, 4097),
+        ] {
+            let pages: Vec<u64> = (0..n).map(|i| spread_page(i, n, range)).collect();
+            assert!(pages.windows(2).all(|w| w[0] < w[1]), "{n} of {range}");
+            assert!(*pages.last().unwrap() < range);
+        }
+        let (f, p) = (5_000u64, 12_800u64);
+        let mut one = RealStorage::new(f, &[p], 2.0, false, u64::MAX);
+        one.prefill_spread(0, 0, p, f, p);
+        one.prefill_spread_rest(0, p);
+        let mut walk = RealStorage::new(f, &[p], 2.0, false, u64::MAX);
+        for lo in (0..p).step_by(256) {
+            walk.prefill_spread(0, lo, (lo + 256).min(p), f, p);
+        }
+        walk.prefill_spread_rest(0, p);
+        assert_eq!(one.in_use, walk.in_use);
+        assert_eq!(one.seg_res, walk.seg_res);
+        let (lo, hi) = (f * SEG_PAGES / p, f * SEG_PAGES / p + 1);
+        assert!(one.seg_res[0]
+            .iter()
+            .all(|&c| (lo..=hi).contains(&(c as u64))));
+        assert_eq!(
+            (0..p).filter(|&q| one.tables[0].get(q) == ON_DASD).count() as u64,
+            p - f
+        );
     }
 }
