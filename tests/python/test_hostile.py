@@ -489,11 +489,19 @@ def test_cgroup_worker_exits_when_its_runner_is_gone():
     assert w.wait(timeout=20) == 0
 
 
-def test_stop_signals_held_while_a_worker_starts():
-    """A SIGTERM that arrives while a worker is being started is delivered after it is tracked."""
+@pytest.mark.parametrize("other_thread", [False, True])
+def test_stop_signals_held_while_a_worker_starts(other_thread):
+    """A SIGTERM that arrives while a worker is being started is delivered after it is tracked,
+    also when another thread of the process (a progress bar's) could take the signal."""
+    import threading
+
     from zvmlab.lab.cgroup_runner import _signals_held
 
     seen = []
+    stop = threading.Event()
+    t = threading.Thread(target=stop.wait, daemon=True)
+    if other_thread:
+        t.start()
     old = signal.signal(signal.SIGTERM, lambda s, f: seen.append(s))
     try:
         with _signals_held():
@@ -503,4 +511,5 @@ def test_stop_signals_held_while_a_worker_starts():
         time.sleep(0.05)
     finally:
         signal.signal(signal.SIGTERM, old)
+        stop.set()
     assert held == [] and seen == [signal.SIGTERM]

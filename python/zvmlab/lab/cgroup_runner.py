@@ -23,6 +23,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,12 +81,24 @@ _STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
 def _signals_held():
     """Hold Ctrl-C, SIGTERM and SIGHUP until the block ends (they are delivered then), so that a
     worker is never started without being tracked: an untracked worker would outlive the runner
-    and keep its caller's pipes open."""
+    and keep its caller's pipes open. The signals are masked in this thread, and, because the
+    kernel gives a process's signal to any thread that does not mask it (a progress bar's, a
+    pool's) and Python then runs the handler in the main thread, each one caught meanwhile is
+    recorded by a stand-in handler and raised again after the block."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers can only be set from the main thread, where the runner runs
+        return
+    caught: list[int] = []
+    handlers = {sig: signal.signal(sig, lambda s, _f: caught.append(s)) for sig in _STOP_SIGNALS}
     old = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     try:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        for sig, h in handlers.items():
+            signal.signal(sig, h)
+        for sig in dict.fromkeys(caught):
+            signal.raise_signal(sig)
 
 
 def _find_cgroup() -> tuple[str, Path, Path, Path | None]:
