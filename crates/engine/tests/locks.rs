@@ -61,6 +61,51 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 64, rng_seed: proptest::test_runner::RngSeed::Fixed(17), failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// No level's switches make a hold negative or unbounded (issue 17's property): on every
+    /// level, for every lock, a grant never starts before its request, lasts at least the path's
+    /// hold, and at most the hold plus the line costs the level can add: the lock word's
+    /// transfer and one invalidation per spinner on acquire and release, the hold stretch per
+    /// spinner (`lock.data_line_touches` on a shared line), and VM65988's scan of every
+    /// processor's share line. 16 processors, each asking again only after its hold ends.
+    #[test]
+    fn no_level_makes_a_hold_negative_or_unbounded(
+        reqs in prop::collection::vec((0u64..3000, any::<bool>(), 0u64..5000, 0u32..16, 0usize..8), 1..200),
+        level in prop::sample::select(level::names()),
+        line in prop::sample::select(vec![0.0, 150.0, 2000.0]),
+        touches in 1.0f64..20.0,
+    ) {
+        const P: u32 = 16;
+        let p = Params { lock_line_cycles: line, lock_data_line_touches: touches, ..Params::default() };
+        let mut l = Locks::new(&p, &level::find(level).unwrap().switches, P);
+        let line_ns = line / p.clock_ghz();
+        let spinners = (P - 1) as f64;
+        let bound = (line_ns * (1.0 + 2.0 * spinners + spinners * touches) + line_ns * spinners).ceil() as u64 + 4;
+        let ids = [LockId::Srmslock, LockId::Srmatdlk, LockId::Hcppgdal, LockId::Rsa2glck,
+                   LockId::GuestPte, LockId::Ndmbk, LockId::Vdisk, LockId::Rsaavllk];
+        let (mut t, mut cpu_free) = (0u64, [0u64; P as usize]);
+        let mut longest = 0u64;
+        for (dt, ex, hold, cpu, id) in reqs {
+            t += dt;
+            if cpu_free[cpu as usize] > t { continue; }
+            let mode = if ex { Mode::Excl } else { Mode::Shared };
+            let g = l.acquire(ids[id], mode, t, cpu, hold);
+            prop_assert!(g.start >= t, "{level}: starts before its request");
+            prop_assert!(g.end >= g.start + hold, "{level}: hold shorter than its path");
+            prop_assert!(g.end - g.start <= hold + bound,
+                "{level} {:?}: hold {} of {} beyond the bound {}", ids[id], g.end - g.start, hold, bound);
+            longest = longest.max(g.end - g.start - hold);
+            cpu_free[cpu as usize] = g.end;
+        }
+        // The bound is not vacuous: with a line cost, some hold is stretched past the path.
+        if line > 0.0 && l.counters.iter().map(|c| c.acquires()).sum::<u64>() > 20 {
+            prop_assert!(longest > 0, "{level}: no hold ever paid a line transfer");
+        }
+    }
+}
+
 /// Poisson requests for one exclusive lock with a fixed hold: the FIFO queue is M/D/1, whose
 /// mean wait is rho h / (2 (1 - rho)) and whose probability of waiting is rho.
 #[test]
