@@ -10,7 +10,7 @@
 //! system (nonchargeable) time. A virtual CPU in page wait has left its processor (state
 //! `PageWait`, not runnable for the scheduler) until its page-in completes.
 
-use crate::config::{Config, Refs};
+use crate::config::{Config, PagingVolume, Refs, StorageCfg};
 use crate::entity::Entity;
 use crate::io::{DevType, Device, DeviceSummary, IoReq, Service};
 use crate::level::{EdevPaging, Switches};
@@ -229,115 +229,15 @@ impl Paging {
     ) -> Option<Paging> {
         let sc = cfg.storage.as_ref()?;
         let ms = 1e6;
-        let mut devs = Vec::new();
-        let mut cost_io = Vec::new();
-        let mut cost_ssch = Vec::new();
         let hpf = sc.hpf && sw.paging_hpf == crate::level::PagingHpf::Supported;
-        // AES rounds by key length (FIPS 197); the cipher's cycles per byte and round are the
-        // CPACF figure the SSL server uses (ssl.aes_cycles_per_byte_round).
-        let cipher = sc
-            .encrypt
-            .clone()
-            .filter(|_| sw.paging_encrypt == crate::level::PagingEncrypt::Vm65993);
-        let rounds = match cipher.as_deref() {
-            Some("aes128") => 10.0,
-            Some("aes192") => 12.0,
-            Some("aes256") => 14.0,
-            _ => 0.0,
-        };
-        let aes = 4096.0 * rounds * p.ssl_aes_cpb_round() / p.clock_ghz();
-        let setup = if rounds > 0.0 {
-            path_ns(p, p.crypt_setup(), 0.0) as f64
-        } else {
-            0.0
-        };
-        let cost_encrypt = (setup + aes).round() as Time;
-        let cost_decrypt = (setup + aes * p.decrypt_factor().max(0.0)).round() as Time;
-        let mut slots = 0;
-        for v in &sc.paging_volumes {
-            for _ in 0..v.count {
-                let k = devs.len();
-                // zHPF transport mode (ECKD only): shorter pend and connect, a smaller SSCH path.
-                let tm = hpf && v.dtype == "eckd";
-                let (pf, cf) = if tm {
-                    (
-                        p.hpf_pend_factor().max(0.0),
-                        p.hpf_connect_factor().max(0.0),
-                    )
-                } else {
-                    (1.0, 1.0)
-                };
-                cost_ssch.push(path_ns(
-                    p,
-                    p.path_ssch()
-                        * if tm {
-                            p.hpf_ssch_factor().max(0.0)
-                        } else {
-                            1.0
-                        },
-                    0.0,
-                ));
-                let (dt, servers, svc, path) = if v.dtype == "eckd" {
-                    (
-                        DevType::Eckd,
-                        1,
-                        Service {
-                            pend: p.eckd_pend() * ms * pf,
-                            disconnect: p.eckd_disconnect() * ms,
-                            connect_per_page: p.eckd_connect() * ms * cf,
-                        },
-                        p.path_io_eckd(),
-                    )
-                } else {
-                    let svc = Service {
-                        pend: p.edev_pend() * ms,
-                        disconnect: p.edev_disconnect() * ms,
-                        connect_per_page: p.edev_connect() * ms,
-                    };
-                    // An XIV EDEV before VM65929: CP drives one I/O at a time to it.
-                    let serial_xiv = v.xiv && sw.xiv_io == crate::level::XivIo::Serial;
-                    match sw.edev_paging {
-                        EdevPaging::FbaEmulation => (DevType::Edev, 1, svc, p.path_io_edev_fba()),
-                        EdevPaging::ScsiDirect => (
-                            DevType::Edev,
-                            if serial_xiv {
-                                1
-                            } else {
-                                p.edev_queue_depth().max(1.0) as u32
-                            },
-                            svc,
-                            p.path_io_edev_scsi(),
-                        ),
-                    }
-                };
-                slots += v.slots;
-                devs.push(Device::new(
-                    format!("PAGE{k:02}"),
-                    dt,
-                    servers,
-                    svc,
-                    v.slots,
-                    Rng::stream(seed, 900_000 + k as u64),
-                ));
-                cost_io.push(path_ns(p, path, 0.0));
-            }
-        }
-        let mut st = RealStorage::new(
-            sc.frames,
-            pages,
-            p.agelist_pct(),
-            sw.agelist == crate::level::AgeList::On,
+        let (cipher, cost_encrypt, cost_decrypt) = paging_cipher(sc, p, sw);
+        let PagingVolumes {
+            devs,
+            cost_io,
+            cost_ssch,
             slots,
-        );
-        let frames_below =
-            (crate::storage::FRAMES_BELOW_2G as f64 - p.cp_below2g_frames()).max(0.0);
-        st.set_below_2g(
-            frames_below as u64,
-            sw.below2g == crate::level::Below2g::Elective,
-        );
-        if sc.prefill {
-            prefill(&mut st, &refs);
-        }
+        } = paging_volumes(sc, p, sw, seed, hpf);
+        let st = real_storage(sc, p, sw, pages, &refs, slots);
         Some(Paging {
             st,
             devs,
@@ -420,11 +320,44 @@ impl Sim {
     /// when the virtual CPU now runs the fault's CP time and then waits for a page-in.
     pub(crate) fn page_touch(&mut self, l: u32, v: u32) -> bool {
         let u = self.vcpus[v as usize].user as usize;
-        let pg = self.paging.as_mut().unwrap();
-        let Some(r) = pg.refs[u].clone() else {
+        let Some(page) = self.next_page(u, v) else {
             return false;
         };
-        let page = match r {
+        let pg = self.paging.as_mut().unwrap();
+        pg.touches += 1;
+        if pg.out_of_space.is_some() {
+            // No slot to write to: CP cannot free frames; the guest stays in page wait.
+            self.vcpus[v as usize].pagewait = true;
+            self.vcpus[v as usize].pagein = NONE;
+            self.start_pagewait_run(l, v, 0);
+            return true;
+        }
+        let steals = pg.st.steals;
+        let (reqs, frees) = (pg.st.pgmbk_requests, pg.st.pgmbk_frees);
+        let found = pg.st.reference(u as u32, page);
+        self.frame_work(l, v, found, steals, (reqs, frees));
+        let pg = self.paging.as_mut().unwrap();
+        match found {
+            Found::Valid => self.join_pagein(l, v, page),
+            Found::Revalidated => {
+                self.vcpus[v as usize].cp_owed += pg.cost_reval;
+                false
+            }
+            Found::FirstTouch => {
+                self.users[u].sch.firsts += 1;
+                self.vcpus[v as usize].cp_owed += pg.cost_first;
+                false
+            }
+            Found::OnDasd => self.start_pagein(l, v, page),
+        }
+    }
+
+    /// The page user `u`'s virtual CPU `v` references next, drawn by the user's reference
+    /// pattern (None: the user has no storage model).
+    fn next_page(&mut self, u: usize, v: u32) -> Option<u64> {
+        let pg = self.paging.as_mut().unwrap();
+        let r = pg.refs[u].clone()?;
+        Some(match r {
             Refs::Uniform { range_pages } => self.vcpus[v as usize].rng.below(range_pages),
             Refs::Hotset {
                 range_pages,
@@ -446,25 +379,25 @@ impl Sim {
                 pg.cursor[u] = (c + stride_pages) % range_pages;
                 c
             }
-        };
-        pg.touches += 1;
-        if pg.out_of_space.is_some() {
-            // No slot to write to: CP cannot free frames; the guest stays in page wait.
-            self.vcpus[v as usize].pagewait = true;
-            self.vcpus[v as usize].pagein = NONE;
-            self.start_pagewait_run(l, v, 0);
-            return true;
-        }
-        let steals = pg.st.steals;
-        let (reqs, frees) = (pg.st.pgmbk_requests, pg.st.pgmbk_frees);
-        let found = pg.st.reference(u as u32, page);
-        // Page tables freed by the steals and needed by this reference (row D3).
+        })
+    }
+
+    /// CP's frame work after virtual CPU `v`'s reference on processor `l`: the page tables
+    /// freed and needed (row D3; `pgmbks` the PGMBK requests and frees counted before it), the
+    /// frames taken from and returned to the available list under the frame lock (`steals`
+    /// counted before it), the page-outs of stolen changed pages, and the pre-6.3 reorder of a
+    /// faulting guest due for it.
+    fn frame_work(&mut self, l: u32, v: u32, found: Found, steals: u64, pgmbks: (u64, u64)) {
+        let u = self.vcpus[v as usize].user as usize;
+        let pg = self.paging.as_mut().unwrap();
+        let (reqs, frees) = pgmbks;
         let (freed, needed) = (pg.st.pgmbk_frees - frees, pg.st.pgmbk_requests - reqs);
         if freed + needed > 0 {
             self.contiguous_frames(l, freed, needed);
         }
         let pg = self.paging.as_mut().unwrap();
-        if matches!(found, Found::OnDasd | Found::FirstTouch) {
+        let faulted = matches!(found, Found::OnDasd | Found::FirstTouch);
+        if faulted {
             // Frames taken from (and stolen frames returned to) the available list.
             let frames = 1 + pg.st.steals - steals;
             let rate = self.lpus[l as usize].rate;
@@ -474,10 +407,7 @@ impl Sim {
         self.flush_writes(false);
         let pg = self.paging.as_mut().unwrap();
         // Pre-6.3 reorder: a faulting guest due for it has all its resident frames walked first.
-        if pg.reorder
-            && matches!(found, Found::OnDasd | Found::FirstTouch)
-            && self.now >= pg.last_reorder[u] + pg.reorder_interval
-        {
+        if pg.reorder && faulted && self.now >= pg.last_reorder[u] + pg.reorder_interval {
             pg.last_reorder[u] = self.now;
             let c = (pg.st.res_user[u] as f64 * pg.reorder_page_ns) as Time;
             pg.reorders += 1;
@@ -485,56 +415,54 @@ impl Sim {
             pg.reorder_max_ns = pg.reorder_max_ns.max(c);
             self.vcpus[v as usize].cp_owed += c;
         }
-        match found {
-            Found::Valid => {
-                // A page whose page-in another virtual CPU started: wait for the same I/O.
-                if !pg.inflight.is_empty() {
-                    let g = pg.st.gid(u as u32, page);
-                    if let Some(w) = pg.inflight.get_mut(&g) {
-                        w.push(v);
-                        pg.shared_waits += 1;
-                        let cp = pg.cost_fault;
-                        let vc = &mut self.vcpus[v as usize];
-                        vc.pagewait = true;
-                        vc.pagein = NONE;
-                        self.start_pagewait_run(l, v, cp);
-                        return true;
-                    }
-                }
-                false
-            }
-            Found::Revalidated => {
-                self.vcpus[v as usize].cp_owed += pg.cost_reval;
-                false
-            }
-            Found::FirstTouch => {
-                self.users[u].sch.firsts += 1;
-                self.vcpus[v as usize].cp_owed += pg.cost_first;
-                false
-            }
-            Found::OnDasd => {
-                self.users[u].sch.pageins += 1;
-                // CP's below-2GB frames for the page-in: when none is on the below-2GB
-                // available list the request is deferred to the below-2GB demand scan.
-                self.take_below_for_io(v);
-                let pg = self.paging.as_mut().unwrap();
-                let g = pg.st.gid(u as u32, page);
-                pg.inflight.insert(g, Vec::new());
-                if pg.vpage.len() <= v as usize {
-                    pg.vpage.resize(v as usize + 1, NONE);
-                }
-                pg.vpage[v as usize] = g;
-                let d = pg.volume_of(g as u64);
-                // Decrypting the page read is on the page-in's path (chargeable).
-                pg.decrypted += (pg.cost_decrypt > 0) as u64;
-                let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch[d] + pg.cost_decrypt;
-                let vc = &mut self.vcpus[v as usize];
-                vc.pagewait = true;
-                vc.pagein = d as u32;
-                self.start_pagewait_run(l, v, cp);
-                true
-            }
+    }
+
+    /// A resident page whose page-in another virtual CPU started: `v` waits for the same I/O
+    /// (after the fault's CP time on processor `l`). Returns true when it waits.
+    fn join_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
+        let u = self.vcpus[v as usize].user;
+        let pg = self.paging.as_mut().unwrap();
+        if pg.inflight.is_empty() {
+            return false;
         }
+        let g = pg.st.gid(u, page);
+        let Some(w) = pg.inflight.get_mut(&g) else {
+            return false;
+        };
+        w.push(v);
+        pg.shared_waits += 1;
+        let cp = pg.cost_fault;
+        let vc = &mut self.vcpus[v as usize];
+        vc.pagewait = true;
+        vc.pagein = NONE;
+        self.start_pagewait_run(l, v, cp);
+        true
+    }
+
+    /// A page on DASD: `v` runs the fault's CP path on processor `l` (below-2GB frames for the
+    /// I/O, the SSCH, any decryption) and then waits for the page-in from the page's volume.
+    fn start_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
+        let u = self.vcpus[v as usize].user;
+        self.users[u as usize].sch.pageins += 1;
+        // CP's below-2GB frames for the page-in: when none is on the below-2GB available list
+        // the request is deferred to the below-2GB demand scan.
+        self.take_below_for_io(v);
+        let pg = self.paging.as_mut().unwrap();
+        let g = pg.st.gid(u, page);
+        pg.inflight.insert(g, Vec::new());
+        if pg.vpage.len() <= v as usize {
+            pg.vpage.resize(v as usize + 1, NONE);
+        }
+        pg.vpage[v as usize] = g;
+        let d = pg.volume_of(g as u64);
+        // Decrypting the page read is on the page-in's path (chargeable).
+        pg.decrypted += (pg.cost_decrypt > 0) as u64;
+        let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch[d] + pg.cost_decrypt;
+        let vc = &mut self.vcpus[v as usize];
+        vc.pagewait = true;
+        vc.pagein = d as u32;
+        self.start_pagewait_run(l, v, cp);
+        true
     }
 
     /// Row D3: `freed` page tables (PGMBKs, two contiguous frames each) went back with their
@@ -791,6 +719,156 @@ impl Sim {
             None => Vec::new(),
         }
     }
+}
+
+/// The paging volumes (SET PAGING HPF, EDEV paging by level) and the CP path of each one's I/O.
+struct PagingVolumes {
+    devs: Vec<Device>,
+    cost_io: Vec<Time>,
+    cost_ssch: Vec<Time>,
+    slots: u64,
+}
+
+/// Encrypted paging (VM65993): the cipher and the CP cost to encrypt and decrypt one page. AES
+/// rounds by key length (FIPS 197); the cipher's cycles per byte and round are the CPACF figure
+/// the SSL server uses (ssl.aes_cycles_per_byte_round).
+fn paging_cipher(sc: &StorageCfg, p: &Params, sw: &Switches) -> (Option<String>, Time, Time) {
+    let cipher = sc
+        .encrypt
+        .clone()
+        .filter(|_| sw.paging_encrypt == crate::level::PagingEncrypt::Vm65993);
+    let rounds = match cipher.as_deref() {
+        Some("aes128") => 10.0,
+        Some("aes192") => 12.0,
+        Some("aes256") => 14.0,
+        _ => 0.0,
+    };
+    let aes = 4096.0 * rounds * p.ssl_aes_cpb_round() / p.clock_ghz();
+    let setup = if rounds > 0.0 {
+        path_ns(p, p.crypt_setup(), 0.0) as f64
+    } else {
+        0.0
+    };
+    let cost_encrypt = (setup + aes).round() as Time;
+    let cost_decrypt = (setup + aes * p.decrypt_factor().max(0.0)).round() as Time;
+    (cipher, cost_encrypt, cost_decrypt)
+}
+
+/// Every paging volume of the scenario as a device, numbered PAGE00, PAGE01, ...
+fn paging_volumes(
+    sc: &StorageCfg,
+    p: &Params,
+    sw: &Switches,
+    seed: u64,
+    hpf: bool,
+) -> PagingVolumes {
+    let mut vols = PagingVolumes {
+        devs: Vec::new(),
+        cost_io: Vec::new(),
+        cost_ssch: Vec::new(),
+        slots: 0,
+    };
+    for v in &sc.paging_volumes {
+        for _ in 0..v.count {
+            let k = vols.devs.len();
+            // zHPF transport mode (ECKD only): shorter pend and connect, a smaller SSCH path.
+            let tm = hpf && v.dtype == "eckd";
+            let ssch = p.path_ssch()
+                * if tm {
+                    p.hpf_ssch_factor().max(0.0)
+                } else {
+                    1.0
+                };
+            vols.cost_ssch.push(path_ns(p, ssch, 0.0));
+            let (dt, servers, svc, path) = paging_device(v, p, sw, tm);
+            vols.slots += v.slots;
+            vols.devs.push(Device::new(
+                format!("PAGE{k:02}"),
+                dt,
+                servers,
+                svc,
+                v.slots,
+                Rng::stream(seed, 900_000 + k as u64),
+            ));
+            vols.cost_io.push(path_ns(p, path, 0.0));
+        }
+    }
+    vols
+}
+
+/// One paging volume's device type, servers (concurrent I/Os), service times and CP I/O path:
+/// an ECKD volume (zHPF transport mode `tm` shortens pend and connect), or an EDEV driven by FBA
+/// emulation or, from the level that has it, directly by the SCSI driver (an XIV before VM65929
+/// one I/O at a time).
+fn paging_device(
+    v: &PagingVolume,
+    p: &Params,
+    sw: &Switches,
+    tm: bool,
+) -> (DevType, u32, Service, f64) {
+    let ms = 1e6;
+    if v.dtype == "eckd" {
+        let (pf, cf) = if tm {
+            (
+                p.hpf_pend_factor().max(0.0),
+                p.hpf_connect_factor().max(0.0),
+            )
+        } else {
+            (1.0, 1.0)
+        };
+        let svc = Service {
+            pend: p.eckd_pend() * ms * pf,
+            disconnect: p.eckd_disconnect() * ms,
+            connect_per_page: p.eckd_connect() * ms * cf,
+        };
+        return (DevType::Eckd, 1, svc, p.path_io_eckd());
+    }
+    let svc = Service {
+        pend: p.edev_pend() * ms,
+        disconnect: p.edev_disconnect() * ms,
+        connect_per_page: p.edev_connect() * ms,
+    };
+    let serial_xiv = v.xiv && sw.xiv_io == crate::level::XivIo::Serial;
+    match sw.edev_paging {
+        EdevPaging::FbaEmulation => (DevType::Edev, 1, svc, p.path_io_edev_fba()),
+        EdevPaging::ScsiDirect => {
+            let servers = if serial_xiv {
+                1
+            } else {
+                p.edev_queue_depth().max(1.0) as u32
+            };
+            (DevType::Edev, servers, svc, p.path_io_edev_scsi())
+        }
+    }
+}
+
+/// Real storage: the pageable frames, the guests' page tables, the aging list by level, the
+/// frames below 2 GB left to users (and their elective use by level), and, with `[storage]
+/// prefill`, the steady state after a long warm-up.
+fn real_storage(
+    sc: &StorageCfg,
+    p: &Params,
+    sw: &Switches,
+    pages: &[u64],
+    refs: &[Option<Refs>],
+    slots: u64,
+) -> RealStorage {
+    let mut st = RealStorage::new(
+        sc.frames,
+        pages,
+        p.agelist_pct(),
+        sw.agelist == crate::level::AgeList::On,
+        slots,
+    );
+    let frames_below = (crate::storage::FRAMES_BELOW_2G as f64 - p.cp_below2g_frames()).max(0.0);
+    st.set_below_2g(
+        frames_below as u64,
+        sw.below2g == crate::level::Below2g::Elective,
+    );
+    if sc.prefill {
+        prefill(&mut st, refs);
+    }
+    st
 }
 
 /// Guests' pages are prefilled interleaved in chunks of this many pages, so that every guest ends
