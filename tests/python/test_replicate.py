@@ -369,3 +369,23 @@ def test_replicate_ctrl_c_keeps_finished_runs_and_resumes(tmp_path):
     q = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
     assert q.returncode == 0, q.stderr[-2000:]
     assert "replicate: 0/" not in q.stderr  # it started from what was kept
+
+
+def test_scaling_chart_draws_smt2_columns_as_their_own_line_in_the_same_panel():
+    """D8's SMT-2 columns (``at.smt = "smt2"``) share the ITR panel with the non-SMT ones but are
+    a line of their own, in their own colour and legend entry; without them there is no SMT line."""
+    from zvmlab.lab import replicate_html
+
+    def m(cores, pub, sim, at):
+        return {"id": "D8", "metric": f"ITR, {cores} cores" + (" SMT-2" if "smt" in at else ""), "basis": "predicted",
+                "at": at, "cores": cores, "base_level": None, "compare_level": "zvm-6.3",
+                "published": {"compare": pub}, "simulated": {"compare": sim},
+                "spread": {"compare": {"min": sim, "max": sim}}, "tolerance": "20%", "verdict": "pass", "seeds": [1]}
+
+    plain = [m(c, p, s, {"processors": c}) for c, p, s in ((4, 347, 360), (16, 1190, 1140), (32, 1982, 1950))]
+    smt = [m(c, p, s, {"processors": c, "smt": "smt2"}) for c, p, s in ((4, 492, 500), (16, 2272, 2000))]
+    svg = replicate_html.scaling_svg("D8", plain + smt)
+    assert svg.count('id="axes_') == 1
+    assert "zvm-6.3 SMT-2" in svg and "#31a354" in svg
+    alone = replicate_html.scaling_svg("D8", plain)
+    assert "SMT-2" not in alone and "#31a354" not in alone

@@ -77,10 +77,18 @@ def _cores(r: dict):
     return (r.get("at") or {}).get("processors") or r.get("cores")
 
 
-def _side_points(g: list[dict], side: str) -> tuple[list, list, list, list, list]:
-    """(cores, published, simulated, below, above) of one side of a scaling quantity."""
+def _mode(r: dict) -> str:
+    """A scaling metric's multithreading mode ("" for non-SMT, "SMT-2" for a column run with
+    ``at.smt = "smt2"``): each mode is its own line in a quantity's panel."""
+    smt = (r.get("at") or {}).get("smt") or "off"
+    return "" if smt == "off" else f"SMT-{smt[-1]}"
+
+
+def _side_points(g: list[dict], side: str, mode: str = "") -> tuple[list, list, list, list, list]:
+    """(cores, published, simulated, below, above) of one side of a scaling quantity, in one
+    multithreading mode."""
     pts = []
-    for x in sorted(g, key=_cores):
+    for x in sorted((x for x in g if _mode(x) == mode), key=_cores):
         p, s = x["published"].get(side), x["simulated"].get(side)
         if not _num(p):
             continue
@@ -91,7 +99,11 @@ def _side_points(g: list[dict], side: str) -> tuple[list, list, list, list, list
     return tuple(map(list, zip(*pts))) if pts else ([], [], [], [], [])  # type: ignore[return-value]
 
 
-STYLES = {"base": ("#9e9e9e", "#3182bd"), "compare": ("#6b6b6b", "#e6550d")}
+# (published, simulated) colours per line: the published line dashed in a light tint of its
+# simulated line's colour, so each pair reads as one series.
+STYLES = {"base": ("#9ecae1", "#3182bd"), "compare": ("#fdae6b", "#e6550d")}
+# A comparison-level line in another multithreading mode.
+MODE_STYLES = {"SMT-2": ("#a1d99b", "#31a354"), "SMT-1": ("#bcbddc", "#756bb1")}
 
 
 def scaling_svg(row_id: str, results: list[dict]) -> str:
@@ -107,12 +119,12 @@ def scaling_svg(row_id: str, results: list[dict]) -> str:
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
     for ax, (q, g) in zip(axes.flat, groups.items()):
         top = 0.0
-        for side in ("base", "compare"):
-            xs, pub, sim, lo, hi = _side_points(g, side)
+        for side, mode in [(side, mode) for side in ("base", "compare") for mode in sorted({_mode(x) for x in g})]:
+            xs, pub, sim, lo, hi = _side_points(g, side, mode)
             if not xs:
                 continue
-            lv = g[0].get(f"{side}_level") or side
-            cp, cs = STYLES[side]
+            lv = (g[0].get(f"{side}_level") or side) + (f" {mode}" if mode else "")
+            cp, cs = MODE_STYLES.get(mode, STYLES[side])
             ax.plot(xs, pub, "o--", color=cp, label=f"published, {lv}")
             ax.errorbar(xs, sim, yerr=[lo, hi], fmt="s-", color=cs, capsize=3, label=f"simulated, {lv}")
             top = max([top] + [v for v in pub + sim if v == v])
