@@ -389,3 +389,29 @@ def test_scaling_chart_draws_smt2_columns_as_their_own_line_in_the_same_panel():
     assert "zvm-6.3 SMT-2" in svg and "#31a354" in svg
     alone = replicate_html.scaling_svg("D8", plain)
     assert "SMT-2" not in alone and "#31a354" not in alone
+
+
+def test_workload_chart_joins_the_rows_of_one_scenario_on_their_shared_quantities():
+    """Apache's compatibility (B6), exploitation (B7) and SMT-2 (B8) rows share b7-apache.toml:
+    their ITR lines go in one workload chart; a quantity only one row draws (C1's lock figures
+    beside D8 on d8-apache-paging.toml) makes no workload chart."""
+    from zvmlab.lab import replicate_html
+
+    def m(rid, name, cores, side, level, scenario, smt=None):
+        at = {"processors": cores} | ({"smt": smt} if smt else {})
+        return {"id": rid, "metric": name, "basis": "predicted", "at": at, "cores": cores, "scenario": scenario,
+                "base_level": level if side == "base" else None, "compare_level": level if side == "compare" else None,
+                "published": {side: 100.0 * cores}, "simulated": {side: 90.0 * cores}, "spread": {},
+                "tolerance": "20%", "verdict": "pass", "seeds": [1]}
+
+    ap = "b7-apache.toml"
+    rows = [m("B6", f"ITR, {c} cores", c, "base", "zvm-6.3-compat", ap) for c in (4, 16)]
+    rows += [m("B7", f"ITR, {c} cores", c, "compare", "zvm-6.3", ap) for c in (4, 16, 64)]
+    rows += [m("B8", f"ITR, {c} cores SMT-2", c, "compare", "zvm-6.3", ap, "smt2") for c in (4, 16)]
+    rows += [m("C1", f"SRMSLOCK spin, {c} cores", c, "base", "zvm-6.3", "d8.toml") for c in (16, 32)]
+    rows += [m("D8", f"ITR, {c} cores", c, "compare", "zvm-6.3", "d8.toml") for c in (4, 16)]
+    w = replicate_html.workloads(rows)
+    assert list(w) == [ap] and {r["id"] for r in w[ap]} == {"B6", "B7", "B8"}
+    svg = replicate_html.scaling_svg("B6, B7, B8", w[ap])
+    for label in ("zvm-6.3-compat", "simulated, zvm-6.3<", "zvm-6.3 SMT-2"):
+        assert label.rstrip("<") in svg

@@ -249,6 +249,7 @@ def _result(base_info: dict, r: Row, m: Metric, verdict: str, means: dict, sprea
     if m.at:
         out["at"] = m.at
     if r.scenario and not r.suite and not r.scaling:
+        out["scenario"] = m.scenario or r.scenario
         out["cores"] = (m.at or {}).get("processors") or _processors(m.scenario or r.scenario)
     if m.calibrates:
         out["calibrates"] = m.calibrates

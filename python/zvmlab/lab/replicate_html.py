@@ -123,7 +123,8 @@ def scaling_svg(row_id: str, results: list[dict]) -> str:
             xs, pub, sim, lo, hi = _side_points(g, side, mode)
             if not xs:
                 continue
-            lv = (g[0].get(f"{side}_level") or side) + (f" {mode}" if mode else "")
+            first = next(x for x in g if _mode(x) == mode and _num(x["published"].get(side)))
+            lv = (first.get(f"{side}_level") or side) + (f" {mode}" if mode else "")
             cp, cs = MODE_STYLES.get(mode, STYLES[side])
             ax.plot(xs, pub, "o--", color=cp, label=f"published, {lv}")
             ax.errorbar(xs, sim, yerr=[lo, hi], fmt="s-", color=cs, capsize=3, label=f"simulated, {lv}")
@@ -223,11 +224,39 @@ def _row_html(r: dict) -> str:
             f"<td>{r['tolerance']}</td>{_verdict_cell(r)}</tr>")
 
 
+def workloads(results: list[dict]) -> dict[str, list[dict]]:
+    """Scaling metrics of rows that share a scenario (one workload measured at several levels or
+    in several modes, e.g. Apache's B6 compatibility, B7 exploitation and B8 SMT-2), by scenario:
+    the quantities that two rows or more draw against cores."""
+    by: dict[str, list[dict]] = {}
+    for r in results:
+        if r.get("metric") and r.get("scenario"):
+            by.setdefault(r["scenario"], []).append(r)
+    out = {}
+    for sc, rs in by.items():
+        shared = {q: g for q, g in scaling_groups(rs).items() if len({r["id"] for r in g}) >= 2}
+        if shared:
+            out[sc] = [r for g in shared.values() for r in g]
+    return out
+
+
+def _workload_charts(results: list[dict]) -> list[str]:
+    """One section per workload drawn by several rows: their scaling lines in one chart."""
+    out = []
+    for sc, rs in workloads(results).items():
+        ids = ", ".join(dict.fromkeys(r["id"] for r in rs))
+        svg = scaling_svg(ids, rs)
+        if svg:
+            out.append(f"<h2 id='workload-{html.escape(sc)}'>Workload {html.escape(sc)}: rows {ids} against cores"
+                       f"</h2><figure>{svg}</figure>")
+    return out
+
+
 def write(results: list[dict], out_dir: str | Path, summary: dict | None = None) -> Path:
     from ..output import result_dir
 
     rows_html = [_row_html(r) for r in results]
-    charts = []
+    charts = _workload_charts(results)
     for rid in dict.fromkeys(r["id"] for r in results if r["metric"]):
         mine = [r for r in results if r["id"] == rid]
         svg = scaling_svg(rid, mine) + panels_svg(rid, mine)
