@@ -987,7 +987,8 @@ def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file:
         holders = sorted((u for u, sh in current.items() if sh.min.kind == "absolute"),
                          key=lambda u: -current[u].min.value)
         names = ", ".join(f"{u} {current[u].min.value:g}%" for u in holders[:6])
-        raise InputError(f"ABSOLUTE shares sum to {total():g} % of the system{when}, more than {MAX_ABS_SUM:g} % "
+        shown = f"{total():g}" if float(f"{total():g}") > MAX_ABS_SUM else repr(total())  # never "100 % > 100 %"
+        raise InputError(f"ABSOLUTE shares sum to {shown} % of the system{when}, more than {MAX_ABS_SUM:g} % "
                          f"({names}{', ...' if len(holders) > 6 else ''})", file=file, line=line, field=field,
                          fix=f"lower them so they sum to at most {MAX_ABS_SUM:g} %; the rest of the system goes to "
                              "RELATIVE users")

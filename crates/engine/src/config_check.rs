@@ -268,13 +268,24 @@ fn absolute_sum_error(field: &str, when: &str, users: &[(String, Share, usize)])
         .collect();
     format!(
         "{field}: ABSOLUTE minimum shares sum to {} % of the system{when}, more than {MAX_ABSOLUTE_SUM} % ({}{}); lower them so they sum to at most {MAX_ABSOLUTE_SUM} %, the rest of the system goes to RELATIVE users",
-        round6(absolute_sum(users)),
+        shown_sum(absolute_sum(users)),
         names.join(", "),
         if holders.len() > 6 { ", ..." } else { "" }
     )
 }
 
-/// `v` to six significant digits (a sum of tenths without its rounding noise).
+/// A sum over the limit as shown: to six significant digits (a sum of tenths without its
+/// rounding noise), all of them where six would show the limit itself.
+fn shown_sum(v: f64) -> f64 {
+    let r = round6(v);
+    if r > MAX_ABSOLUTE_SUM {
+        r
+    } else {
+        v
+    }
+}
+
+/// `v` to six significant digits.
 fn round6(v: f64) -> f64 {
     if v == 0.0 || !v.is_finite() {
         return v;
@@ -456,6 +467,17 @@ mod tests {
             e.contains("A 60%, B0 10%") && e.contains("at most 100 %"),
             "{e}"
         );
+        // Just over the slack: the sum is shown with the digits that put it over.
+        let e = config(
+            vec![
+                guest("A", 1, share(A, 60.0)),
+                guest("B", 1, share(A, 40.0000001)),
+            ],
+            vec![],
+        )
+        .check()
+        .unwrap_err();
+        assert!(e.contains("sum to 100.0000001 %"), "{e}");
         // A RELATIVE share counts nothing.
         let rel = config(
             vec![
