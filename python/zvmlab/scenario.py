@@ -34,6 +34,7 @@ MAX_VCPUS = contract.limit("vcpus")[1]
 MAX_COUNT = contract.limit("count")[1]
 REL_SHARE = contract.limit("relative_share")
 ABS_SHARE = contract.limit("absolute_share")
+MAX_ABS_SUM = contract.limit("absolute_share_sum")[1]  # ABSOLUTE minimum shares of all userids together, %
 WEIGHT = contract.limit("weight")
 ALIASES = contract.limit("aliases")
 MAX_CU_PATHS = contract.limit("cu_paths")[1]
@@ -707,8 +708,8 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     timed = [(a.at_ns, i, a.engine) for i, a in enumerate(actions) if a.engine is not None]
     cpupools.check_sequence(pools, {u: p["name"] for p in pools for u in p["members"]}, timed, set(seen),
                             file=file, ln=ln)
-    actions.sort(key=lambda a: a.at_ns)
     _check_absolute_sum(guests, actions, file=file, ln=ln)
+    actions.sort(key=lambda a: a.at_ns)
     storage = _storage(d.table("storage"), guests, file=file, ln=ln)
     level, smt, machine, drawers = sysv["level"], sysv["smt"], sysv["machine"], sysv["drawers"]
     _check_machine(machine or DEFAULT_MACHINE, sysv["processors"], smt, drawers, params, storage, file=file, ln=ln)
@@ -971,11 +972,13 @@ def _tx_unit(v: Any, *, file, line) -> float:
 
 
 def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file: str | None, ln) -> None:
-    """ABSOLUTE minimum shares over 100 % of the system cannot all be met: CP would scale them
-    down and nobody would get the share the scenario asks for. Checked for the shares at the
-    start and after each timed SET SHARE."""
+    """ABSOLUTE minimum shares over the contract's ``absolute_share_sum`` (100 % of the system)
+    cannot all be met: CP would scale them down and nobody would get the share the scenario asks
+    for. Checked for the shares at the start and after each timed SET SHARE, in time order (the
+    engine's Config::check refuses the same)."""
     current = {u: g.share for g in guests for u in g.userids()}
     where_of = {u: i for i, g in enumerate(guests) for u in g.userids()}
+    most = MAX_ABS_SUM + contract.word("sum_slack")
 
     def total() -> float:
         return sum(sh.min.value for sh in current.values() if sh.min.kind == "absolute")
@@ -984,21 +987,23 @@ def _check_absolute_sum(guests: list["Guest"], actions: list["Action"], *, file:
         holders = sorted((u for u, sh in current.items() if sh.min.kind == "absolute"),
                          key=lambda u: -current[u].min.value)
         names = ", ".join(f"{u} {current[u].min.value:g}%" for u in holders[:6])
-        raise InputError(f"ABSOLUTE shares sum to {total():g} % of the system{when}, more than 100 % "
+        shown = f"{total():g}" if float(f"{total():g}") > MAX_ABS_SUM else repr(total())  # never "100 % > 100 %"
+        raise InputError(f"ABSOLUTE shares sum to {shown} % of the system{when}, more than {MAX_ABS_SUM:g} % "
                          f"({names}{', ...' if len(holders) > 6 else ''})", file=file, line=line, field=field,
-                         fix="lower them so they sum to at most 100 %; the rest of the system goes to "
+                         fix=f"lower them so they sum to at most {MAX_ABS_SUM:g} %; the rest of the system goes to "
                              "RELATIVE users")
 
-    if total() > 100 + 1e-9:
+    if total() > most:
         i = where_of[max((u for u, sh in current.items() if sh.min.kind == "absolute"),
                          key=lambda u: current[u].min.value)]
         fail(f"guest[{i}].share", ln("guest", "share", i), "")
-    for k, a in enumerate(actions):
+    # In time order (a stable sort, as the run takes them); named by their place in the file.
+    for k, a in sorted(enumerate(actions), key=lambda ka: ka[1].at_ns):
         if a.share is None:
             continue
         current[a.userid] = a.share
-        if total() > 100 + 1e-9:
-            fail(f"action[{k}].command", None, f" after {a.command!r}")
+        if total() > most:
+            fail(f"action[{k}].command", ln("action", "command", k), f" after {a.command!r}")
 
 
 def machine_figures(machine: str, params: dict[str, float] | None = None) -> dict[str, float]:

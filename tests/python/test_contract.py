@@ -28,6 +28,15 @@ RUN = '[run]\nduration = "1s"\ninterval = "1s"\n'
 CPU_GUEST = '[[guest]]\nuserid = "U"\nworkload = { kind = "cpu-bound" }\n'
 ECKD_GUEST = ('[[guest]]\nuserid = "IO"\nworkload = { kind = "dasd-io", volume = "V1", type = "eckd", cpu = "100us", '
               'ios = 2, blocks = 1 }\n')
+ABS_GUESTS = ('[[guest]]\nuserid = "U"\nshare = "ABSOLUTE 60%"\nworkload = { kind = "cpu-bound" }\n'
+              '[[guest]]\n{w}\nworkload = { kind = "cpu-bound" }\n')
+
+
+def abs_guests(w: str) -> str:
+    """Guest U with ABSOLUTE 60 %, guest W written by ``w``."""
+    return ABS_GUESTS.replace("{w}", w)
+
+
 PAGING = '[storage]\nreal = "64M"\npaging_volumes = [{ type = "eckd", size = "1G" }]\n'
 
 
@@ -73,6 +82,15 @@ def paths_up_to(name: str) -> list:
     return [[str(40 + k) for k in range(hi)], [str(40 + k) for k in range(hi + 1)]]
 
 
+def sum_around(name: str, taken: float, step: float = 0.1) -> list:
+    """Values that bring a sum already holding ``taken`` to and just past the top of a limit: one
+    step under and over, within and beyond the rounding slack, one ULP over."""
+    PROBED.add(name)
+    v = contract.limit(name)[1] - taken
+    slack = contract.word("sum_slack")
+    return [v - step, v, v + step, v + slack / 100, v + slack * 100, math.nextafter(v, math.inf)]
+
+
 def share(kind: str, pct: str = ""):
     return lambda v: f'"{kind.upper()} {v!r}{pct}"'
 
@@ -93,6 +111,20 @@ CASES = [
     Case("absolute", scenario(CPU_GUEST.replace("userid", "share = {v}\nuserid")), 10.0,
          ("guests", 0, "share", "min", "value"), around("absolute_share", whole=False, step=0.05),
          toml_value=share("absolute", "%"), engine_value=lambda v: v),
+    # ABSOLUTE minimum shares of all userids sum to at most absolute_share_sum: at the start (a
+    # share, a count), after a SET SHARE, and with the actions in time order, not file order.
+    Case("absolute-sum", scenario(abs_guests('share = {v}\nuserid = "W"')), 30.0,
+         ("guests", 1, "share", "min", "value"), sum_around("absolute_share_sum", 60.0),
+         toml_value=share("absolute", "%")),
+    Case("absolute-sum-count", scenario(abs_guests('count = {v}\nshare = "ABSOLUTE 10%"\nuserid = "W"')), 3,
+         ("guests", 1, "count"), [1, 3, 4, 5, 10]),
+    Case("absolute-sum-action", scenario(abs_guests('count = 2\nshare = "ABSOLUTE 10%"\nuserid = "W"'),
+                                         '[[action]]\nat = "30s"\ncommand = "SET SHARE W1 ABSOLUTE {v}%"\n'), 20.0,
+         ("actions", 0, "share", "min", "value"), sum_around("absolute_share_sum", 70.0), toml_value=repr),
+    Case("absolute-sum-order", scenario(abs_guests('share = "ABSOLUTE 10%"\nuserid = "W"'),
+                                        '[[action]]\nat = "60s"\ncommand = "SET SHARE U RELATIVE 100"\n'
+                                        '[[action]]\nat = "30s"\ncommand = "SET SHARE W ABSOLUTE {v}%"\n'), 20.0,
+         ("actions", 0, "share", "min", "value"), sum_around("absolute_share_sum", 60.0), toml_value=repr),
     Case("tx_unit", scenario(CPU_GUEST).replace("[[guest]]", "tx_unit = {v}\n[[guest]]"), 1.0, ("tx_unit",),
          around("tx_unit", whole=False)),
     Case("demand", scenario(CPU_GUEST.replace('"cpu-bound"', '"cpu-bound", demand = {v}')), 0.5,

@@ -3,10 +3,10 @@ InputError naming the file; and whatever it accepts, the engine accepts too."""
 
 import json
 
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
-from zvmlab import _engine
+from zvmlab import _engine, contract
 from zvmlab.errors import InputError
 from zvmlab.scenario import Share, ShareValue, loads, parse_duration, parse_share
 
@@ -150,3 +150,57 @@ def test_duration_units(n, unit):
         assert parse_duration(f"{n}{unit}", allow_zero=True) == 0
     else:
         assert parse_duration(f"{n}{unit}") == n * scale
+
+
+
+# ABSOLUTE minimum shares over the contract's absolute_share_sum: random guests (counts, shares
+# near the limit) and SET SHARE actions (ties, out of file order), given to the loader as a
+# scenario and to the engine as the loader's configuration of the same scenario written with
+# RELATIVE shares, every share then put in by hand. Both must give the same verdict (issue 16
+# item 4); where the loader accepts, its configuration must be the one made by hand.
+ABS_SUM = contract.limit("absolute_share_sum")[1]
+sum_shares = st.one_of(
+    st.builds(ShareValue, st.just("relative"), st.sampled_from([1.0, 100.0, 10000.0])),
+    st.builds(ShareValue, st.just("absolute"), st.integers(1, 600).map(lambda x: x / 10)),
+    st.builds(ShareValue, st.just("absolute"), st.sampled_from([ABS_SUM / k for k in (1, 2, 3, 4, 5, 6, 8, 10)])),
+)
+
+
+def shares_scenario(guests, actions, share_of) -> str:
+    text = GOOD[:GOOD.index("[[guest]]")]
+    for i, (count, sh) in enumerate(guests):
+        text += (f'[[guest]]\nuserid = "G{i}"\ncount = {count}\nshare = "{share_of(sh)}"\n'
+                 'workload = { kind = "cpu-bound" }\n')
+    for at, uid, sh in actions:
+        text += f'[[action]]\nat = "{at}s"\ncommand = "SET SHARE {uid} {share_of(sh)}"\n'
+    return text
+
+
+@FUZZ
+@given(st.data())
+def test_absolute_share_sum_same_verdict(data):
+    guests = data.draw(st.lists(st.tuples(st.integers(1, 4), sum_shares), min_size=1, max_size=4), label="guests")
+    userids = [f"G{i}" if n == 1 else f"G{i}{k}" for i, (n, _) in enumerate(guests) for k in range(n)]
+    actions = data.draw(st.lists(st.tuples(st.sampled_from([10, 20, 30]), st.sampled_from(userids), sum_shares),
+                                 max_size=4), label="actions")
+
+    def text_of(v: ShareValue) -> str:
+        return f"RELATIVE {v.value!r}" if v.kind == "relative" else f"ABSOLUTE {v.value!r}%"
+
+    try:
+        sc = loads(shares_scenario(guests, actions, text_of), "sums.toml")
+        loader, mine = None, sc.engine_config()
+    except InputError as e:
+        loader, mine = str(e), None
+    cfg = loads(shares_scenario(guests, actions, lambda v: "RELATIVE 100"), "sums.toml").engine_config()
+    for g, (_, sh) in zip(cfg["guests"], guests):
+        g["share"] = Share(sh).to_engine()
+    timed = sorted(actions, key=lambda a: a[0])  # the loader's configuration has them in time order
+    for a, (_, _, sh) in zip(cfg["actions"], timed):
+        a["share"] = Share(sh).to_engine()
+    engine = contract.validate(cfg)
+    event("refused" if loader else "accepted")
+    assert (loader is None) == (engine is None), f"loader {loader!r}, engine {engine!r}"
+    assert loader is None or "ABSOLUTE shares sum to" in loader, loader
+    if mine is not None:
+        assert mine == cfg

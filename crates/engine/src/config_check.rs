@@ -2,7 +2,7 @@
 //! table by table: the engine refuses every out-of-range value it is given, with a message
 //! naming the field (the Python front words the same rules with file and line).
 
-use crate::config::{Config, Guest, Workload};
+use crate::config::{Action, Config, Guest, Share, ShareKind, Workload};
 use crate::contract::*;
 
 fn range<T: PartialOrd + std::fmt::Display>(what: &str, v: T, lo: T, hi: T) -> Result<(), String> {
@@ -22,11 +22,55 @@ impl Config {
             check_guest(g)?;
             check_guest_workload(g)?;
         }
+        self.check_absolute_sum()?;
         self.check_storage_contract()?;
         self.check_cu_contract()?;
         self.check_pav_contract()?;
         self.check_channels_contract()?;
         self.check_cpc_contract()
+    }
+
+    /// ABSOLUTE minimum shares of all userids (a guest of count n stands for n of them) sum to
+    /// at most `MAX_ABSOLUTE_SUM` % of the system at the start and after each timed SET SHARE,
+    /// taken in time order (as the run takes them). A SET SHARE of an unknown userid changes
+    /// nothing here (building the run refuses it).
+    fn check_absolute_sum(&self) -> Result<(), String> {
+        // Each userid with its minimum share and its guest entry, in guest order.
+        let mut users: Vec<(String, Share, usize)> = Vec::new();
+        for (i, g) in self.guests.iter().enumerate() {
+            if g.count == 1 {
+                users.push((g.userid.clone(), g.share, i));
+            } else {
+                users.extend((0..g.count).map(|k| (format!("{}{k}", g.userid), g.share, i)));
+            }
+        }
+        if absolute_sum(&users) > MAX_ABSOLUTE_SUM + SUM_SLACK {
+            let g = &self.guests[largest_absolute(&users)];
+            let field = format!("guest {}: share", g.userid);
+            return Err(absolute_sum_error(&field, "", &users));
+        }
+        let mut order: Vec<usize> = (0..self.actions.len()).collect();
+        order.sort_by_key(|&k| self.actions[k].at_ns());
+        for k in order {
+            let Action::SetShare {
+                at_ns,
+                userid,
+                share,
+            } = &self.actions[k]
+            else {
+                continue;
+            };
+            let Some(i) = users.iter().position(|u| &u.0 == userid) else {
+                continue;
+            };
+            users[i].1 = *share;
+            if absolute_sum(&users) > MAX_ABSOLUTE_SUM + SUM_SLACK {
+                let when = format!(" after SET SHARE {userid} at {} s", *at_ns as f64 / 1e9);
+                let field = format!("actions[{k}].share");
+                return Err(absolute_sum_error(&field, &when, &users));
+            }
+        }
+        Ok(())
     }
 
     fn check_storage_contract(&self) -> Result<(), String> {
@@ -189,6 +233,67 @@ impl Config {
     }
 }
 
+/// Percent of the system the ABSOLUTE minimum shares of `users` take together.
+fn absolute_sum(users: &[(String, Share, usize)]) -> f64 {
+    users
+        .iter()
+        .filter(|u| u.1.min.kind == ShareKind::Absolute)
+        .map(|u| u.1.min.value)
+        .sum()
+}
+
+/// The guest entry of the userid with the largest ABSOLUTE minimum share (the first of equals).
+fn largest_absolute(users: &[(String, Share, usize)]) -> usize {
+    let mut best: Option<&(String, Share, usize)> = None;
+    for u in users.iter().filter(|u| u.1.min.kind == ShareKind::Absolute) {
+        if best.is_none_or(|b| u.1.min.value > b.1.min.value) {
+            best = Some(u);
+        }
+    }
+    best.map_or(0, |b| b.2)
+}
+
+/// The refusal of ABSOLUTE shares over `MAX_ABSOLUTE_SUM`: the field, the sum, the largest
+/// holders and the fix.
+fn absolute_sum_error(field: &str, when: &str, users: &[(String, Share, usize)]) -> String {
+    let mut holders: Vec<&(String, Share, usize)> = users
+        .iter()
+        .filter(|u| u.1.min.kind == ShareKind::Absolute)
+        .collect();
+    holders.sort_by(|a, b| b.1.min.value.total_cmp(&a.1.min.value));
+    let names: Vec<String> = holders
+        .iter()
+        .take(6)
+        .map(|u| format!("{} {}%", u.0, u.1.min.value))
+        .collect();
+    format!(
+        "{field}: ABSOLUTE minimum shares sum to {} % of the system{when}, more than {MAX_ABSOLUTE_SUM} % ({}{}); lower them so they sum to at most {MAX_ABSOLUTE_SUM} %, the rest of the system goes to RELATIVE users",
+        shown_sum(absolute_sum(users)),
+        names.join(", "),
+        if holders.len() > 6 { ", ..." } else { "" }
+    )
+}
+
+/// A sum over the limit as shown: to six significant digits (a sum of tenths without its
+/// rounding noise), all of them where six would show the limit itself.
+fn shown_sum(v: f64) -> f64 {
+    let r = round6(v);
+    if r > MAX_ABSOLUTE_SUM {
+        r
+    } else {
+        v
+    }
+}
+
+/// `v` to six significant digits.
+fn round6(v: f64) -> f64 {
+    if v == 0.0 || !v.is_finite() {
+        return v;
+    }
+    let scale = 10f64.powi(5 - v.abs().log10().floor() as i32);
+    (v * scale).round() / scale
+}
+
 fn check_lpar_name(what: &str, name: &str) -> Result<(), String> {
     if (1..=MAX_NAME).contains(&name.chars().count()) {
         Ok(())
@@ -281,5 +386,146 @@ fn check_guest_workload(g: &Guest) -> Result<(), String> {
             range(&w("size_mb"), *size_mb, 1, MAX_SIZE_PAGES / 256)
         }
         _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{Action, Config, Dist, Guest, Share, ShareKind, ShareValue, Workload};
+
+    fn share(kind: ShareKind, value: f64) -> Share {
+        Share {
+            min: ShareValue { kind, value },
+            ..Share::default()
+        }
+    }
+
+    fn guest(userid: &str, count: u32, s: Share) -> Guest {
+        Guest {
+            userid: userid.into(),
+            vcpus: 1,
+            share: s,
+            workload: Workload::CpuBound {
+                demand: None,
+                tx_cpu_ns: None,
+                dist: Dist::Exp,
+            },
+            count,
+            quickdsp: false,
+            storage_pages: None,
+            refs: None,
+            touches: 1,
+        }
+    }
+
+    fn config(guests: Vec<Guest>, actions: Vec<Action>) -> Config {
+        Config {
+            actions,
+            ..Config::base("zvm-6.4", 2, 1_000_000_000, 1_000_000_000, guests)
+        }
+    }
+
+    fn set(at_s: u64, userid: &str, s: Share) -> Action {
+        Action::SetShare {
+            at_ns: at_s * 1_000_000_000,
+            userid: userid.into(),
+            share: s,
+        }
+    }
+
+    const A: ShareKind = ShareKind::Absolute;
+    const R: ShareKind = ShareKind::Relative;
+
+    #[test]
+    fn absolute_shares_at_start_sum_to_at_most_100() {
+        // 60 % + 4 x 10 % = 100 %: accepted (the tenths' rounding noise within the slack).
+        let ok = config(
+            vec![guest("A", 1, share(A, 60.0)), guest("B", 4, share(A, 10.0))],
+            vec![],
+        );
+        assert_eq!(ok.check(), Ok(()));
+        // 1000 userids of 0.1 % make 100 % (with rounding noise); 1001 do not.
+        assert_eq!(
+            config(vec![guest("T", 1000, share(A, 0.1))], vec![]).check(),
+            Ok(())
+        );
+        let e = config(vec![guest("T", 1001, share(A, 0.1))], vec![])
+            .check()
+            .unwrap_err();
+        assert!(e.contains("sum to 100.1 %") && e.contains(", ...)"), "{e}");
+        // 60 % + 5 x 10 %: the count makes 110 %.
+        let over = config(
+            vec![guest("A", 1, share(A, 60.0)), guest("B", 5, share(A, 10.0))],
+            vec![],
+        );
+        let e = over.check().unwrap_err();
+        assert!(
+            e.starts_with("guest A: share: ABSOLUTE minimum shares sum to 110 %"),
+            "{e}"
+        );
+        assert!(
+            e.contains("A 60%, B0 10%") && e.contains("at most 100 %"),
+            "{e}"
+        );
+        // Just over the slack: the sum is shown with the digits that put it over.
+        let e = config(
+            vec![
+                guest("A", 1, share(A, 60.0)),
+                guest("B", 1, share(A, 40.0000001)),
+            ],
+            vec![],
+        )
+        .check()
+        .unwrap_err();
+        assert!(e.contains("sum to 100.0000001 %"), "{e}");
+        // A RELATIVE share counts nothing.
+        let rel = config(
+            vec![
+                guest("A", 1, share(A, 100.0)),
+                guest("B", 3, share(R, 10_000.0)),
+            ],
+            vec![],
+        );
+        assert_eq!(rel.check(), Ok(()));
+    }
+
+    #[test]
+    fn absolute_shares_after_each_set_share_sum_to_at_most_100() {
+        let guests = || vec![guest("A", 1, share(A, 50.0)), guest("B", 3, share(A, 10.0))];
+        // B1 10 % -> 30 %: 100 %, accepted; then A 50 % -> RELATIVE and B2 -> 60 %: 100 %.
+        let ok = config(
+            guests(),
+            vec![
+                set(30, "B1", share(A, 30.0)),
+                set(20, "A", share(R, 100.0)),
+                set(40, "B2", share(A, 60.0)),
+            ],
+        );
+        // In time order the actions sum to 100 % at most (A is RELATIVE before B1 rises).
+        assert_eq!(ok.check(), Ok(()));
+        // The same actions in file order but at other times: B2 to 60 % before A is lowered.
+        let over = config(
+            guests(),
+            vec![
+                set(30, "B1", share(A, 30.0)),
+                set(50, "A", share(R, 100.0)),
+                set(40, "B2", share(A, 60.0)),
+            ],
+        );
+        let e = over.check().unwrap_err();
+        assert!(
+            e.starts_with("actions[2].share: ABSOLUTE minimum shares sum to 150 % of the system after SET SHARE B2 at 40 s"),
+            "{e}"
+        );
+        // Just over: 100.1 %.
+        let e = config(guests(), vec![set(10, "B0", share(A, 30.1))])
+            .check()
+            .unwrap_err();
+        assert!(e.contains("sum to 100.1 %"), "{e}");
+        // A SET SHARE of an unknown userid is left to the run's check of userids.
+        assert_eq!(
+            config(guests(), vec![set(10, "C", share(A, 90.0))]).check(),
+            Ok(())
+        );
     }
 }

@@ -70,6 +70,11 @@ pub const MAX_COUNT: u32 = 10_000;
 /// SET SHARE: RELATIVE 1..10000 (whole), ABSOLUTE 0.1..100 %.
 pub const RELATIVE_SHARE: (f64, f64) = (1.0, 10_000.0);
 pub const ABSOLUTE_SHARE: (f64, f64) = (0.1, 100.0);
+/// ABSOLUTE minimum shares of all userids together, percent of the system, at the start and
+/// after each timed SET SHARE: more cannot all be met (CP would scale them down and nobody would
+/// get the share the scenario asks for). Compared with a slack of `SUM_SLACK` for rounding.
+pub const MAX_ABSOLUTE_SUM: f64 = 100.0;
+pub const SUM_SLACK: f64 = 1e-9;
 /// PR/SM weight of a shared LPAR, physical IFLs of a CPC, an absolute cap in processors.
 pub const WEIGHT: (u32, u32) = (1, 999);
 pub const MAX_IFLS: u32 = 256;
@@ -140,7 +145,7 @@ pub fn contract() -> Value {
             "workload_kind": WORKLOAD_KINDS, "server_kind": SERVER_KINDS,
             "cu_class": CU_CLASSES, "pav_mode": PAV_MODES, "first_pav_level": FIRST_PAV_LEVEL,
             "pool_type": POOL_TYPES, "chpid_type": kinds, "chpid_first_level": firsts,
-            "name_chars": NAME_CHARS, "max_name": MAX_NAME,
+            "name_chars": NAME_CHARS, "max_name": MAX_NAME, "sum_slack": SUM_SLACK,
         },
         "limits": limits(),
         "rules": rules(),
@@ -154,6 +159,7 @@ fn limits() -> Value {
         "drawers": [1, MAX_DRAWERS], "vcpus": [1, MAX_VCPUS], "count": [1, MAX_COUNT],
         "relative_share": [RELATIVE_SHARE.0, RELATIVE_SHARE.1],
         "absolute_share": [ABSOLUTE_SHARE.0, ABSOLUTE_SHARE.1],
+        "absolute_share_sum": [0.0, MAX_ABSOLUTE_SUM],
         "weight": [WEIGHT.0, WEIGHT.1], "ifls": [0, MAX_IFLS], "abscap": [ABSCAP.0, ABSCAP.1],
         "pool_limithard_pct": [0.0, 100.0], "pool_capacity": [0.0, MAX_POOL_CAPACITY],
         "tx_unit": [0.0, MAX_TX_UNIT], "duration_ns": [1, MAX_DURATION_NS],
@@ -176,6 +182,7 @@ fn rules() -> Value {
         "smt needs processors <= smt_processors and dspwdmethod reshuffle, and no [cpc]",
         "drawers <= processors",
         "relative share is a whole number; a maximum share is not below the minimum of its kind",
+        "ABSOLUTE minimum shares of all userids sum to at most absolute_share_sum, at the start and after each timed SET SHARE",
         "count > 1: userid and the largest suffix fit max_name characters",
         "touches > 1 needs a server workload",
         "format type is one of format_type; mdc needs an eckd or edev device and an [mdc]",

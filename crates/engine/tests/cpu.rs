@@ -125,6 +125,23 @@ fn share_strategy() -> impl Strategy<Value = Share> {
     })
 }
 
+/// The contract refuses ABSOLUTE minimum shares summing over 100 % of the system: a random set
+/// that does is scaled down to fit (to tenths, as SET SHARE takes them), the rest kept.
+fn fit_absolute(guests: &mut [Guest]) {
+    use zvm::config::ShareKind;
+    let absolute = |g: &&mut Guest| g.share.min.kind == ShareKind::Absolute;
+    let total: f64 = guests
+        .iter_mut()
+        .filter(absolute)
+        .map(|g| g.share.min.value * g.count as f64)
+        .sum();
+    if total > 100.0 {
+        for g in guests.iter_mut().filter(absolute) {
+            g.share.min.value = ((g.share.min.value * 1000.0 / total).floor() / 10.0).max(0.1);
+        }
+    }
+}
+
 /// Random loads: cores, guests (transactional, any think and CPU, 1-3 virtual CPUs, any
 /// share including LIMITHARD and LIMITSOFT), CP level, seed.
 fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)> {
@@ -143,7 +160,7 @@ fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)
         prop::sample::select(vec!["zvm-6.3", "zvm-6.4", "vmesa-2.3.0", "vmesa-2.4.0"]),
     )
         .prop_map(|(cores, gs, seed, level)| {
-            let guests = gs
+            let mut guests = gs
                 .into_iter()
                 .enumerate()
                 .map(|(i, (count, think, cpu, fixed, vcpus, share))| {
@@ -160,7 +177,8 @@ fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)
                     g.share = share;
                     g
                 })
-                .collect();
+                .collect::<Vec<_>>();
+            fit_absolute(&mut guests);
             (cores, guests, seed, level)
         })
 }

@@ -65,6 +65,23 @@ fn workload_strategy() -> impl Strategy<Value = Workload> {
     ]
 }
 
+/// The contract refuses ABSOLUTE minimum shares summing over 100 % of the system: a random set
+/// that does is scaled down to fit (to tenths, as SET SHARE takes them), the rest kept.
+fn fit_absolute(guests: &mut [Guest]) {
+    use zvm::config::ShareKind;
+    let absolute = |g: &&mut Guest| g.share.min.kind == ShareKind::Absolute;
+    let total: f64 = guests
+        .iter_mut()
+        .filter(absolute)
+        .map(|g| g.share.min.value * g.count as f64)
+        .sum();
+    if total > 100.0 {
+        for g in guests.iter_mut().filter(absolute) {
+            g.share.min.value = ((g.share.min.value * 1000.0 / total).floor() / 10.0).max(0.1);
+        }
+    }
+}
+
 fn config_strategy() -> impl Strategy<Value = Config> {
     let guest = (share_strategy(), workload_strategy(), 1u32..4, 1u32..4);
     (
@@ -80,28 +97,27 @@ fn config_strategy() -> impl Strategy<Value = Config> {
         1u64..4000,
         0u64..1000,
     )
-        .prop_map(|(p, gs, level, interval_ms, seed)| Config {
-            seed,
-            ..Config::base(
-                level,
-                p,
-                2_000 * MS,
-                interval_ms.min(2_000) * MS,
-                gs.into_iter()
-                    .enumerate()
-                    .map(|(i, (share, workload, vcpus, count))| Guest {
-                        userid: format!("U{i}"),
-                        vcpus,
-                        share,
-                        workload,
-                        count,
-                        quickdsp: false,
-                        storage_pages: None,
-                        refs: None,
-                        touches: 1,
-                    })
-                    .collect(),
-            )
+        .prop_map(|(p, gs, level, interval_ms, seed)| {
+            let mut guests: Vec<Guest> = gs
+                .into_iter()
+                .enumerate()
+                .map(|(i, (share, workload, vcpus, count))| Guest {
+                    userid: format!("U{i}"),
+                    vcpus,
+                    share,
+                    workload,
+                    count,
+                    quickdsp: false,
+                    storage_pages: None,
+                    refs: None,
+                    touches: 1,
+                })
+                .collect();
+            fit_absolute(&mut guests);
+            Config {
+                seed,
+                ..Config::base(level, p, 2_000 * MS, interval_ms.min(2_000) * MS, guests)
+            }
         })
 }
 
