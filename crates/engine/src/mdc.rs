@@ -181,17 +181,7 @@ impl Mdc {
         // A smaller target gives frames back now.
         while self.used_frames > self.cap_frames && !self.keys.is_empty() {
             let i = self.rng.below(self.keys.len() as u64) as usize;
-            let (k, f, b) = self.keys.swap_remove(i);
-            self.map.remove(&k);
-            if i < self.keys.len() {
-                self.map.insert(self.keys[i].0, i as u32);
-            }
-            self.used_frames -= f as u64;
-            self.used_below -= b as u64;
-            for j in 0..f {
-                st.release_mdc_frame(j < b);
-            }
-            self.steals += 1;
+            self.drop_unit(i, st, 0);
         }
         match self.cap_frames.cmp(&old) {
             std::cmp::Ordering::Greater => self.grows += 1,
@@ -218,19 +208,25 @@ impl Mdc {
             else {
                 continue;
             };
-            let (k, f, b) = self.keys.swap_remove(i);
-            self.map.remove(&k);
-            if i < self.keys.len() {
-                self.map.insert(self.keys[i].0, i as u32);
-            }
-            self.used_frames -= f as u64;
-            self.used_below -= b as u64;
             // One below-2GB frame is CP's already.
-            for j in 1..f {
-                st.release_mdc_frame(j < b);
-            }
-            self.steals += 1;
+            self.drop_unit(i, st, 1);
         }
+    }
+
+    /// The cache drops its unit `i` (a steal): its frames from the `kept`-th on go back to the
+    /// available lists (those below 2 GB first), the first `kept` stay with their taker.
+    fn drop_unit(&mut self, i: usize, st: &mut RealStorage, kept: u32) {
+        let (k, f, b) = self.keys.swap_remove(i);
+        self.map.remove(&k);
+        if i < self.keys.len() {
+            self.map.insert(self.keys[i].0, i as u32);
+        }
+        self.used_frames -= f as u64;
+        self.used_below -= b as u64;
+        for j in kept..f {
+            st.release_mdc_frame(j < b);
+        }
+        self.steals += 1;
     }
 
     pub fn summary(&self, dur_s: f64) -> MdcSummary {

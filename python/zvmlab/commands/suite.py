@@ -9,6 +9,7 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..output import console, err_console, print_json, progress, safe
+from ._lab_options import executor_options
 
 
 def _r(x: dict) -> str:
@@ -46,12 +47,7 @@ def _verdict(x: dict, alpha: float) -> str:
 @click.option("--compare", "compare_level", help="The comparison level, e.g. zvm-6.4 (required unless --list).")
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=3, show_default=True,
               help="Runs per scenario and level (seeds SEED..SEED+N-1, the same on both levels); 2+ for intervals.")
-@click.option("--executor", "executor_spec", default="local", show_default=True,
-              help="Where runs execute: local (a process pool) or dask://HOST:PORT (a Dask scheduler).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes of the local executor (default: the number of CPUs).")
-@click.option("--store", "store_path", type=click.Path(dir_okay=False), default="runs/store.duckdb",
-              show_default=True, help="The results store (DuckDB); finished runs in it are reused.")
+@executor_options
 @click.option("--only", help="Cells to run: ids with * wildcards, comma-separated (e.g. 'virstor-*,*-64c-*').")
 @click.option("--duration", help="Simulated time per run (overrides the suite's duration: new runs).")
 @click.option("--list", "list_cells", is_flag=True, help="List the suite's cells and what they stand for; run nothing.")

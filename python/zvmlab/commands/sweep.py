@@ -8,6 +8,7 @@ import click
 from rich.table import Table
 
 from ..output import console, err_console, print_json, progress, safe
+from ._lab_options import executor_options
 
 
 @click.command("sweep")
@@ -22,12 +23,7 @@ from ..output import console, err_console, print_json, progress, safe
               help="Show this guest's CPU % as a column (repeatable; default: the 3 busiest guests).")
 @click.option("--repeat", type=click.IntRange(min=1, max=1000), default=1, show_default=True,
               help="Runs per point (seeds SEED..SEED+N-1); the table shows means and standard deviations.")
-@click.option("--executor", "executor_spec", default="local", show_default=True,
-              help="Where runs execute: local (a process pool) or dask://HOST:PORT (a Dask scheduler).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Processes of the local executor (default: the number of CPUs).")
-@click.option("--store", "store_path", type=click.Path(dir_okay=False), default="runs/store.duckdb",
-              show_default=True, help="The results store (DuckDB); finished runs in it are reused.")
+@executor_options
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | None, duration: str | None,
           users: tuple[str, ...], repeat: int, executor_spec: str, jobs: int | None, store_path: str,
