@@ -516,99 +516,138 @@ impl Sim {
         let Some(d) = self.dasd.as_mut() else {
             return false;
         };
-        let Some(p) = d.prog[u].as_ref() else {
+        if d.prog[u].is_none() {
             return false;
-        };
+        }
         if d.io_left[v as usize] > 0 {
             d.io_left[v as usize] -= 1;
-            let mut insert = 0;
-            if let Some(m) = d.mdc.as_mut().filter(|_| p.mdc) {
-                // The minidisk cache: a read hit is a move from the cache (CP time, no device
-                // I/O, no wait); a miss or a write goes to the device (a miss inserts).
-                let unit = self.vcpus[v as usize].rng.below(p.units);
-                let key = ((p.vol as u64) << 40) | unit;
-                if p.write {
-                    if m.write(key) {
-                        insert = p.insert_cost;
-                    }
-                } else if m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
-                    let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
-                    d.ios[u] += 1;
-                    d.blocks[u] += blocks as u64;
-                    let vc = &mut self.vcpus[v as usize];
-                    vc.cp_owed += cost;
-                    vc.remaining = draw(&mut vc.rng, cpu, dist);
-                    self.continue_run(l, v);
-                    return true;
-                } else {
-                    insert = p.insert_cost;
-                }
-            }
-            let d = self.dasd.as_mut().unwrap();
-            let p = d.prog[u].as_ref().unwrap();
-            self.vcpus[v as usize].cp_owed += insert;
-            if p.vdisk {
-                // CP translates the channel program and moves the data itself: CP time on this
-                // processor, then the guest goes on. The request is serialized: before the fix
-                // all of it under one system-wide lock, after it only the move, per VDISK.
-                let (cost, move_ns, cpu, dist, blocks, vol) =
-                    (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
-                d.ios[u] += 1;
-                d.blocks[u] += blocks as u64;
-                let rate = self.lpus[l as usize].rate;
-                let (hold, which) = match self.level.switches.vdisk_lock {
-                    crate::level::VdiskLock::WholeIo => (cost, None),
-                    crate::level::VdiskLock::PerVdiskMove => (move_ns, Some(vol)),
-                };
-                let wall =
-                    self.locks
-                        .vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
-                self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
-                let vc = &mut self.vcpus[v as usize];
-                vc.cp_owed += cost;
-                vc.remaining = draw(&mut vc.rng, cpu, dist);
-                self.continue_run(l, v);
-                return true;
-            }
-            if p.window > 1 {
-                // Asynchronous: the I/O is queued now; the virtual CPU runs the I/O's CP path
-                // and goes on with its next piece of work unless the window is full.
-                let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
-                let r = IoReq {
-                    pages: p.blocks,
-                    read: !p.write,
-                    waiter: v,
-                    queued: self.now,
-                    tag: NONE,
-                };
-                let xfer = p.xfer;
-                d.ios[u] += 1;
-                d.blocks[u] += r.pages as u64;
-                d.inflight[v as usize] += 1;
-                let full = d.inflight[v as usize] >= p.window;
-                if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
-                    self.q.schedule(Entity::Minidisk(vol), t);
-                }
-                self.alias_kick();
-                let vc = &mut self.vcpus[v as usize];
-                vc.cp_owed += cost;
-                if full {
-                    self.dasd.as_mut().unwrap().blocked[v as usize] = true;
-                    vc.pagewait = true; // CP-only run, then wait for a completion
-                } else {
-                    vc.remaining = draw(&mut vc.rng, cpu, dist);
-                }
-                self.continue_run(l, v);
-                return true;
-            }
+            self.dasd_start_io(l, v, u);
+        } else {
+            self.dasd_transaction_done(l, v, u);
+        }
+        true
+    }
+
+    /// `v` (of user `u`) starts its transaction's next I/O on processor `l`: through the
+    /// minidisk cache when it has one, then as a VDISK move, an asynchronous (queued) I/O, or
+    /// a synchronous I/O the virtual CPU waits for.
+    #[inline]
+    fn dasd_start_io(&mut self, l: u32, v: u32, u: usize) {
+        let Some(insert) = self.dasd_mdc_lookup(l, v, u) else {
+            return;
+        };
+        self.vcpus[v as usize].cp_owed += insert;
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        if p.vdisk {
+            self.dasd_vdisk_io(l, v, u);
+        } else if p.window > 1 {
+            self.dasd_async_io(l, v, u);
+        } else {
             d.pending[v as usize] = p.vol;
             let vc = &mut self.vcpus[v as usize];
             vc.cp_owed += p.cost;
             vc.pagewait = true; // a CP-only run, then the wait for the device
             self.continue_run(l, v);
-            return true;
         }
-        // The transaction is complete.
+    }
+
+    /// The minidisk cache's look-up for `v`'s I/O: a read hit is a move from the cache (CP
+    /// time, no device I/O, no wait; `v` goes on and None is returned); a miss or a write goes
+    /// to the device, and the result is the CP time of the insert it costs (0: none, or no cache).
+    #[inline]
+    fn dasd_mdc_lookup(&mut self, l: u32, v: u32, u: usize) -> Option<Time> {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        let Some(m) = d.mdc.as_mut().filter(|_| p.mdc) else {
+            return Some(0);
+        };
+        let unit = self.vcpus[v as usize].rng.below(p.units);
+        let key = ((p.vol as u64) << 40) | unit;
+        if p.write {
+            return Some(if m.write(key) { p.insert_cost } else { 0 });
+        }
+        if !m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
+            return Some(p.insert_cost);
+        }
+        let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
+        d.ios[u] += 1;
+        d.blocks[u] += blocks as u64;
+        let vc = &mut self.vcpus[v as usize];
+        vc.cp_owed += cost;
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        self.continue_run(l, v);
+        None
+    }
+
+    /// A VDISK I/O: CP translates the channel program and moves the data itself, CP time on
+    /// processor `l`, then the guest goes on. The request is serialized: before the fix all of
+    /// it under one system-wide lock, after it only the move, per VDISK.
+    #[inline]
+    fn dasd_vdisk_io(&mut self, l: u32, v: u32, u: usize) {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        let (cost, move_ns, cpu, dist, blocks, vol) =
+            (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
+        d.ios[u] += 1;
+        d.blocks[u] += blocks as u64;
+        let rate = self.lpus[l as usize].rate;
+        let (hold, which) = match self.level.switches.vdisk_lock {
+            crate::level::VdiskLock::WholeIo => (cost, None),
+            crate::level::VdiskLock::PerVdiskMove => (move_ns, Some(vol)),
+        };
+        let wall = self
+            .locks
+            .vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
+        self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+        let vc = &mut self.vcpus[v as usize];
+        vc.cp_owed += cost;
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        self.continue_run(l, v);
+    }
+
+    /// An asynchronous I/O (a Linux guest's block layer): the I/O is queued on its volume now;
+    /// the virtual CPU runs the I/O's CP path and goes on with its next piece of work unless
+    /// its window of I/Os in flight is full (then it waits for a completion).
+    #[inline]
+    fn dasd_async_io(&mut self, l: u32, v: u32, u: usize) {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
+        let r = IoReq {
+            pages: p.blocks,
+            read: !p.write,
+            waiter: v,
+            queued: self.now,
+            tag: NONE,
+        };
+        let xfer = p.xfer;
+        d.ios[u] += 1;
+        d.blocks[u] += r.pages as u64;
+        d.inflight[v as usize] += 1;
+        let full = d.inflight[v as usize] >= p.window;
+        if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
+            self.q.schedule(Entity::Minidisk(vol), t);
+        }
+        self.alias_kick();
+        let vc = &mut self.vcpus[v as usize];
+        vc.cp_owed += cost;
+        if full {
+            self.dasd.as_mut().unwrap().blocked[v as usize] = true;
+            vc.pagewait = true; // CP-only run, then wait for a completion
+        } else {
+            vc.remaining = draw(&mut vc.rng, cpu, dist);
+        }
+        self.continue_run(l, v);
+    }
+
+    /// `v`'s transaction is complete (its last piece of guest CPU ran): count it, then start
+    /// the next one at once, or think (a paced driver: until its next transaction is due), or
+    /// stop for good after a FORMAT.
+    #[inline]
+    fn dasd_transaction_done(&mut self, l: u32, v: u32, u: usize) {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
         let (ios, format, mut think, cpu, dist) = (p.ios, p.format, p.think, p.cpu, p.dist);
         let paced = p.pace > 0.0;
         d.io_left[v as usize] = ios;
@@ -625,18 +664,31 @@ impl Sim {
             think = (d.due[v as usize] - self.now as f64).max(0.0);
         }
         if !format && think <= 0.0 {
-            // No think time: the next transaction starts at once.
-            self.users[u].acct.tx_started += 1;
-            self.resp.begin(v, self.now);
-            let vc = &mut self.vcpus[v as usize];
-            vc.remaining = draw(&mut vc.rng, cpu, dist);
-            if vc.slice_left > 0 {
-                self.continue_run(l, v);
-            } else {
-                self.slice_end(l, v);
-            }
-            return true;
+            self.dasd_next_transaction(l, v, u, cpu, dist);
+        } else {
+            self.dasd_think(l, v, format, paced, think, dist);
         }
+    }
+
+    /// No think time: `v`'s next transaction starts at once, on processor `l` while its time
+    /// slice lasts.
+    #[inline]
+    fn dasd_next_transaction(&mut self, l: u32, v: u32, u: usize, cpu: f64, dist: Dist) {
+        self.users[u].acct.tx_started += 1;
+        self.resp.begin(v, self.now);
+        let vc = &mut self.vcpus[v as usize];
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        if vc.slice_left > 0 {
+            self.continue_run(l, v);
+        } else {
+            self.slice_end(l, v);
+        }
+    }
+
+    /// `v` leaves processor `l` dormant: for its think time (drawn, or a paced driver's wait
+    /// until its next transaction is due), or for good after a FORMAT.
+    #[inline]
+    fn dasd_think(&mut self, l: u32, v: u32, format: bool, paced: bool, think: f64, dist: Dist) {
         if format {
             self.q.cancel(Entity::Vcpu(v)); // done for good
         } else if paced {
@@ -648,7 +700,6 @@ impl Sim {
         }
         self.release_for_wait(l, v, VState::Dormant);
         self.dispatch_next(l);
-        true
     }
 
     /// The I/O's CP path is done: `v` leaves processor `l` and waits for its device.
