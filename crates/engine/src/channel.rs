@@ -403,59 +403,79 @@ fn partner(
     })
 }
 
-/// The channel model of a scenario, or None without [[chpid]] tables. Marks the ECKD paging
-/// and minidisk volumes as reached through the control unit's path group.
-pub fn channels_for(
+/// The type of channel path `ch` (a [[chpid]] table), when the run's level (index `at` in
+/// `levels`) already knows it: its name, kind and first level.
+fn chpid_kind(
+    ch: &crate::config::ChpidCfg,
+    level: &str,
+    levels: &[&str],
+    at: usize,
+) -> Result<&'static (&'static str, ChanKind, &'static str), String> {
+    let Some(k) = KINDS.iter().find(|k| k.0 == ch.ctype) else {
+        let known: Vec<_> = KINDS.iter().map(|k| k.0).collect();
+        return Err(format!(
+            "chpid {}: unknown channel type '{}'; known: {}",
+            ch.id,
+            ch.ctype,
+            known.join(", ")
+        ));
+    };
+    let first = levels.iter().position(|n| *n == k.2).unwrap_or(0);
+    if at < first {
+        return Err(format!(
+            "chpid {}: level {} does not know {} channels (first at {})",
+            ch.id, level, k.0, k.2
+        ));
+    }
+    Ok(k)
+}
+
+/// Channel path `ch` of kind `kind`, the `i`-th defined: its type's costs, and the other
+/// LPARs' I/O on it when it is shared (`partner_io_rate`).
+fn chpid_path(
     cfg: &crate::config::Config,
     p: &crate::params::Params,
-    sw: &crate::level::Switches,
-    paging: Option<&mut crate::paging::Paging>,
-    dasd: Option<&mut crate::dasd::Dasd>,
-) -> Result<Option<ChanState>, String> {
-    let Some(c) = cfg.channels.as_ref() else {
-        return Ok(None);
-    };
+    ch: &crate::config::ChpidCfg,
+    kind: ChanKind,
+    i: usize,
+) -> Result<Path, String> {
+    let mut path = Path::new(ch.id.clone(), PathCost::new(kind, p));
+    if ch.partner_io_rate.is_nan() || ch.partner_io_rate < 0.0 {
+        return Err(format!(
+            "chpid {}: partner_io_rate must be 0 or more",
+            ch.id
+        ));
+    }
+    if ch.partner_io_rate > 0.0 {
+        path.partner = Some(partner(cfg, p, &path.cost, ch.partner_io_rate, i)?);
+    }
+    Ok(path)
+}
+
+/// The channel paths the [[chpid]] tables define, in order: each type known to the level,
+/// each CHPID defined once.
+fn chpid_paths(
+    cfg: &crate::config::Config,
+    p: &crate::params::Params,
+    c: &crate::config::ChannelsCfg,
+) -> Result<Vec<Path>, String> {
     let levels = crate::level::names();
     let at = levels.iter().position(|n| *n == cfg.level).unwrap_or(0);
     let mut paths = Vec::new();
     for ch in &c.chpids {
-        let Some(k) = KINDS.iter().find(|k| k.0 == ch.ctype) else {
-            let known: Vec<_> = KINDS.iter().map(|k| k.0).collect();
-            return Err(format!(
-                "chpid {}: unknown channel type '{}'; known: {}",
-                ch.id,
-                ch.ctype,
-                known.join(", ")
-            ));
-        };
-        let first = levels.iter().position(|n| *n == k.2).unwrap_or(0);
-        if at < first {
-            return Err(format!(
-                "chpid {}: level {} does not know {} channels (first at {})",
-                ch.id, cfg.level, k.0, k.2
-            ));
-        }
+        let k = chpid_kind(ch, &cfg.level, &levels, at)?;
         if paths.iter().any(|q: &Path| q.id == ch.id) {
             return Err(format!("chpid {} is defined twice", ch.id));
         }
-        let mut path = Path::new(ch.id.clone(), PathCost::new(k.1, p));
-        if ch.partner_io_rate.is_nan() || ch.partner_io_rate < 0.0 {
-            return Err(format!(
-                "chpid {}: partner_io_rate must be 0 or more",
-                ch.id
-            ));
-        }
-        if ch.partner_io_rate > 0.0 {
-            path.partner = Some(partner(
-                cfg,
-                p,
-                &path.cost,
-                ch.partner_io_rate,
-                paths.len(),
-            )?);
-        }
+        let path = chpid_path(cfg, p, ch, k.1, paths.len())?;
         paths.push(path);
     }
+    Ok(paths)
+}
+
+/// The control unit's path group: the indices of its 1 to 8 channel paths, each a defined
+/// CHPID listed once, all of one channel type.
+fn cu_path_group(c: &crate::config::ChannelsCfg, paths: &[Path]) -> Result<Vec<usize>, String> {
     if c.paths.is_empty() || c.paths.len() > 8 {
         return Err(format!(
             "the control unit has {} channel paths; it needs 1 to 8",
@@ -472,16 +492,19 @@ pub fn channels_for(
         }
         group.push(i);
     }
-    let cost = paths[group[0]].cost;
-    if group.iter().any(|&i| paths[i].cost.kind != cost.kind) {
+    let kind = paths[group[0]].cost.kind;
+    if group.iter().any(|&i| paths[i].cost.kind != kind) {
         return Err("the control unit's paths must all be of one channel type".into());
     }
-    if c.cu_class != "ess" && c.cu_class != "3990" {
-        return Err(format!(
-            "control unit class '{}' is not ess or 3990",
-            c.cu_class
-        ));
-    }
+    Ok(group)
+}
+
+/// Marks the ECKD paging and minidisk volumes as reached through the control unit's path
+/// group (group 0).
+fn mark_cu_devices(
+    paging: Option<&mut crate::paging::Paging>,
+    dasd: Option<&mut crate::dasd::Dasd>,
+) {
     let mark = |d: &mut crate::io::Device| {
         if d.dtype == crate::io::DevType::Eckd {
             d.chan = Some(0);
@@ -494,10 +517,23 @@ pub fn channels_for(
     dasd.into_iter()
         .flat_map(|g| g.devs.iter_mut())
         .for_each(mark);
+}
+
+/// The channel model of the control unit's path group: the subsystem, the path type's cost,
+/// and the delays outside the path (FICON's CCW interlock without prefetch, the nullification
+/// window unless an ESS avoids it).
+fn chan_state(
+    p: &crate::params::Params,
+    sw: &crate::level::Switches,
+    c: &crate::config::ChannelsCfg,
+    paths: Vec<Path>,
+    group: Vec<usize>,
+) -> ChanState {
+    let cost = paths[group[0]].cost;
     let ficon = cost.kind.is_ficon();
     let prefetch = sw.ficon_prefetch == crate::level::FiconPrefetch::On;
     let avoided = sw.nullification == crate::level::Nullification::Avoided && c.cu_class == "ess";
-    Ok(Some(ChanState {
+    ChanState {
         ch: Channels::new(paths, vec![group]),
         cost,
         ccws_fixed: p.chan_ccws_fixed(),
@@ -512,7 +548,31 @@ pub fn channels_for(
             0.0
         },
         cu_class: c.cu_class.clone(),
-    }))
+    }
+}
+
+/// The channel model of a scenario, or None without [[chpid]] tables. Marks the ECKD paging
+/// and minidisk volumes as reached through the control unit's path group.
+pub fn channels_for(
+    cfg: &crate::config::Config,
+    p: &crate::params::Params,
+    sw: &crate::level::Switches,
+    paging: Option<&mut crate::paging::Paging>,
+    dasd: Option<&mut crate::dasd::Dasd>,
+) -> Result<Option<ChanState>, String> {
+    let Some(c) = cfg.channels.as_ref() else {
+        return Ok(None);
+    };
+    let paths = chpid_paths(cfg, p, c)?;
+    let group = cu_path_group(c, &paths)?;
+    if c.cu_class != "ess" && c.cu_class != "3990" {
+        return Err(format!(
+            "control unit class '{}' is not ess or 3990",
+            c.cu_class
+        ));
+    }
+    mark_cu_devices(paging, dasd);
+    Ok(Some(chan_state(p, sw, c, paths, group)))
 }
 
 impl crate::sim::Sim {

@@ -175,6 +175,267 @@ fn dump_program(p: &Params, sw: &Switches, vol: u32, size_mb: u64) -> IoProgram 
     }
 }
 
+/// Where a guest's DASD I/O goes: its real volume (index into the volumes; 0 for a VDISK,
+/// which is numbered per guest later), the device type CP drives, and whether it is a VDISK.
+#[derive(Clone, Copy)]
+struct Target {
+    vol: u32,
+    dtype: DevType,
+    vdisk: bool,
+}
+
+/// The volume and DASD type a guest's workload names (a dump volume is ECKD, issue 6, row
+/// E4), or None when the guest does no DASD I/O.
+fn dasd_volume(w: &Workload) -> Option<(&str, &str)> {
+    match w {
+        Workload::DasdIo { volume, dtype, .. } | Workload::Format { volume, dtype, .. } => {
+            Some((volume, dtype))
+        }
+        Workload::Dump { volume, .. } => Some((volume, "eckd")),
+        _ => None,
+    }
+}
+
+/// The device type CP drives for a guest's DASD type (a VDISK is FBA in a CP-owned address
+/// space; it is modelled with ECKD's figures and no device).
+fn dasd_type(userid: &str, dtype: &str) -> Result<DevType, String> {
+    Ok(match dtype {
+        "eckd" | "vdisk" => DevType::Eckd,
+        "edev" => DevType::Edev,
+        "scsi" => DevType::Scsi,
+        other => return Err(format!("guest {userid}: unknown DASD type '{other}'")),
+    })
+}
+
+/// The index of real volume `volume` of type `t`, added to `vols` the first time a guest names
+/// it (guests naming the same volume share its device).
+fn volume_index(
+    vols: &mut Vec<(String, DevType)>,
+    userid: &str,
+    volume: &str,
+    t: DevType,
+) -> Result<u32, String> {
+    let i = match vols.iter().position(|(n, _)| n == volume) {
+        Some(i) if vols[i].1 != t => {
+            return Err(format!(
+                "guest {userid}: volume {volume} is named with two device types"
+            ))
+        }
+        Some(i) => i,
+        None => {
+            vols.push((volume.to_string(), t));
+            vols.len() - 1
+        }
+    };
+    Ok(i as u32)
+}
+
+/// Where guest `g`'s I/O goes: a VDISK of its own (DEFINE VFB-512: no device; each guest of
+/// the group has its own, numbered later for its serialization instance) or a real volume.
+fn place(
+    vols: &mut Vec<(String, DevType)>,
+    g: &crate::config::Guest,
+    volume: &str,
+    dtype: &str,
+) -> Result<Target, String> {
+    let vdisk = dtype == "vdisk";
+    let t = dasd_type(&g.userid, dtype)?;
+    let vol = if vdisk {
+        0
+    } else {
+        volume_index(vols, &g.userid, volume, t)?
+    };
+    Ok(Target {
+        vol,
+        dtype: t,
+        vdisk,
+    })
+}
+
+/// The device's transfer time per 4 KB page (ns) of a read and of a write: ECKD connect time,
+/// or an EDEV's (and a SCSI LUN's) FBA rates.
+fn page_rates(p: &Params, t: DevType) -> (f64, f64) {
+    let ms = 1e6;
+    match t {
+        DevType::Eckd => (p.eckd_connect() * ms, p.eckd_connect() * ms),
+        _ => (p.mdisk_edev_read() * ms, p.mdisk_edev_write() * ms),
+    }
+}
+
+/// The program of a guest's I/O driver (`dasd_io`): CP's path per I/O (SSCH with CCW
+/// translation or Diagnose X'250'; a VDISK's translation and data move), the device's
+/// transfer, the MDC's hit and insert paths, and a paced driver's period.
+fn dasd_io_program(
+    p: &Params,
+    sw: &Switches,
+    g: &crate::config::Guest,
+    at: Target,
+    (read_pp, write_pp): (f64, f64),
+) -> IoProgram {
+    let Workload::DasdIo {
+        ref method,
+        cpu_ns,
+        ios,
+        blocks,
+        think_ns,
+        write,
+        dist,
+        window,
+        mdc,
+        extent_blocks,
+        rate,
+        ..
+    } = g.workload
+    else {
+        unreachable!("an I/O driver's program from another workload")
+    };
+    let Target {
+        vol,
+        dtype: t,
+        vdisk,
+    } = at;
+    let ssch = method == "ssch";
+    let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
+    let block_ns = path_ns(p, p.vdisk_path_block() * blocks as f64, 0.0);
+    IoProgram {
+        vol,
+        move_ns: if vdisk { block_ns } else { 0 },
+        cpu: cpu_ns as f64 / (ios as f64 + 1.0),
+        ios,
+        blocks,
+        think: think_ns as f64,
+        pace: if rate > 0.0 {
+            ios.max(1) as f64 * g.vcpus.max(1) as f64 / rate * 1e9
+        } else {
+            0.0
+        },
+        write,
+        format: false,
+        vdisk,
+        window: if vdisk { 1 } else { window.max(1) },
+        dist,
+        cost: if vdisk {
+            let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
+            path_ns(p, translate + p.vdisk_path_io(), 0.0) + block_ns
+        } else {
+            io_cost(p, sw, t, ssch, blocks, false)
+        },
+        xfer: if vdisk {
+            0.0
+        } else {
+            blocks as f64 * if write { write_pp } else { read_pp }
+        },
+        mdc: mdc && !vdisk && t != DevType::Scsi,
+        units: (extent_blocks / blocks.max(1) as u64).max(1),
+        hit_cost: path_ns(p, translate + p.mdc_path_hit() * blocks as f64, 0.0),
+        insert_cost: path_ns(p, p.mdc_path_insert() * blocks as f64, 0.0),
+    }
+}
+
+/// CMS FORMAT of `size_mb` on a minidisk: one write of `blocks` 4 KB blocks per I/O; on an
+/// EDEV with SCSI write-same, no per-block buffer work in CP and the write-same rate.
+fn format_program(
+    p: &Params,
+    sw: &Switches,
+    at: Target,
+    size_mb: u64,
+    blocks: u32,
+    write_pp: f64,
+) -> IoProgram {
+    let ms = 1e6;
+    let t = at.dtype;
+    let total = size_mb * 256;
+    let ios = total.div_ceil(blocks as u64).min(u32::MAX as u64) as u32;
+    let same = t == DevType::Edev && sw.write_same == WriteSame::On;
+    let pp = if same {
+        p.mdisk_edev_write_same() * ms
+    } else {
+        write_pp
+    };
+    IoProgram {
+        vol: at.vol,
+        move_ns: 0,
+        cpu: 0.0,
+        ios,
+        blocks,
+        think: 0.0,
+        pace: 0.0,
+        write: true,
+        format: true,
+        vdisk: false,
+        window: 1,
+        dist: Dist::Fixed,
+        cost: io_cost(p, sw, t, true, blocks, same),
+        xfer: blocks as f64 * pp,
+        mdc: false,
+        units: 1,
+        hit_cost: 0,
+        insert_cost: 0,
+    }
+}
+
+/// The I/O program of guest `g`'s DASD workload (an I/O driver, CMS FORMAT or SNAPDUMP).
+fn guest_program(
+    p: &Params,
+    sw: &Switches,
+    g: &crate::config::Guest,
+    at: Target,
+    rates: (f64, f64),
+) -> Result<IoProgram, String> {
+    Ok(match g.workload {
+        Workload::DasdIo { .. } => dasd_io_program(p, sw, g, at, rates),
+        Workload::Format { .. } if at.vdisk => {
+            return Err(format!(
+                "guest {}: a VDISK cannot be formatted here",
+                g.userid
+            ));
+        }
+        Workload::Format {
+            size_mb, blocks, ..
+        } => format_program(p, sw, at, size_mb, blocks, rates.1),
+        Workload::Dump { size_mb, .. } => dump_program(p, sw, at.vol, size_mb),
+        _ => unreachable!(),
+    })
+}
+
+/// The real volumes as device queues (one I/O at a time each): an ECKD or EDEV pending time,
+/// cache hits (no disconnect), and each its own random stream.
+fn volume_devices(vols: &[(String, DevType)], p: &Params, seed: u64) -> Vec<Device> {
+    let ms = 1e6;
+    vols.iter()
+        .enumerate()
+        .map(|(i, (name, t))| {
+            let pend = match t {
+                DevType::Eckd => p.eckd_pend(),
+                _ => p.edev_pend(),
+            } * ms;
+            Device::new(
+                name.clone(),
+                *t,
+                1,
+                Service {
+                    pend,
+                    disconnect: 0.0,
+                    connect_per_page: 0.0,
+                },
+                0,
+                Rng::stream(seed, 950_000 + i as u64),
+            )
+        })
+        .collect()
+}
+
+/// The MDC arbiter's settings: its period (ns, at least 1), bias, step, and the time of its
+/// last pass (none yet).
+fn mdc_arbiter_settings(p: &Params) -> (Time, f64, f64, Time) {
+    (
+        ((p.mdc_arbiter_interval() * 1e9) as Time).max(1),
+        p.mdc_bias().max(0.0),
+        p.mdc_arbiter_step().clamp(0.0, 1.0),
+        0,
+    )
+}
+
 impl Dasd {
     /// The DASD model of a scenario, or None when no guest does DASD I/O.
     pub fn new(
@@ -184,178 +445,26 @@ impl Dasd {
         seed: u64,
         mdc: Option<&crate::config::MdcCfg>,
     ) -> Result<Option<Dasd>, String> {
-        let ms = 1e6;
         let mut vols: Vec<(String, DevType)> = Vec::new();
         let mut vdisks = 0u32;
         let mut prog = Vec::new();
-        let eckd = String::from("eckd");
         for g in guests {
-            let (volume, dtype) = match &g.workload {
-                Workload::DasdIo { volume, dtype, .. } | Workload::Format { volume, dtype, .. } => {
-                    (volume, dtype)
-                }
-                // A dump volume is ECKD (issue 6, row E4).
-                Workload::Dump { volume, .. } => (volume, &eckd),
-                _ => {
-                    prog.extend((0..g.count).map(|_| None));
-                    continue;
-                }
+            let Some((volume, dtype)) = dasd_volume(&g.workload) else {
+                prog.extend((0..g.count).map(|_| None));
+                continue;
             };
-            // A VDISK belongs to its user (DEFINE VFB-512): no device; each guest of the group
-            // has its own, numbered below for its serialization instance.
-            let vdisk = dtype == "vdisk";
-            let t = match dtype.as_str() {
-                "eckd" | "vdisk" => DevType::Eckd,
-                "edev" => DevType::Edev,
-                "scsi" => DevType::Scsi,
-                other => return Err(format!("guest {}: unknown DASD type '{other}'", g.userid)),
-            };
-            let vol = if vdisk {
-                0
-            } else {
-                let i = match vols.iter().position(|(n, _)| n == volume) {
-                    Some(i) if vols[i].1 != t => {
-                        return Err(format!(
-                            "guest {}: volume {volume} is named with two device types",
-                            g.userid
-                        ))
-                    }
-                    Some(i) => i,
-                    None => {
-                        vols.push((volume.clone(), t));
-                        vols.len() - 1
-                    }
-                };
-                i as u32
-            };
-            let (read_pp, write_pp) = match t {
-                DevType::Eckd => (p.eckd_connect() * ms, p.eckd_connect() * ms),
-                _ => (p.mdisk_edev_read() * ms, p.mdisk_edev_write() * ms),
-            };
-            let ip = match g.workload {
-                Workload::DasdIo {
-                    ref method,
-                    cpu_ns,
-                    ios,
-                    blocks,
-                    think_ns,
-                    write,
-                    dist,
-                    window,
-                    mdc,
-                    extent_blocks,
-                    rate,
-                    ..
-                } => {
-                    let ssch = method == "ssch";
-                    let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
-                    let block_ns = path_ns(p, p.vdisk_path_block() * blocks as f64, 0.0);
-                    IoProgram {
-                        vol,
-                        move_ns: if vdisk { block_ns } else { 0 },
-                        cpu: cpu_ns as f64 / (ios as f64 + 1.0),
-                        ios,
-                        blocks,
-                        think: think_ns as f64,
-                        pace: if rate > 0.0 {
-                            ios.max(1) as f64 * g.vcpus.max(1) as f64 / rate * 1e9
-                        } else {
-                            0.0
-                        },
-                        write,
-                        format: false,
-                        vdisk,
-                        window: if vdisk { 1 } else { window.max(1) },
-                        dist,
-                        cost: if vdisk {
-                            let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
-                            path_ns(p, translate + p.vdisk_path_io(), 0.0) + block_ns
-                        } else {
-                            io_cost(p, sw, t, ssch, blocks, false)
-                        },
-                        xfer: if vdisk {
-                            0.0
-                        } else {
-                            blocks as f64 * if write { write_pp } else { read_pp }
-                        },
-                        mdc: mdc && !vdisk && t != DevType::Scsi,
-                        units: (extent_blocks / blocks.max(1) as u64).max(1),
-                        hit_cost: path_ns(p, translate + p.mdc_path_hit() * blocks as f64, 0.0),
-                        insert_cost: path_ns(p, p.mdc_path_insert() * blocks as f64, 0.0),
-                    }
-                }
-                Workload::Format { .. } if vdisk => {
-                    return Err(format!(
-                        "guest {}: a VDISK cannot be formatted here",
-                        g.userid
-                    ));
-                }
-                Workload::Format {
-                    size_mb, blocks, ..
-                } => {
-                    let total = size_mb * 256;
-                    let ios = total.div_ceil(blocks as u64).min(u32::MAX as u64) as u32;
-                    let same = t == DevType::Edev && sw.write_same == WriteSame::On;
-                    let pp = if same {
-                        p.mdisk_edev_write_same() * ms
-                    } else {
-                        write_pp
-                    };
-                    IoProgram {
-                        vol,
-                        move_ns: 0,
-                        cpu: 0.0,
-                        ios,
-                        blocks,
-                        think: 0.0,
-                        pace: 0.0,
-                        write: true,
-                        format: true,
-                        vdisk: false,
-                        window: 1,
-                        dist: Dist::Fixed,
-                        cost: io_cost(p, sw, t, true, blocks, same),
-                        xfer: blocks as f64 * pp,
-                        mdc: false,
-                        units: 1,
-                        hit_cost: 0,
-                        insert_cost: 0,
-                    }
-                }
-                Workload::Dump { size_mb, .. } => dump_program(p, sw, vol, size_mb),
-                _ => unreachable!(),
-            };
+            let at = place(&mut vols, g, volume, dtype)?;
+            let ip = guest_program(p, sw, g, at, page_rates(p, at.dtype))?;
             for _ in 0..g.count {
-                let vol = if vdisk { vdisks } else { ip.vol };
-                vdisks += vdisk as u32;
+                let vol = if at.vdisk { vdisks } else { ip.vol };
+                vdisks += at.vdisk as u32;
                 prog.push(Some(IoProgram { vol, ..ip.clone() }));
             }
         }
         if prog.iter().all(|p| p.is_none()) {
             return Ok(None);
         }
-        let devs = vols
-            .iter()
-            .enumerate()
-            .map(|(i, (name, t))| {
-                let pend = match t {
-                    DevType::Eckd => p.eckd_pend(),
-                    _ => p.edev_pend(),
-                } * ms;
-                Device::new(
-                    name.clone(),
-                    *t,
-                    1,
-                    Service {
-                        pend,
-                        disconnect: 0.0,
-                        connect_per_page: 0.0,
-                    },
-                    0,
-                    Rng::stream(seed, 950_000 + i as u64),
-                )
-            })
-            .collect();
+        let devs = volume_devices(&vols, p, seed);
         let n = prog.len();
         Ok(Some(Dasd {
             devs,
@@ -369,12 +478,7 @@ impl Dasd {
             blocks: vec![0; n],
             finished: vec![None; n],
             mdc: mdc.map(|m| crate::mdc::Mdc::new(m.frames, Rng::stream(seed, 960_000))),
-            mdc_arbiter: (
-                ((p.mdc_arbiter_interval() * 1e9) as Time).max(1),
-                p.mdc_bias().max(0.0),
-                p.mdc_arbiter_step().clamp(0.0, 1.0),
-                0,
-            ),
+            mdc_arbiter: mdc_arbiter_settings(p),
         }))
     }
 }
@@ -412,99 +516,138 @@ impl Sim {
         let Some(d) = self.dasd.as_mut() else {
             return false;
         };
-        let Some(p) = d.prog[u].as_ref() else {
+        if d.prog[u].is_none() {
             return false;
-        };
+        }
         if d.io_left[v as usize] > 0 {
             d.io_left[v as usize] -= 1;
-            let mut insert = 0;
-            if let Some(m) = d.mdc.as_mut().filter(|_| p.mdc) {
-                // The minidisk cache: a read hit is a move from the cache (CP time, no device
-                // I/O, no wait); a miss or a write goes to the device (a miss inserts).
-                let unit = self.vcpus[v as usize].rng.below(p.units);
-                let key = ((p.vol as u64) << 40) | unit;
-                if p.write {
-                    if m.write(key) {
-                        insert = p.insert_cost;
-                    }
-                } else if m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
-                    let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
-                    d.ios[u] += 1;
-                    d.blocks[u] += blocks as u64;
-                    let vc = &mut self.vcpus[v as usize];
-                    vc.cp_owed += cost;
-                    vc.remaining = draw(&mut vc.rng, cpu, dist);
-                    self.continue_run(l, v);
-                    return true;
-                } else {
-                    insert = p.insert_cost;
-                }
-            }
-            let d = self.dasd.as_mut().unwrap();
-            let p = d.prog[u].as_ref().unwrap();
-            self.vcpus[v as usize].cp_owed += insert;
-            if p.vdisk {
-                // CP translates the channel program and moves the data itself: CP time on this
-                // processor, then the guest goes on. The request is serialized: before the fix
-                // all of it under one system-wide lock, after it only the move, per VDISK.
-                let (cost, move_ns, cpu, dist, blocks, vol) =
-                    (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
-                d.ios[u] += 1;
-                d.blocks[u] += blocks as u64;
-                let rate = self.lpus[l as usize].rate;
-                let (hold, which) = match self.level.switches.vdisk_lock {
-                    crate::level::VdiskLock::WholeIo => (cost, None),
-                    crate::level::VdiskLock::PerVdiskMove => (move_ns, Some(vol)),
-                };
-                let wall =
-                    self.locks
-                        .vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
-                self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
-                let vc = &mut self.vcpus[v as usize];
-                vc.cp_owed += cost;
-                vc.remaining = draw(&mut vc.rng, cpu, dist);
-                self.continue_run(l, v);
-                return true;
-            }
-            if p.window > 1 {
-                // Asynchronous: the I/O is queued now; the virtual CPU runs the I/O's CP path
-                // and goes on with its next piece of work unless the window is full.
-                let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
-                let r = IoReq {
-                    pages: p.blocks,
-                    read: !p.write,
-                    waiter: v,
-                    queued: self.now,
-                    tag: NONE,
-                };
-                let xfer = p.xfer;
-                d.ios[u] += 1;
-                d.blocks[u] += r.pages as u64;
-                d.inflight[v as usize] += 1;
-                let full = d.inflight[v as usize] >= p.window;
-                if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
-                    self.q.schedule(Entity::Minidisk(vol), t);
-                }
-                self.alias_kick();
-                let vc = &mut self.vcpus[v as usize];
-                vc.cp_owed += cost;
-                if full {
-                    self.dasd.as_mut().unwrap().blocked[v as usize] = true;
-                    vc.pagewait = true; // CP-only run, then wait for a completion
-                } else {
-                    vc.remaining = draw(&mut vc.rng, cpu, dist);
-                }
-                self.continue_run(l, v);
-                return true;
-            }
+            self.dasd_start_io(l, v, u);
+        } else {
+            self.dasd_transaction_done(l, v, u);
+        }
+        true
+    }
+
+    /// `v` (of user `u`) starts its transaction's next I/O on processor `l`: through the
+    /// minidisk cache when it has one, then as a VDISK move, an asynchronous (queued) I/O, or
+    /// a synchronous I/O the virtual CPU waits for.
+    #[inline]
+    fn dasd_start_io(&mut self, l: u32, v: u32, u: usize) {
+        let Some(insert) = self.dasd_mdc_lookup(l, v, u) else {
+            return;
+        };
+        self.vcpus[v as usize].cp_owed += insert;
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        if p.vdisk {
+            self.dasd_vdisk_io(l, v, u);
+        } else if p.window > 1 {
+            self.dasd_async_io(l, v, u);
+        } else {
             d.pending[v as usize] = p.vol;
             let vc = &mut self.vcpus[v as usize];
             vc.cp_owed += p.cost;
             vc.pagewait = true; // a CP-only run, then the wait for the device
             self.continue_run(l, v);
-            return true;
         }
-        // The transaction is complete.
+    }
+
+    /// The minidisk cache's look-up for `v`'s I/O: a read hit is a move from the cache (CP
+    /// time, no device I/O, no wait; `v` goes on and None is returned); a miss or a write goes
+    /// to the device, and the result is the CP time of the insert it costs (0: none, or no cache).
+    #[inline]
+    fn dasd_mdc_lookup(&mut self, l: u32, v: u32, u: usize) -> Option<Time> {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        let Some(m) = d.mdc.as_mut().filter(|_| p.mdc) else {
+            return Some(0);
+        };
+        let unit = self.vcpus[v as usize].rng.below(p.units);
+        let key = ((p.vol as u64) << 40) | unit;
+        if p.write {
+            return Some(if m.write(key) { p.insert_cost } else { 0 });
+        }
+        if !m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
+            return Some(p.insert_cost);
+        }
+        let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
+        d.ios[u] += 1;
+        d.blocks[u] += blocks as u64;
+        let vc = &mut self.vcpus[v as usize];
+        vc.cp_owed += cost;
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        self.continue_run(l, v);
+        None
+    }
+
+    /// A VDISK I/O: CP translates the channel program and moves the data itself, CP time on
+    /// processor `l`, then the guest goes on. The request is serialized: before the fix all of
+    /// it under one system-wide lock, after it only the move, per VDISK.
+    #[inline]
+    fn dasd_vdisk_io(&mut self, l: u32, v: u32, u: usize) {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        let (cost, move_ns, cpu, dist, blocks, vol) =
+            (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
+        d.ios[u] += 1;
+        d.blocks[u] += blocks as u64;
+        let rate = self.lpus[l as usize].rate;
+        let (hold, which) = match self.level.switches.vdisk_lock {
+            crate::level::VdiskLock::WholeIo => (cost, None),
+            crate::level::VdiskLock::PerVdiskMove => (move_ns, Some(vol)),
+        };
+        let wall = self
+            .locks
+            .vdisk(l, self.now, crate::cpu::wall_for(hold, rate, 0), which);
+        self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+        let vc = &mut self.vcpus[v as usize];
+        vc.cp_owed += cost;
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        self.continue_run(l, v);
+    }
+
+    /// An asynchronous I/O (a Linux guest's block layer): the I/O is queued on its volume now;
+    /// the virtual CPU runs the I/O's CP path and goes on with its next piece of work unless
+    /// its window of I/Os in flight is full (then it waits for a completion).
+    #[inline]
+    fn dasd_async_io(&mut self, l: u32, v: u32, u: usize) {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
+        let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
+        let r = IoReq {
+            pages: p.blocks,
+            read: !p.write,
+            waiter: v,
+            queued: self.now,
+            tag: NONE,
+        };
+        let xfer = p.xfer;
+        d.ios[u] += 1;
+        d.blocks[u] += r.pages as u64;
+        d.inflight[v as usize] += 1;
+        let full = d.inflight[v as usize] >= p.window;
+        if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
+            self.q.schedule(Entity::Minidisk(vol), t);
+        }
+        self.alias_kick();
+        let vc = &mut self.vcpus[v as usize];
+        vc.cp_owed += cost;
+        if full {
+            self.dasd.as_mut().unwrap().blocked[v as usize] = true;
+            vc.pagewait = true; // CP-only run, then wait for a completion
+        } else {
+            vc.remaining = draw(&mut vc.rng, cpu, dist);
+        }
+        self.continue_run(l, v);
+    }
+
+    /// `v`'s transaction is complete (its last piece of guest CPU ran): count it, then start
+    /// the next one at once, or think (a paced driver: until its next transaction is due), or
+    /// stop for good after a FORMAT.
+    #[inline]
+    fn dasd_transaction_done(&mut self, l: u32, v: u32, u: usize) {
+        let d = self.dasd.as_mut().unwrap();
+        let p = d.prog[u].as_ref().unwrap();
         let (ios, format, mut think, cpu, dist) = (p.ios, p.format, p.think, p.cpu, p.dist);
         let paced = p.pace > 0.0;
         d.io_left[v as usize] = ios;
@@ -521,18 +664,31 @@ impl Sim {
             think = (d.due[v as usize] - self.now as f64).max(0.0);
         }
         if !format && think <= 0.0 {
-            // No think time: the next transaction starts at once.
-            self.users[u].acct.tx_started += 1;
-            self.resp.begin(v, self.now);
-            let vc = &mut self.vcpus[v as usize];
-            vc.remaining = draw(&mut vc.rng, cpu, dist);
-            if vc.slice_left > 0 {
-                self.continue_run(l, v);
-            } else {
-                self.slice_end(l, v);
-            }
-            return true;
+            self.dasd_next_transaction(l, v, u, cpu, dist);
+        } else {
+            self.dasd_think(l, v, format, paced, think, dist);
         }
+    }
+
+    /// No think time: `v`'s next transaction starts at once, on processor `l` while its time
+    /// slice lasts.
+    #[inline]
+    fn dasd_next_transaction(&mut self, l: u32, v: u32, u: usize, cpu: f64, dist: Dist) {
+        self.users[u].acct.tx_started += 1;
+        self.resp.begin(v, self.now);
+        let vc = &mut self.vcpus[v as usize];
+        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        if vc.slice_left > 0 {
+            self.continue_run(l, v);
+        } else {
+            self.slice_end(l, v);
+        }
+    }
+
+    /// `v` leaves processor `l` dormant: for its think time (drawn, or a paced driver's wait
+    /// until its next transaction is due), or for good after a FORMAT.
+    #[inline]
+    fn dasd_think(&mut self, l: u32, v: u32, format: bool, paced: bool, think: f64, dist: Dist) {
         if format {
             self.q.cancel(Entity::Vcpu(v)); // done for good
         } else if paced {
@@ -544,7 +700,6 @@ impl Sim {
         }
         self.release_for_wait(l, v, VState::Dormant);
         self.dispatch_next(l);
-        true
     }
 
     /// The I/O's CP path is done: `v` leaves processor `l` and waits for its device.

@@ -141,6 +141,17 @@ impl Vnet {
     }
 }
 
+impl Vnet {
+    /// The next of `n` targets in virtual CPU `v`'s round robin (servers of a client, next
+    /// servers of a chain).
+    #[inline]
+    fn next_rr(&mut self, v: u32, n: usize) -> usize {
+        let k = self.rr[v as usize] as usize % n;
+        self.rr[v as usize] = self.rr[v as usize].wrapping_add(1);
+        k
+    }
+}
+
 impl Sim {
     /// A client's or server's burst completed on processor `l`: send the request or the reply,
     /// then continue with the next piece of work or wait for a message.
@@ -151,7 +162,6 @@ impl Sim {
         let Some(net) = self.vnet.as_mut() else {
             return;
         };
-        let cost = net.cost_msg;
         let next_work: Option<Time> = match role {
             Some(&Role::Client {
                 cpu,
@@ -159,100 +169,146 @@ impl Sim {
                 ref servers,
                 ..
             }) => {
-                let k = net.rr[v as usize] as usize % servers.len();
-                net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
-                net.outstanding[v as usize] += 1;
-                net.messages += 1;
-                let full = net.outstanding[v as usize] >= window;
+                let k = net.next_rr(v, servers.len());
                 let srv = servers[k];
-                net.queue[srv as usize].push_back(v);
-                self.vcpus[v as usize].cp_owed += cost;
-                self.vnet_ndmbk(l);
-                self.vnet_source(l, v, srv);
-                self.vnet_kick_server(srv);
-                if full {
-                    None
-                } else {
-                    self.users[u].acct.tx_started += 1;
-                    self.resp.begin(v, self.now);
-                    let vc = &mut self.vcpus[v as usize];
-                    Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
-                }
+                self.vnet_client_send(l, v, u, srv, window, cpu)
             }
             Some(Role::Server { .. }) if net.pieces[v as usize] > 0 => {
-                // The next piece of the same request, after its next page reference.
-                net.pieces[v as usize] -= 1;
-                let mean = net.piece_cpu[v as usize];
-                let vc = &mut self.vcpus[v as usize];
-                Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
+                self.vnet_server_next_piece(v, u)
             }
             Some(Role::Server { forward, .. }) => {
                 let n_forward = forward.len();
-                let client = std::mem::replace(&mut net.serving[v as usize], NONE);
-                // An SSL handshake whose RSA operation goes to the crypto adapter (ssl.rs)
-                // continues when the adapter is done; anything else is passed on or replied to.
-                if !self.ssl_offload(u, v, client) {
-                    let net = self.vnet.as_mut().expect("vnet");
-                    net.messages += 1;
-                    self.vcpus[v as usize].cp_owed += cost;
-                    self.vnet_ndmbk(l);
-                    let net = self.vnet.as_mut().expect("vnet");
-                    if client != NONE {
-                        let c = client & !crate::ssl::CONT;
-                        if n_forward == 0 {
-                            net.served += 1;
-                            let cu = self.vcpus[c as usize].user;
-                            self.vnet_source(l, v, cu);
-                            self.vnet_reply(c);
-                        } else {
-                            let k = net.rr[v as usize] as usize % n_forward;
-                            net.rr[v as usize] = net.rr[v as usize].wrapping_add(1);
-                            net.forwarded += 1;
-                            let to = self.forward_target(u, k);
-                            self.vnet_source(l, v, to);
-                            self.vnet_enqueue(to, c);
-                        }
-                    }
-                }
-                // Take the next queued request, if any.
-                let net = self.vnet.as_mut().expect("vnet");
-                match net.queue[u].pop_front() {
-                    Some(c) => {
-                        net.serving[v as usize] = c;
-                        net.nic[u] = l;
-                        let mean = self.server_pieces(u, v, c);
-                        let vc = &mut self.vcpus[v as usize];
-                        Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
-                    }
-                    None => None,
-                }
+                self.vnet_server_request_done(l, v, u, n_forward);
+                self.vnet_server_take_next(l, v, u)
             }
             None => return,
         };
         match next_work {
-            Some(work) => {
-                self.vcpus[v as usize].remaining = work;
-                // A guest with page references (a server's file cache) touches a page first.
-                if self.paging.is_some() && self.page_touch(l, v) {
-                    return;
-                }
-                let vc = &mut self.vcpus[v as usize];
-                if vc.slice_left > 0 {
-                    self.continue_run(l, v);
-                } else {
-                    self.slice_end(l, v);
-                }
-            }
-            None => {
-                // Wait for a message: dormant with no timer.
-                self.q.cancel(Entity::Vcpu(v));
-                if let Some(n) = self.vnet.as_mut() {
-                    n.waiting[v as usize] = true;
-                }
-                self.release_for_wait(l, v, VState::Dormant);
-                self.dispatch_next(l);
-            }
+            Some(work) => self.vnet_run_on(l, v, work),
+            None => self.vnet_wait_message(l, v),
         }
+    }
+
+    /// Client virtual CPU `v` (of user `u`) on processor `l` sends its request to server user
+    /// `srv` (CP time of the message, its NDMBK, the copy to the server's buffers) and wakes
+    /// the server; with room in its `window` it starts its next request (mean CPU `cpu`),
+    /// whose CPU is the result; None: the window is full.
+    #[inline]
+    fn vnet_client_send(
+        &mut self,
+        l: u32,
+        v: u32,
+        u: usize,
+        srv: u32,
+        window: u32,
+        cpu: f64,
+    ) -> Option<Time> {
+        let net = self.vnet.as_mut().expect("vnet");
+        let cost = net.cost_msg;
+        net.outstanding[v as usize] += 1;
+        net.messages += 1;
+        let full = net.outstanding[v as usize] >= window;
+        net.queue[srv as usize].push_back(v);
+        self.vcpus[v as usize].cp_owed += cost;
+        self.vnet_ndmbk(l);
+        self.vnet_source(l, v, srv);
+        self.vnet_kick_server(srv);
+        if full {
+            None
+        } else {
+            self.users[u].acct.tx_started += 1;
+            self.resp.begin(v, self.now);
+            let vc = &mut self.vcpus[v as usize];
+            Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
+        }
+    }
+
+    /// Server virtual CPU `v` (of user `u`) goes on with the next piece of the same request
+    /// (after its next page reference): that piece's CPU.
+    #[inline]
+    fn vnet_server_next_piece(&mut self, v: u32, u: usize) -> Option<Time> {
+        let net = self.vnet.as_mut().expect("vnet");
+        net.pieces[v as usize] -= 1;
+        let mean = net.piece_cpu[v as usize];
+        let vc = &mut self.vcpus[v as usize];
+        Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
+    }
+
+    /// Server virtual CPU `v` (of user `u`) on processor `l` finished its request: it replies
+    /// to the client, or passes the request on to the next server of its chain (one of
+    /// `n_forward`, round robin); an SSL handshake's RSA operation goes to the crypto adapter
+    /// instead (ssl.rs) and continues when the adapter is done.
+    #[inline]
+    fn vnet_server_request_done(&mut self, l: u32, v: u32, u: usize, n_forward: usize) {
+        let net = self.vnet.as_mut().expect("vnet");
+        let cost = net.cost_msg;
+        let client = std::mem::replace(&mut net.serving[v as usize], NONE);
+        if self.ssl_offload(u, v, client) {
+            return;
+        }
+        let net = self.vnet.as_mut().expect("vnet");
+        net.messages += 1;
+        self.vcpus[v as usize].cp_owed += cost;
+        self.vnet_ndmbk(l);
+        let net = self.vnet.as_mut().expect("vnet");
+        if client == NONE {
+            return;
+        }
+        let c = client & !crate::ssl::CONT;
+        if n_forward == 0 {
+            net.served += 1;
+            let cu = self.vcpus[c as usize].user;
+            self.vnet_source(l, v, cu);
+            self.vnet_reply(c);
+        } else {
+            let k = net.next_rr(v, n_forward);
+            net.forwarded += 1;
+            let to = self.forward_target(u, k);
+            self.vnet_source(l, v, to);
+            self.vnet_enqueue(to, c);
+        }
+    }
+
+    /// Server virtual CPU `v` (of user `u`) on processor `l` takes the next queued request, if
+    /// any: the CPU of its first piece (None: the queue is empty).
+    #[inline]
+    fn vnet_server_take_next(&mut self, l: u32, v: u32, u: usize) -> Option<Time> {
+        let net = self.vnet.as_mut().expect("vnet");
+        let c = net.queue[u].pop_front()?;
+        net.serving[v as usize] = c;
+        net.nic[u] = l;
+        let mean = self.server_pieces(u, v, c);
+        let vc = &mut self.vcpus[v as usize];
+        Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
+    }
+
+    /// `v` goes on with `work` ns of guest CPU on processor `l` (a guest with page references,
+    /// such as a server's file cache, touches a page first); at the end of its time slice it
+    /// gives the processor up.
+    #[inline]
+    fn vnet_run_on(&mut self, l: u32, v: u32, work: Time) {
+        self.vcpus[v as usize].remaining = work;
+        if self.paging.is_some() && self.page_touch(l, v) {
+            return;
+        }
+        let vc = &mut self.vcpus[v as usize];
+        if vc.slice_left > 0 {
+            self.continue_run(l, v);
+        } else {
+            self.slice_end(l, v);
+        }
+    }
+
+    /// `v` waits for a message (a client with a full window, an idle server): it leaves
+    /// processor `l` dormant with no timer.
+    #[inline]
+    fn vnet_wait_message(&mut self, l: u32, v: u32) {
+        self.q.cancel(Entity::Vcpu(v));
+        if let Some(n) = self.vnet.as_mut() {
+            n.waiting[v as usize] = true;
+        }
+        self.release_for_wait(l, v, VState::Dormant);
+        self.dispatch_next(l);
     }
 
     /// Server user `u`'s `k`-th forwarding target.

@@ -99,25 +99,56 @@ pub struct StoSnap {
     pub slots_used: u64,
 }
 
+/// One device's entry in the sample: its name, type, exposures, slots and cumulative
+/// counters (FCX108/FCX109 device activity; `paging`: a CP paging volume).
+fn dev_snap(d: &crate::io::Device, paging: bool) -> DevSnap {
+    DevSnap {
+        name: d.name.clone(),
+        dtype: d.dtype,
+        paging,
+        servers: d.servers,
+        slots: d.slots,
+        stats: d.stats.clone(),
+    }
+}
+
 impl Sim {
     /// The cumulative device and storage counters now (taken at every monitor sample).
     pub(crate) fn monitor_snapshot(&self) -> Snapshot {
-        let dev = |d: &crate::io::Device, paging: bool| DevSnap {
-            name: d.name.clone(),
-            dtype: d.dtype,
-            paging,
-            servers: d.servers,
-            slots: d.slots,
-            stats: d.stats.clone(),
-        };
+        let (states, tidle) = self.snap_wait_states();
+        Snapshot {
+            devices: self.snap_devices(),
+            storage: self.snap_storage(),
+            users: self.snap_user_paging(),
+            states,
+            tidle,
+            lpus: self.snap_lpus(),
+            prsm: self.prsm_monitor_counters(),
+            mdc: self.snap_mdc(),
+            hpp: self.snap_hyperpav(),
+            mem: self.snap_user_storage(),
+            io: self.snap_user_io(),
+            chan: self.chan_snapshot(),
+            pools: self.pools_snapshot(),
+        }
+    }
+
+    /// The device records: paging volumes, then minidisk volumes.
+    fn snap_devices(&self) -> Vec<DevSnap> {
         let mut devices = Vec::new();
         if let Some(pg) = &self.paging {
-            devices.extend(pg.devs.iter().map(|d| dev(d, true)));
+            devices.extend(pg.devs.iter().map(|d| dev_snap(d, true)));
         }
         if let Some(m) = &self.dasd {
-            devices.extend(m.devs.iter().map(|d| dev(d, false)));
+            devices.extend(m.devs.iter().map(|d| dev_snap(d, false)));
         }
-        let storage = self.paging.as_ref().map(|pg| {
+        devices
+    }
+
+    /// The storage record (frames, residency, paging I/O, faults, slots); None without a
+    /// storage model.
+    fn snap_storage(&self) -> Option<StoSnap> {
+        self.paging.as_ref().map(|pg| {
             let s = &pg.st;
             StoSnap {
                 frames: s.frames,
@@ -129,15 +160,23 @@ impl Sim {
                 slots: s.slots,
                 slots_used: s.slots_used,
             }
-        });
-        let users = self.paging.as_ref().map_or(Vec::new(), |pg| {
+        })
+    }
+
+    /// Per user: pages read, pages stolen and resident pages; empty without a storage model.
+    fn snap_user_paging(&self) -> Vec<(u64, u64, u64)> {
+        self.paging.as_ref().map_or(Vec::new(), |pg| {
             let s = &pg.st;
             (0..s.res_user.len())
                 .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
                 .collect()
-        });
-        let lpus = self
-            .lpus
+        })
+    }
+
+    /// The logical processor records: core, suspended and parked time (brought up to now),
+    /// SMT core time, and the dispatch-distance and cache-footprint counters.
+    fn snap_lpus(&self) -> Vec<LpuSnap> {
+        self.lpus
             .iter()
             .enumerate()
             .map(|(l, x)| {
@@ -164,14 +203,24 @@ impl Sim {
                     disps: self.cpu.lp_moves.get(l).map_or(0, |m| m.iter().sum()),
                 }
             })
-            .collect();
-        let hpp = self.aliases.as_ref().map(|p| {
+            .collect()
+    }
+
+    /// The HyperPAV alias pool with its alias time integrated to now, and the I/Os queued for
+    /// an alias; None without a [cu].
+    fn snap_hyperpav(&self) -> Option<(crate::hyperpav::AliasPool, [u64; 2])> {
+        self.aliases.as_ref().map(|p| {
             let mut p = p.clone();
             p.account(self.now);
             let queued = self.alias_queued();
             (p, queued)
-        });
-        let mdc = self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
+        })
+    }
+
+    /// The minidisk cache record (FCX178 MDCSTOR): max, target, frames below and above 2 GB,
+    /// reads, hits, inserts, steals; None without a cache.
+    fn snap_mdc(&self) -> Option<[u64; 8]> {
+        self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
             [
                 c.max_frames,
                 c.cap_frames,
@@ -182,8 +231,12 @@ impl Sim {
                 c.inserts,
                 c.steals,
             ]
-        });
-        let mem = self.paging.as_ref().map_or(Vec::new(), |pg| {
+        })
+    }
+
+    /// Per user: virtual storage and working set in pages; empty without a storage model.
+    fn snap_user_storage(&self) -> Vec<(u64, u64)> {
+        self.paging.as_ref().map_or(Vec::new(), |pg| {
             (0..pg.st.tables.len())
                 .map(|u| {
                     let wss = pg
@@ -194,8 +247,13 @@ impl Sim {
                     (pg.st.tables[u].pages, wss)
                 })
                 .collect()
-        });
-        let io = self.dasd.as_ref().map_or(Vec::new(), |d| {
+        })
+    }
+
+    /// Per user with a minidisk I/O driver (not a VDISK, not a FORMAT): its volume, I/Os and
+    /// blocks done, and whether it writes, uses MDC, is paced.
+    fn snap_user_io(&self) -> Vec<Option<UserIo>> {
+        self.dasd.as_ref().map_or(Vec::new(), |d| {
             d.prog
                 .iter()
                 .enumerate()
@@ -212,26 +270,15 @@ impl Sim {
                         })
                 })
                 .collect()
-        });
-        let (states, tidle) = self
-            .users
+        })
+    }
+
+    /// Per user: time its virtual CPUs spent in each state up to now, and test idle (FCX114
+    /// USTAT).
+    fn snap_wait_states(&self) -> (Vec<[u64; crate::sim::N_VSTATES]>, Vec<u64>) {
+        self.users
             .iter()
             .map(|u| self.user_wait_states(u, self.now))
-            .unzip();
-        Snapshot {
-            devices,
-            storage,
-            users,
-            states,
-            tidle,
-            lpus,
-            prsm: self.prsm_monitor_counters(),
-            mdc,
-            hpp,
-            mem,
-            io,
-            chan: self.chan_snapshot(),
-            pools: self.pools_snapshot(),
-        }
+            .unzip()
     }
 }
