@@ -1431,14 +1431,51 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
     """The [cpc] section and the LPAR keys of [system] (PR/SM, polarization, parking)."""
     ln = lines.find
     if not cpc:
-        for k in _LPAR_ONLY:
-            if k in system:
-                raise InputError("applies only to an LPAR on a described CPC", file=file, line=ln("system", k),
-                                 field=f"system.{k}",
-                                 fix="add a [cpc] section with shared_ifls (and [[cpc.lpar]] partners), "
-                                     f"or remove system.{k}")
+        _no_lpar_keys(system, file=file, ln=ln)
         return None
     _unknown_keys(cpc, _CPC_KEYS, file=file, lines=lines, table="cpc", index=0, where="cpc")
+    shared, dedicated = _cpc_ifls(cpc, processors, file=file, ln=ln)
+    weight = _lpar_weight(system, file=file, ln=ln)
+    from . import engine
+
+    sw = engine.switches(level, switches)
+    pol = _polarization(system, level, sw, file=file, ln=ln)
+    unparking = _unparking(system, pol, level, sw, file=file, ln=ln)
+    excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
+                        where="system.excessuse")
+    name = _lpar_name(system.get("lpar", "ZVM"), file=file, line=ln("system", "lpar"), field="system.lpar")
+    partners_in = cpc.get("lpar", [])
+    if not isinstance(partners_in, list):
+        raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
+                         fix="write partner partitions as [[cpc.lpar]] tables")
+    cap_groups = capping.groups(cpc.get("group", []), file=file, ln=ln,
+                                unknown_keys=lambda t, a, **kw: _unknown_keys(t, a, file=file, lines=lines, **kw))
+    gnames = {g["name"] for g in cap_groups}
+    my_caps = capping.lpar(system, keys={"capped": "capped", "abscap": "abscap", "group": "capgroup"}, file=file,
+                           line=lambda k: ln("system", k), where="system", group_names=gnames)
+    partners = _cpc_partners(partners_in, name, shared, dedicated, gnames, file=file, lines=lines)
+    out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
+                           "weight": weight, "polarization": pol, "excessuse": excessuse}
+    if unparking is not None:
+        out["unparking"] = unparking
+    out |= my_caps
+    if cap_groups:
+        out["groups"] = cap_groups
+    return out
+
+
+def _no_lpar_keys(system: dict, *, file, ln) -> None:
+    """Without a [cpc], [system] may carry none of the keys that describe an LPAR."""
+    for k in _LPAR_ONLY:
+        if k in system:
+            raise InputError("applies only to an LPAR on a described CPC", file=file, line=ln("system", k),
+                             field=f"system.{k}",
+                             fix="add a [cpc] section with shared_ifls (and [[cpc.lpar]] partners), "
+                                 f"or remove system.{k}")
+
+
+def _cpc_ifls(cpc: dict, processors: int, *, file, ln) -> tuple[int, int]:
+    """The CPC's shared and dedicated IFLs, with room for the scenario's logical processors."""
     if "shared_ifls" not in cpc:
         raise InputError("missing", file=file, line=ln("cpc", None), field="cpc.shared_ifls",
                          fix="say how many shared physical IFLs the CPC has, e.g. shared_ifls = 16")
@@ -1451,13 +1488,19 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
                          file=file, line=ln("system", "processors"), field="system.processors",
                          fix=f"an LPAR may have at most {shared} shared logical cores here: lower "
                              "system.processors or raise cpc.shared_ifls")
+    return shared, dedicated
+
+
+def _lpar_weight(system: dict, *, file, ln) -> int:
+    """The z/VM LPAR's PR/SM weight (system.weight), required with a [cpc]."""
     if "weight" not in system:
         raise InputError("missing", file=file, line=ln("system", None), field="system.weight",
                          fix="give the LPAR's PR/SM weight, 1-999, e.g. weight = 30")
-    weight = _weight(system["weight"], file=file, line=ln("system", "weight"), where="system.weight")
-    from . import engine
+    return _weight(system["weight"], file=file, line=ln("system", "weight"), where="system.weight")
 
-    sw = engine.switches(level, switches)
+
+def _polarization(system: dict, level: str, sw: dict, *, file, ln) -> str:
+    """system.polarization: vertical by default where the level (switches ``sw``) has it."""
     vertical_ok = sw.get("polarization") == "vertical"
     pol = _choice(system.get("polarization", "vertical" if vertical_ok else "horizontal"), POLARIZATIONS,
                   file=file, line=ln("system", "polarization"), where="system.polarization")
@@ -1465,119 +1508,131 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
         raise InputError(f"level {level} runs horizontally polarized only (vertical came with z/VM 6.3)", file=file,
                          line=ln("system", "polarization"), field="system.polarization",
                          fix='set polarization = "horizontal" or use level zvm-6.3 or later')
-    unparking = None
-    if "unparking" in system:
-        if pol == "horizontal":
-            raise InputError("SET SRM UNPARKING applies only to a vertically polarized LPAR", file=file,
-                             line=ln("system", "unparking"), field="system.unparking",
-                             fix='remove system.unparking or set polarization = "vertical"')
-        unparking = _choice(system["unparking"], UNPARKINGS, file=file, line=ln("system", "unparking"),
-                            where="system.unparking")
-        if unparking != "large" and sw.get("unparking") != "vm66063":
-            raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
-                             "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
-                             field="system.unparking",
-                             fix='use level = "zvm-6.4-vm65988-vm66063", or add switches = { unparking = "vm66063" } '
-                                 'to [system] (the APAR), or use "large"')
-    excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
-                        where="system.excessuse")
-    name = system.get("lpar", "ZVM")
+    return pol
+
+
+def _unparking(system: dict, pol: str, level: str, sw: dict, *, file, ln) -> str | None:
+    """system.unparking (SET SRM UNPARKING), or None when not given."""
+    if "unparking" not in system:
+        return None
+    if pol == "horizontal":
+        raise InputError("SET SRM UNPARKING applies only to a vertically polarized LPAR", file=file,
+                         line=ln("system", "unparking"), field="system.unparking",
+                         fix='remove system.unparking or set polarization = "vertical"')
+    unparking = _choice(system["unparking"], UNPARKINGS, file=file, line=ln("system", "unparking"),
+                        where="system.unparking")
+    if unparking != "large" and sw.get("unparking") != "vm66063":
+        raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
+                         "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
+                         field="system.unparking",
+                         fix='use level = "zvm-6.4-vm65988-vm66063", or add switches = { unparking = "vm66063" } '
+                             'to [system] (the APAR), or use "large"')
+    return unparking
+
+
+def _lpar_name(name: Any, *, file, line, field: str) -> str:
+    """An LPAR name: a string of 1-8 characters."""
     if not isinstance(name, str) or not 1 <= len(name) <= 8:
-        raise InputError(f"{name!r} is not an LPAR name", file=file, line=ln("system", "lpar"), field="system.lpar",
+        raise InputError(f"{name!r} is not an LPAR name", file=file, line=line, field=field,
                          fix="an LPAR name has 1-8 characters")
-    partners_in = cpc.get("lpar", [])
-    if not isinstance(partners_in, list):
-        raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
-                         fix="write partner partitions as [[cpc.lpar]] tables")
-    cap_groups = capping.groups(cpc.get("group", []), file=file, ln=ln,
-                                unknown_keys=lambda t, a, **kw: _unknown_keys(t, a, file=file, lines=lines, **kw))
-    gnames = {g["name"] for g in cap_groups}
-    my_caps = capping.lpar(system, keys={"capped": "capped", "abscap": "abscap", "group": "capgroup"}, file=file,
-                           line=lambda k: ln("system", k), where="system", group_names=gnames)
+    return name
+
+
+def _cpc_partners(partners_in: list, name: str, shared: int, dedicated: int, gnames: set, *, file,
+                  lines: _Lines) -> list[dict]:
+    """The [[cpc.lpar]] partner partitions, as the engine's LPAR fields."""
     names = {name: "system.lpar"}
     partners = []
     ded_used = 0
     for i, lp in enumerate(partners_in):
-        where = f"cpc.lpar[{i}]"
-        line = lambda k, i=i: ln("cpc.lpar", k, i)  # noqa: E731
-        if not isinstance(lp, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write [[cpc.lpar]] tables")
-        _unknown_keys(lp, _CPC_LPAR_KEYS, file=file, lines=lines, table="cpc.lpar", index=i, where=where)
-        for k in ("name", "logical"):
-            if k not in lp:
-                raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
-                                 fix='e.g. [[cpc.lpar]] name = "PROD" weight = 70 logical = 4 busy = 0.9')
-        pname = lp["name"]
-        if not isinstance(pname, str) or not 1 <= len(pname) <= 8:
-            raise InputError(f"{pname!r} is not an LPAR name", file=file, line=line("name"), field=f"{where}.name",
-                             fix="an LPAR name has 1-8 characters")
-        if pname in names:
-            raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname]})", file=file,
-                             line=line("name"), field=f"{where}.name", fix="give every LPAR its own name")
-        names[pname] = f"{where}.name"
-        ded = lp.get("dedicated", False)
-        if not isinstance(ded, bool):
-            raise InputError(f"{ded!r} is not true or false", file=file, line=line("dedicated"),
-                             field=f"{where}.dedicated", fix="write dedicated = true or dedicated = false")
-        limit = dedicated if ded else shared
-        logical = _int(lp["logical"], 1, MAX_IFLS, file=file, line=line("logical"), where=f"{where}.logical",
-                       what="the number of logical cores")
-        if ded:
-            ded_used += logical
-            if ded_used > dedicated:
-                raise InputError(f"dedicated LPARs need {ded_used} dedicated IFLs but the CPC has {dedicated}",
-                                 file=file, line=line("logical"), field=f"{where}.logical",
-                                 fix="raise cpc.dedicated_ifls or give dedicated LPARs fewer logical cores")
-        elif logical > limit:
-            raise InputError(f"{logical} logical cores but the CPC has {shared} shared physical IFLs", file=file,
-                             line=line("logical"), field=f"{where}.logical",
-                             fix=f"a shared LPAR may have at most {shared} logical cores here")
-        if ded:
-            pweight = 0
-            if "weight" in lp:
-                raise InputError("a dedicated LPAR has no weight", file=file, line=line("weight"),
-                                 field=f"{where}.weight", fix="remove weight or set dedicated = false")
-        else:
-            if "weight" not in lp:
-                raise InputError("missing weight", file=file, line=line(None), field=f"{where}.weight",
-                                 fix="a shared LPAR needs a PR/SM weight 1-999")
-            pweight = _weight(lp["weight"], file=file, line=line("weight"), where=f"{where}.weight")
-        busy = lp.get("busy", 0.0)
-        pattern = busy if isinstance(busy, list) else [busy]
-        if not pattern:
-            raise InputError("empty list", file=file, line=line("busy"), field=f"{where}.busy",
-                             fix="give a busy fraction 0-1, or a list of them, e.g. busy = [0.4, 0.9]")
-        for b in pattern:
-            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
-                raise InputError(f"busy {b!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
-                                 fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
-        period = 0
-        if isinstance(busy, list):
-            if "busy_period" not in lp:
-                raise InputError("missing busy_period", file=file, line=line("busy"), field=f"{where}.busy_period",
-                                 fix='with a list of busy fractions, say how long each holds, e.g. busy_period = "10s"')
-            period = parse_duration(lp["busy_period"], where=f"{where}.busy_period", file=file,
-                                    line=line("busy_period"))
-        elif "busy_period" in lp:
+        partner = _cpc_partner(lp, i, names, shared, dedicated, ded_used, gnames, file=file, lines=lines)
+        if partner["dedicated"]:
+            ded_used += partner["logical"]
+        partners.append(partner)
+    return partners
+
+
+def _cpc_partner(lp: Any, i: int, names: dict[str, str], shared: int, dedicated: int, ded_used: int, gnames: set,
+                 *, file, lines: _Lines) -> dict:
+    """One [[cpc.lpar]] partner (its name is added to ``names``; ``ded_used`` dedicated IFLs are taken)."""
+    where = f"cpc.lpar[{i}]"
+    line = lambda k, i=i: lines.find("cpc.lpar", k, i)  # noqa: E731
+    if not isinstance(lp, dict):
+        raise InputError("must be a table", file=file, field=where, fix="write [[cpc.lpar]] tables")
+    _unknown_keys(lp, _CPC_LPAR_KEYS, file=file, lines=lines, table="cpc.lpar", index=i, where=where)
+    for k in ("name", "logical"):
+        if k not in lp:
+            raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
+                             fix='e.g. [[cpc.lpar]] name = "PROD" weight = 70 logical = 4 busy = 0.9')
+    pname = _lpar_name(lp["name"], file=file, line=line("name"), field=f"{where}.name")
+    if pname in names:
+        raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname]})", file=file,
+                         line=line("name"), field=f"{where}.name", fix="give every LPAR its own name")
+    names[pname] = f"{where}.name"
+    ded, logical, pweight = _partner_cores(lp, where, line, shared, dedicated, ded_used, file=file)
+    busy, busy_fields = _partner_busy(lp, where, line, file=file)
+    ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),
+                   where=f"{where}.polarization")
+    partner = {"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
+               "polarization": ppol, "busy": busy}
+    partner |= busy_fields
+    partner |= capping.lpar(lp, keys={"capped": "capped", "abscap": "abscap", "group": "group"}, file=file,
+                            line=line, where=where, group_names=gnames, dedicated=ded)
+    return partner
+
+
+def _partner_cores(lp: dict, where: str, line, shared: int, dedicated: int, ded_used: int, *,
+                   file) -> tuple[bool, int, int]:
+    """A partner's (dedicated, logical cores, weight): dedicated partners have no weight and share
+    the CPC's dedicated IFLs (``ded_used`` already taken), shared ones fit its shared IFLs."""
+    ded = lp.get("dedicated", False)
+    if not isinstance(ded, bool):
+        raise InputError(f"{ded!r} is not true or false", file=file, line=line("dedicated"),
+                         field=f"{where}.dedicated", fix="write dedicated = true or dedicated = false")
+    limit = dedicated if ded else shared
+    logical = _int(lp["logical"], 1, MAX_IFLS, file=file, line=line("logical"), where=f"{where}.logical",
+                   what="the number of logical cores")
+    if ded:
+        if ded_used + logical > dedicated:
+            raise InputError(f"dedicated LPARs need {ded_used + logical} dedicated IFLs but the CPC has {dedicated}",
+                             file=file, line=line("logical"), field=f"{where}.logical",
+                             fix="raise cpc.dedicated_ifls or give dedicated LPARs fewer logical cores")
+    elif logical > limit:
+        raise InputError(f"{logical} logical cores but the CPC has {shared} shared physical IFLs", file=file,
+                         line=line("logical"), field=f"{where}.logical",
+                         fix=f"a shared LPAR may have at most {shared} logical cores here")
+    if ded:
+        if "weight" in lp:
+            raise InputError("a dedicated LPAR has no weight", file=file, line=line("weight"),
+                             field=f"{where}.weight", fix="remove weight or set dedicated = false")
+        return ded, logical, 0
+    if "weight" not in lp:
+        raise InputError("missing weight", file=file, line=line(None), field=f"{where}.weight",
+                         fix="a shared LPAR needs a PR/SM weight 1-999")
+    return ded, logical, _weight(lp["weight"], file=file, line=line("weight"), where=f"{where}.weight")
+
+
+def _partner_busy(lp: dict, where: str, line, *, file) -> tuple[float, dict]:
+    """A partner's busy fraction, and with a list of them the engine's pattern fields."""
+    busy = lp.get("busy", 0.0)
+    pattern = busy if isinstance(busy, list) else [busy]
+    if not pattern:
+        raise InputError("empty list", file=file, line=line("busy"), field=f"{where}.busy",
+                         fix="give a busy fraction 0-1, or a list of them, e.g. busy = [0.4, 0.9]")
+    for b in pattern:
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+            raise InputError(f"busy {b!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
+                             fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
+    if not isinstance(busy, list):
+        if "busy_period" in lp:
             raise InputError("busy_period needs a list of busy fractions", file=file, line=line("busy_period"),
                              field=f"{where}.busy_period", fix="e.g. busy = [0.4, 0.9] busy_period = \"10s\"")
-        ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),
-                       where=f"{where}.polarization")
-        partner = {"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
-                   "polarization": ppol, "busy": float(pattern[0])}
-        if isinstance(busy, list):
-            partner |= {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
-        partner |= capping.lpar(lp, keys={"capped": "capped", "abscap": "abscap", "group": "group"}, file=file,
-                                line=line, where=where, group_names=gnames, dedicated=ded)
-        partners.append(partner)
-    out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
-                           "weight": weight, "polarization": pol, "excessuse": excessuse}
-    if unparking is not None:
-        out["unparking"] = unparking
-    out |= my_caps
-    if cap_groups:
-        out["groups"] = cap_groups
-    return out
+        return float(busy), {}
+    if "busy_period" not in lp:
+        raise InputError("missing busy_period", file=file, line=line("busy"), field=f"{where}.busy_period",
+                         fix='with a list of busy fractions, say how long each holds, e.g. busy_period = "10s"')
+    period = parse_duration(lp["busy_period"], where=f"{where}.busy_period", file=file, line=line("busy_period"))
+    return float(pattern[0]), {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
 
 
 def _workload(w: Any, *, file, line, where) -> Workload:
