@@ -1636,6 +1636,38 @@ def _partner_busy(lp: dict, where: str, line, *, file) -> tuple[float, dict]:
 
 
 def _workload(w: Any, *, file, line, where) -> Workload:
+    """A guest's workload table, checked for its kind."""
+    kind = _workload_kind(w, file=file, line=line, where=where)
+    dist = w.get("dist", "exp")
+    if dist not in DISTS:
+        raise InputError(f"{dist!r} is not a distribution", file=file, line=line, field=f"{where}.dist",
+                         fix=f"accepted: {', '.join(DISTS)}")
+    wl = Workload(kind=kind, dist=dist)
+    if kind == "cpu-bound":
+        _cpu_bound_workload(wl, w, file=file, line=line, where=where)
+    elif kind in ("dasd-io", "format"):
+        _minidisk_workload(wl, w, kind, file=file, line=line, where=where)
+    elif kind == "dump":
+        _dump_workload(wl, w, file=file, line=line, where=where)
+    elif kind in ("client", "server", "ssl-server"):
+        _net_workload(wl, w, kind, file=file, line=line, where=where)
+    elif kind == "memtst":
+        if "cpu" not in w:
+            raise InputError("missing cpu", file=file, line=line, field=f"{where}.cpu",
+                             fix='e.g. workload = { kind = "memtst", cpu = "20us" }')
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+    else:
+        for k in ("think", "cpu"):
+            if k not in w:
+                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
+                                 fix='e.g. workload = { kind = "transactional", think = "7ms", cpu = "1ms" }')
+        wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+    return wl
+
+
+def _workload_kind(w: Any, *, file, line, where) -> str:
+    """The kind of a workload table whose keys all belong to that kind."""
     kinds = ", ".join(_WORKLOAD_KEYS)
     if w is None:
         raise InputError("missing", file=file, line=line, field=where,
@@ -1656,77 +1688,73 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise InputError(f"unknown key {k!r} for a {kind} workload", file=file, line=line, field=f"{where}.{k}",
                              fix=f"{hint}accepted: {', '.join(a for a in allowed if a != 'kind')}")
-    dist = w.get("dist", "exp")
-    if dist not in DISTS:
-        raise InputError(f"{dist!r} is not a distribution", file=file, line=line, field=f"{where}.dist",
-                         fix=f"accepted: {', '.join(DISTS)}")
-    wl = Workload(kind=kind, dist=dist)
-    if kind == "cpu-bound":
-        if "demand" in w:
-            d = w["demand"]
-            if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d <= 1):
-                raise InputError(f"demand {d!r} is out of range", file=file, line=line, field=f"{where}.demand",
-                                 fix="demand is the fraction of one processor each virtual CPU wants, in (0, 1]; "
-                                     "leave it out for infinite demand")
-            wl.demand = float(d)
-        if "tx_cpu" in w:
-            wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
-    elif kind in ("dasd-io", "format"):
-        wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
-        md: dict[str, Any] = {}
-        if "start" in w:
-            st = w["start"]
-            md["start"] = 0 if st in ("0", 0) else parse_size(st, where=f"{where}.start", file=file, line=line)
-        if "size" in w:
-            md["pages"] = wl.dasd.get("size_mb", 0) * 256 or parse_size(w["size"], where=f"{where}.size",
-                                                                           file=file, line=line)
-        wl.minidisk = md
-    elif kind == "dump":
-        for k in ("volume", "size"):
-            if k not in w:
-                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
-                                 fix='e.g. workload = { kind = "dump", volume = "DUMP01", size = "4G" }')
-        vol = w["volume"]
-        if not isinstance(vol, str) or not vol:
-            raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume",
-                             fix='e.g. volume = "DUMP01"')
-        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
-        if pages < 256:
-            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
-                             fix='the storage the dump writes, e.g. "4G"')
-        wl.dasd = {"volume": vol.upper(), "size_mb": pages // 256}
-    elif kind in ("client", "server", "ssl-server"):
-        eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
-              else f'e.g. workload = {{ kind = "{kind}", cpu = "200us" }}')
-        wl.extra = _net_options(w, kind, file=file, line=line, where=where)
-        need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
-        for k in need:
-            if k not in w:
-                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}", fix=eg)
-        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
-        if kind == "client":
-            sv, win = w["servers"], w["window"]
-            if not isinstance(sv, str) or not sv:
-                raise InputError(f"{sv!r} is not a userid", file=file, line=line, field=f"{where}.servers",
-                                 fix="the userid of a [[guest]] whose workload kind is \"server\"")
-            lo, hi = contract.limit("client_window")
-            if isinstance(win, bool) or not isinstance(win, int) or not (lo <= win <= hi):
-                raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
-                                 fix=f"requests a client virtual CPU keeps outstanding: an integer {lo}..{hi}")
-            wl.servers, wl.window = sv, win
-    elif kind == "memtst":
-        if "cpu" not in w:
-            raise InputError("missing cpu", file=file, line=line, field=f"{where}.cpu",
-                             fix='e.g. workload = { kind = "memtst", cpu = "20us" }')
-        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
-    else:
-        for k in ("think", "cpu"):
-            if k not in w:
-                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
-                                 fix='e.g. workload = { kind = "transactional", think = "7ms", cpu = "1ms" }')
-        wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
-        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
-    return wl
+    return kind
+
+
+def _cpu_bound_workload(wl: Workload, w: dict, *, file, line, where) -> None:
+    """Set a cpu-bound workload's demand and transaction CPU time on ``wl``."""
+    if "demand" in w:
+        d = w["demand"]
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d <= 1):
+            raise InputError(f"demand {d!r} is out of range", file=file, line=line, field=f"{where}.demand",
+                             fix="demand is the fraction of one processor each virtual CPU wants, in (0, 1]; "
+                                 "leave it out for infinite demand")
+        wl.demand = float(d)
+    if "tx_cpu" in w:
+        wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
+
+
+def _minidisk_workload(wl: Workload, w: dict, kind: str, *, file, line, where) -> None:
+    """Set a dasd-io or format workload's device fields and minidisk extent on ``wl``."""
+    wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
+    md: dict[str, Any] = {}
+    if "start" in w:
+        st = w["start"]
+        md["start"] = 0 if st in ("0", 0) else parse_size(st, where=f"{where}.start", file=file, line=line)
+    if "size" in w:
+        md["pages"] = wl.dasd.get("size_mb", 0) * 256 or parse_size(w["size"], where=f"{where}.size",
+                                                                       file=file, line=line)
+    wl.minidisk = md
+
+
+def _dump_workload(wl: Workload, w: dict, *, file, line, where) -> None:
+    """Set a dump workload's volume and size on ``wl``."""
+    for k in ("volume", "size"):
+        if k not in w:
+            raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
+                             fix='e.g. workload = { kind = "dump", volume = "DUMP01", size = "4G" }')
+    vol = w["volume"]
+    if not isinstance(vol, str) or not vol:
+        raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume",
+                         fix='e.g. volume = "DUMP01"')
+    pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+    if pages < 256:
+        raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                         fix='the storage the dump writes, e.g. "4G"')
+    wl.dasd = {"volume": vol.upper(), "size_mb": pages // 256}
+
+
+def _net_workload(wl: Workload, w: dict, kind: str, *, file, line, where) -> None:
+    """Set a client's, server's or ssl-server's CPU time, options, servers and window on ``wl``."""
+    eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
+          else f'e.g. workload = {{ kind = "{kind}", cpu = "200us" }}')
+    wl.extra = _net_options(w, kind, file=file, line=line, where=where)
+    need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
+    for k in need:
+        if k not in w:
+            raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}", fix=eg)
+    wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+    if kind != "client":
+        return
+    sv, win = w["servers"], w["window"]
+    if not isinstance(sv, str) or not sv:
+        raise InputError(f"{sv!r} is not a userid", file=file, line=line, field=f"{where}.servers",
+                         fix="the userid of a [[guest]] whose workload kind is \"server\"")
+    lo, hi = contract.limit("client_window")
+    if isinstance(win, bool) or not isinstance(win, int) or not (lo <= win <= hi):
+        raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
+                         fix=f"requests a client virtual CPU keeps outstanding: an integer {lo}..{hi}")
+    wl.servers, wl.window = sv, win
 
 
 def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
