@@ -1841,73 +1841,87 @@ def _dasd_volumes(raw: Any, guests: list[Guest], vol_types: dict, *, file, ln) -
         return
     vols: dict[str, tuple[str, int, int]] = {}
     for j, v in enumerate(raw):
-        w = f"volume[{j}]"
-        if not isinstance(v, dict):
-            raise InputError("must be a table", file=file, field=w, fix="write volumes as [[volume]] tables")
-        for k in v:
-            if k not in _DASD_VOLUME_KEYS:
-                close = difflib.get_close_matches(k, list(_DASD_VOLUME_KEYS), n=1)
-                raise InputError(f"unknown key {k!r}", file=file, line=ln("volume", k, j), field=f"{w}.{k}",
-                                 fix=(f"did you mean {close[0]!r}? " if close else "") +
-                                 "keys: " + ", ".join(_DASD_VOLUME_KEYS))
-        for k in ("name", "type", "size"):
-            if k not in v:
-                raise InputError(f"missing {k}", file=file, line=ln("volume", None, j), field=f"{w}.{k}",
-                                 fix=f"{k}: {_DASD_VOLUME_KEYS[k]}")
-        name = v["name"]
-        if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9@#$]{1,6}$", name):
-            raise InputError(f"{name!r} is not a volume label", file=file, line=ln("volume", "name", j),
-                             field=f"{w}.name", fix="1-6 characters: letters, digits and @ # $")
-        name = name.upper()
-        if name in vols:
-            raise InputError(f"volume {name} is declared twice (volume[{vols[name][2]}] and {w})", file=file,
-                             line=ln("volume", "name", j), field=f"{w}.name", fix="volume labels must be unique")
-        t = v["type"]
-        if t not in VOLUME_TYPES:
-            raise InputError(f"{t!r} is not a device type zvmlab models", file=file, line=ln("volume", "type", j),
-                             field=f"{w}.type", fix="accepted: eckd (3390), edev (FBA emulated on SCSI), "
-                             "scsi (dedicated); a VDISK is not a volume")
-        size = v["size"]
-        if isinstance(size, str) and size.strip().lower() in _3390_MODELS:
-            if t != "eckd":
-                raise InputError(f"{size} is a 3390 model but the volume is {t}", file=file,
-                                 line=ln("volume", "size", j), field=f"{w}.size",
-                                 fix='give an edev or scsi volume a size such as "20G"')
-            pages = _3390_MODELS[size.strip().lower()] * 180
-        else:
-            pages = parse_size(size, where=f"{w}.size", file=file, line=ln("volume", "size", j))
+        name, t, pages = _dasd_volume(v, j, vols, file=file, ln=ln)
         vols[name] = (t, pages, j)
     placed: dict[str, list[tuple[int, int, int]]] = {}
     for i, g in enumerate(guests):
         if not g.workload.dasd or g.workload.kind not in ("dasd-io", "format"):
             continue
-        vol, t = g.workload.dasd["volume"], g.workload.dasd["type"]
-        line = ln("guest", "workload", i)
-        if t == "vdisk":
-            continue
-        if vol not in vols:
-            raise InputError(f"volume {vol} is not declared", file=file, line=line, field=f"guest[{i}].workload.volume",
-                             fix="declared volumes: " + ", ".join(sorted(vols)) + "; add a [[volume]] for it")
-        vt, cap, j = vols[vol]
-        if vt != t:
-            raise InputError(f"volume {vol} is {vt} (volume[{j}]) but this workload says {t}", file=file, line=line,
-                             field=f"guest[{i}].workload.type", fix=f'write type = "{vt}"')
-        md = g.workload.minidisk or {}
-        if not md:
-            continue  # no extent given: the guests use the volume as a whole (shared)
-        here = placed.setdefault(vol, [])
-        start = md.get("start", max((e for _, e, _ in here), default=0))
-        pages = md.get("pages", cap - start)
-        if pages <= 0 or start + pages > cap:
-            raise InputError(f"the minidisk ({start + max(pages, 0)} pages to its end) runs past volume {vol} "
-                             f"({cap} pages)", file=file, line=line, field=f"guest[{i}].workload.size",
-                             fix=f"make it fit in {cap * PAGE >> 20} MB, or use a larger volume")
-        for s0, e0, i0 in here:
-            if start < e0 and s0 < start + pages:
-                raise InputError(f"the minidisk overlaps guest[{i0}]'s on volume {vol} (pages {s0}-{e0 - 1})",
-                                 file=file, line=line, field=f"guest[{i}].workload.start",
-                                 fix=f"start it at or after {e0 * PAGE >> 20} MB, or name another volume")
-        here.append((start, start + pages, i))
+        _place_minidisk(g, i, vols, placed, file=file, ln=ln)
+
+
+def _dasd_volume(v: Any, j: int, vols: dict[str, tuple[str, int, int]], *, file, ln) -> tuple[str, str, int]:
+    """The (label, type, pages) of volume[j], a label not among ``vols`` already declared."""
+    w = f"volume[{j}]"
+    if not isinstance(v, dict):
+        raise InputError("must be a table", file=file, field=w, fix="write volumes as [[volume]] tables")
+    for k in v:
+        if k not in _DASD_VOLUME_KEYS:
+            close = difflib.get_close_matches(k, list(_DASD_VOLUME_KEYS), n=1)
+            raise InputError(f"unknown key {k!r}", file=file, line=ln("volume", k, j), field=f"{w}.{k}",
+                             fix=(f"did you mean {close[0]!r}? " if close else "") +
+                             "keys: " + ", ".join(_DASD_VOLUME_KEYS))
+    for k in ("name", "type", "size"):
+        if k not in v:
+            raise InputError(f"missing {k}", file=file, line=ln("volume", None, j), field=f"{w}.{k}",
+                             fix=f"{k}: {_DASD_VOLUME_KEYS[k]}")
+    name = v["name"]
+    if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9@#$]{1,6}$", name):
+        raise InputError(f"{name!r} is not a volume label", file=file, line=ln("volume", "name", j),
+                         field=f"{w}.name", fix="1-6 characters: letters, digits and @ # $")
+    name = name.upper()
+    if name in vols:
+        raise InputError(f"volume {name} is declared twice (volume[{vols[name][2]}] and {w})", file=file,
+                         line=ln("volume", "name", j), field=f"{w}.name", fix="volume labels must be unique")
+    t = v["type"]
+    if t not in VOLUME_TYPES:
+        raise InputError(f"{t!r} is not a device type zvmlab models", file=file, line=ln("volume", "type", j),
+                         field=f"{w}.type", fix="accepted: eckd (3390), edev (FBA emulated on SCSI), "
+                         "scsi (dedicated); a VDISK is not a volume")
+    return name, t, _dasd_volume_pages(v["size"], t, w, j, file=file, ln=ln)
+
+
+def _dasd_volume_pages(size: Any, t: str, w: str, j: int, *, file, ln) -> int:
+    """A volume's size in pages: a 3390 model (eckd only) or a size such as "20G"."""
+    if isinstance(size, str) and size.strip().lower() in _3390_MODELS:
+        if t != "eckd":
+            raise InputError(f"{size} is a 3390 model but the volume is {t}", file=file,
+                             line=ln("volume", "size", j), field=f"{w}.size",
+                             fix='give an edev or scsi volume a size such as "20G"')
+        return _3390_MODELS[size.strip().lower()] * 180
+    return parse_size(size, where=f"{w}.size", file=file, line=ln("volume", "size", j))
+
+
+def _place_minidisk(g: Guest, i: int, vols: dict[str, tuple[str, int, int]],
+                    placed: dict[str, list[tuple[int, int, int]]], *, file, ln) -> None:
+    """Place guest[i]'s minidisk on its declared volume, clear of those ``placed`` before it."""
+    vol, t = g.workload.dasd["volume"], g.workload.dasd["type"]
+    line = ln("guest", "workload", i)
+    if t == "vdisk":
+        return
+    if vol not in vols:
+        raise InputError(f"volume {vol} is not declared", file=file, line=line, field=f"guest[{i}].workload.volume",
+                         fix="declared volumes: " + ", ".join(sorted(vols)) + "; add a [[volume]] for it")
+    vt, cap, j = vols[vol]
+    if vt != t:
+        raise InputError(f"volume {vol} is {vt} (volume[{j}]) but this workload says {t}", file=file, line=line,
+                         field=f"guest[{i}].workload.type", fix=f'write type = "{vt}"')
+    md = g.workload.minidisk or {}
+    if not md:
+        return  # no extent given: the guests use the volume as a whole (shared)
+    here = placed.setdefault(vol, [])
+    start = md.get("start", max((e for _, e, _ in here), default=0))
+    pages = md.get("pages", cap - start)
+    if pages <= 0 or start + pages > cap:
+        raise InputError(f"the minidisk ({start + max(pages, 0)} pages to its end) runs past volume {vol} "
+                         f"({cap} pages)", file=file, line=line, field=f"guest[{i}].workload.size",
+                         fix=f"make it fit in {cap * PAGE >> 20} MB, or use a larger volume")
+    for s0, e0, i0 in here:
+        if start < e0 and s0 < start + pages:
+            raise InputError(f"the minidisk overlaps guest[{i0}]'s on volume {vol} (pages {s0}-{e0 - 1})",
+                             file=file, line=line, field=f"guest[{i}].workload.start",
+                             fix=f"start it at or after {e0 * PAGE >> 20} MB, or name another volume")
+    here.append((start, start + pages, i))
 
 
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
