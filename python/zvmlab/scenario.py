@@ -1132,12 +1132,36 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
 
 
 def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
+    """[storage]: real storage and paging (volumes, zHPF, encryption); None without the table."""
     with_refs = [g for g in guests if g.refs is not None]
     if not st:
         if with_refs:
             raise InputError("guests with page references need real storage", file=file, field="storage",
                              fix='add [storage] with real = "180M" and paging_volumes')
         return None
+    frames = _real_frames(st, file=file, ln=ln)
+    _check_referenced_total(guests, with_refs, file=file, ln=ln)
+    prefill = st.get("prefill", False)
+    if not isinstance(prefill, bool):
+        raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),
+                         field="storage.prefill", fix="write prefill = true or prefill = false")
+    vols = _paging_volumes(st.get("paging_volumes", []), file=file, vline=ln("storage", "paging_volumes"))
+    need = sum(g.refs["range_pages"] * g.count for g in with_refs)
+    if need > frames and not vols:
+        raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",
+                         file=file, line=ln("storage", None), field="storage.paging_volumes",
+                         fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
+    hpf = _paging_hpf(st, vols, file=file, ln=ln)
+    out = {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+    if hpf:
+        out["hpf"] = True
+    if "encrypt_paging" in st:
+        out["encrypt"] = _paging_cipher(st["encrypt_paging"], file=file, ln=ln)
+    return out
+
+
+def _real_frames(st: dict, *, file, ln) -> int:
+    """The [storage] table's keys checked, and its real storage in frames."""
     for k in st:
         if k not in _STORAGE_KEYS:
             close = difflib.get_close_matches(k, list(_STORAGE_KEYS), n=1)
@@ -1147,8 +1171,12 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
     if "real" not in st:
         raise InputError("missing", file=file, line=ln("storage", None), field="storage.real",
                          fix='say how much real storage guest pages may use, e.g. real = "180M"')
-    frames = parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"), hi=MAX_REAL,
-                        why="z/VM 7.3 supports up to 4 TB of real storage")
+    return parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"), hi=MAX_REAL,
+                      why="z/VM 7.3 supports up to 4 TB of real storage")
+
+
+def _check_referenced_total(guests: list[Guest], with_refs: list[Guest], *, file, ln) -> None:
+    """The guests with page references (``with_refs``) stay within what the storage model handles."""
     total = sum(g.storage_pages * g.count for g in with_refs)
     if total > MAX_REF_PAGES:
         i = max(range(len(guests)), key=lambda i: (guests[i].storage_pages or 0) * guests[i].count
@@ -1156,39 +1184,39 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError(f"guests with page references total {total * PAGE >> 30:,} GB", file=file,
                          line=ln("guest", "storage", i), field=f"guest[{i}].storage",
                          fix="the storage model handles up to 16 TB of referenced guest storage in all")
-    prefill = st.get("prefill", False)
-    if not isinstance(prefill, bool):
-        raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),
-                         field="storage.prefill", fix="write prefill = true or prefill = false")
-    vols_in = st.get("paging_volumes", [])
-    vline = ln("storage", "paging_volumes")
+
+
+def _paging_volumes(vols_in: Any, *, file, vline) -> list[dict]:
+    """storage.paging_volumes (written on line ``vline``), as the engine's volume groups."""
     if not isinstance(vols_in, list):
         raise InputError("must be an array of tables", file=file, line=vline, field="storage.paging_volumes",
                          fix='e.g. paging_volumes = [{ type = "eckd", size = "2G", count = 2 }]')
-    vols = []
-    for j, v in enumerate(vols_in):
-        w = f"storage.paging_volumes[{j}]"
-        if not isinstance(v, dict) or set(v) - _VOLUME_KEYS or "type" not in v or "size" not in v:
-            raise InputError(f"{v!r} is not a paging volume", file=file, line=vline, field=w,
-                             fix='{ type = "eckd" | "edev", size = "2G", count = 1 }')
-        if v["type"] not in PAGING_VOLUME_TYPES:
-            raise InputError(f"device type {v['type']!r} is not modelled", file=file, line=vline, field=f"{w}.type",
-                             fix='use "eckd" (3390) or "edev" (emulated FBA on SCSI)')
-        count = _int(v.get("count", 1), *contract.limit("volume_count"), file=file, line=vline, where=f"{w}.count", what="count")
-        xiv = v.get("xiv", False)
-        if not isinstance(xiv, bool) or (xiv and v["type"] != "edev"):
-            raise InputError(f"xiv = {xiv!r} is not valid here", file=file, line=vline, field=f"{w}.xiv",
-                             fix='xiv = true marks an EDEV on an IBM XIV (type = "edev"); leave it out otherwise')
-        vol = {"type": v["type"], "slots": parse_size(v["size"], where=f"{w}.size", file=file, line=vline),
-               "count": count}
-        if xiv:
-            vol["xiv"] = True
-        vols.append(vol)
-    need = sum(g.refs["range_pages"] * g.count for g in with_refs)
-    if need > frames and not vols:
-        raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",
-                         file=file, line=ln("storage", None), field="storage.paging_volumes",
-                         fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
+    return [_paging_volume(v, j, file=file, vline=vline) for j, v in enumerate(vols_in)]
+
+
+def _paging_volume(v: Any, j: int, *, file, vline) -> dict:
+    """One group of alike paging volumes, storage.paging_volumes[j]."""
+    w = f"storage.paging_volumes[{j}]"
+    if not isinstance(v, dict) or set(v) - _VOLUME_KEYS or "type" not in v or "size" not in v:
+        raise InputError(f"{v!r} is not a paging volume", file=file, line=vline, field=w,
+                         fix='{ type = "eckd" | "edev", size = "2G", count = 1 }')
+    if v["type"] not in PAGING_VOLUME_TYPES:
+        raise InputError(f"device type {v['type']!r} is not modelled", file=file, line=vline, field=f"{w}.type",
+                         fix='use "eckd" (3390) or "edev" (emulated FBA on SCSI)')
+    count = _int(v.get("count", 1), *contract.limit("volume_count"), file=file, line=vline, where=f"{w}.count", what="count")
+    xiv = v.get("xiv", False)
+    if not isinstance(xiv, bool) or (xiv and v["type"] != "edev"):
+        raise InputError(f"xiv = {xiv!r} is not valid here", file=file, line=vline, field=f"{w}.xiv",
+                         fix='xiv = true marks an EDEV on an IBM XIV (type = "edev"); leave it out otherwise')
+    vol = {"type": v["type"], "slots": parse_size(v["size"], where=f"{w}.size", file=file, line=vline),
+           "count": count}
+    if xiv:
+        vol["xiv"] = True
+    return vol
+
+
+def _paging_hpf(st: dict, vols: list[dict], *, file, ln) -> bool:
+    """storage.paging_hpf (SET PAGING HPF ON), which needs ECKD paging volumes."""
     hpf = st.get("paging_hpf", False)
     if not isinstance(hpf, bool):
         raise InputError(f"{hpf!r} is not true or false", file=file, line=ln("storage", "paging_hpf"),
@@ -1197,17 +1225,16 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError("SET PAGING HPF ON without ECKD paging volumes", file=file,
                          line=ln("storage", "paging_hpf"), field="storage.paging_hpf",
                          fix='zHPF is FICON (3390) I/O: add eckd paging volumes, or leave paging_hpf out')
-    out = {"frames": frames, "prefill": prefill, "paging_volumes": vols}
-    if hpf:
-        out["hpf"] = True
-    if "encrypt_paging" in st:
-        c = st["encrypt_paging"]
-        if c not in PAGING_CIPHERS:
-            raise InputError(f"{c!r} is not a paging cipher", file=file, line=ln("storage", "encrypt_paging"),
-                             field="storage.encrypt_paging",
-                             fix="SET ENCRYPT PAGING ON ALGORITHM: aes128, aes192 or aes256; leave it out for off")
-        out["encrypt"] = c
-    return out
+    return hpf
+
+
+def _paging_cipher(c: Any, *, file, ln) -> str:
+    """storage.encrypt_paging: the SET ENCRYPT PAGING algorithm."""
+    if c not in PAGING_CIPHERS:
+        raise InputError(f"{c!r} is not a paging cipher", file=file, line=ln("storage", "encrypt_paging"),
+                         field="storage.encrypt_paging",
+                         fix="SET ENCRYPT PAGING ON ALGORITHM: aes128, aes192 or aes256; leave it out for off")
+    return c
 
 
 def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict | None:
