@@ -1953,6 +1953,23 @@ def _place_minidisk(g: Guest, i: int, vols: dict[str, tuple[str, int, int]],
 
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
     """The engine fields of a dasd-io or format workload, checked."""
+    _dasd_device(w, kind, file=file, line=line, where=where)
+    d: dict[str, Any] = {"volume": w["volume"].upper(), "type": w["type"],
+                         "blocks": _io_count(w, "blocks", contract.limit("blocks")[1], file=file, line=line,
+                                             where=where)}
+    if kind == "format":
+        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+        if pages < 256:
+            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                             fix='a minidisk size such as "10G"')
+        d["size_mb"] = pages // 256
+        return d
+    _dasd_io(d, w, file=file, line=line, where=where)
+    return d
+
+
+def _dasd_device(w: dict, kind: str, *, file, line, where) -> None:
+    """A dasd-io or format workload has its required keys, a volume name and a device type of its kind."""
     eg = ('e.g. workload = { kind = "dasd-io", volume = "EF0100", type = "edev", cpu = "360us", ios = 100, blocks = 1 }'
           if kind == "dasd-io" else
           'e.g. workload = { kind = "format", volume = "EF0100", type = "edev", size = "10G", blocks = 1024 }')
@@ -1968,21 +1985,18 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
         raise InputError(f"{w['type']!r} is not a device type zvmlab models here", file=file, line=line,
                          field=f"{where}.type", fix=f"accepted: {', '.join(types)}")
 
-    def count(k: str, hi: int) -> int:
-        v = w[k]
-        if isinstance(v, bool) or not isinstance(v, int) or not (1 <= v <= hi):
-            raise InputError(f"{k} {v!r} is out of range", file=file, line=line, field=f"{where}.{k}",
-                             fix=f"a whole number 1..{hi}")
-        return v
 
-    d: dict[str, Any] = {"volume": vol.upper(), "type": w["type"], "blocks": count("blocks", contract.limit("blocks")[1])}
-    if kind == "format":
-        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
-        if pages < 256:
-            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
-                             fix='a minidisk size such as "10G"')
-        d["size_mb"] = pages // 256
-        return d
+def _io_count(w: dict, k: str, hi: int, *, file, line, where) -> int:
+    """The whole number 1..hi a DASD workload gives as ``k`` (blocks, window, ios)."""
+    v = w[k]
+    if isinstance(v, bool) or not isinstance(v, int) or not (1 <= v <= hi):
+        raise InputError(f"{k} {v!r} is out of range", file=file, line=line, field=f"{where}.{k}",
+                         fix=f"a whole number 1..{hi}")
+    return v
+
+
+def _dasd_io(d: dict[str, Any], w: dict, *, file, line, where) -> None:
+    """Add a dasd-io workload's I/O fields (method, window, cache, pacing, costs) to ``d``."""
     method = w.get("method", "ssch")
     if method not in DASD_METHODS:
         raise InputError(f"{method!r} is not an I/O method", file=file, line=line, field=f"{where}.method",
@@ -1992,41 +2006,53 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
         raise InputError(f"{write!r} is not true or false", file=file, line=line, field=f"{where}.write",
                          fix="write = true for writes, false (the default) for reads")
     if "window" in w:
-        d["window"] = count("window", contract.limit("io_window")[1])
+        d["window"] = _io_count(w, "window", contract.limit("io_window")[1], file=file, line=line, where=where)
+    d.update(_dasd_mdc(w, d["blocks"], file=file, line=line, where=where))
+    if "rate" in w:
+        d["rate"] = _io_rate(w, file=file, line=line, where=where)
+    d.update(method=method, write=write,
+             ios=_io_count(w, "ios", contract.limit("ios")[1], file=file, line=line, where=where),
+             dist=w.get("dist", "exp"),
+             cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
+             think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,
+                                     allow_zero=True))
+
+
+def _dasd_mdc(w: dict, blocks: int, *, file, line, where) -> dict[str, Any]:
+    """A dasd-io workload's minidisk cache fields: mdc and the extent its I/Os read, or none."""
     mdc = w.get("mdc", False)
     if not isinstance(mdc, bool):
         raise InputError(f"{mdc!r} is not true or false", file=file, line=line, field=f"{where}.mdc",
                          fix="mdc = true caches this device's data in the minidisk cache; false (default) does not")
-    if mdc:
-        if w["type"] in ("scsi", "vdisk"):
-            raise InputError(f"a {w['type']} device is not eligible for the minidisk cache", file=file, line=line,
-                             field=f"{where}.mdc", fix="MDC caches eckd and edev minidisks read through CP; "
-                             "leave mdc out for a dedicated SCSI device or a VDISK")
-        if "extent" not in w:
-            raise InputError("missing extent (the data the I/Os read)", file=file, line=line,
-                             field=f"{where}.extent", fix='e.g. extent = "400M" with mdc = true')
-        ext = parse_size(w["extent"], where=f"{where}.extent", file=file, line=line)
-        if ext < d["blocks"]:
-            raise InputError(f"extent {w['extent']!r} is smaller than one I/O ({d['blocks']} blocks)", file=file,
-                             line=line, field=f"{where}.extent", fix="give an extent of at least one I/O's blocks")
-        d.update(mdc=True, extent_blocks=ext)
-    elif "extent" in w:
-        raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
-                         fix="add mdc = true, or leave extent out")
-    if "rate" in w:
-        r = w["rate"]
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= contract.limit("io_rate")[1]):
-            raise InputError(f"rate {r!r} is not an I/O rate", file=file, line=line, field=f"{where}.rate",
-                             fix="I/Os per second, a number > 0, e.g. rate = 1233")
-        if "think" in w:
-            raise InputError("both rate and think", file=file, line=line, field=f"{where}.rate",
-                             fix="a paced driver (rate) sets its own pauses: leave think out, or rate")
-        d["rate"] = float(r)
-    d.update(method=method, write=write, ios=count("ios", contract.limit("ios")[1]), dist=w.get("dist", "exp"),
-             cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
-             think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,
-                                     allow_zero=True))
-    return d
+    if not mdc:
+        if "extent" in w:
+            raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
+                             fix="add mdc = true, or leave extent out")
+        return {}
+    if w["type"] in ("scsi", "vdisk"):
+        raise InputError(f"a {w['type']} device is not eligible for the minidisk cache", file=file, line=line,
+                         field=f"{where}.mdc", fix="MDC caches eckd and edev minidisks read through CP; "
+                         "leave mdc out for a dedicated SCSI device or a VDISK")
+    if "extent" not in w:
+        raise InputError("missing extent (the data the I/Os read)", file=file, line=line,
+                         field=f"{where}.extent", fix='e.g. extent = "400M" with mdc = true')
+    ext = parse_size(w["extent"], where=f"{where}.extent", file=file, line=line)
+    if ext < blocks:
+        raise InputError(f"extent {w['extent']!r} is smaller than one I/O ({blocks} blocks)", file=file,
+                         line=line, field=f"{where}.extent", fix="give an extent of at least one I/O's blocks")
+    return {"mdc": True, "extent_blocks": ext}
+
+
+def _io_rate(w: dict, *, file, line, where) -> float:
+    """A paced dasd-io workload's rate in I/Os per second (with no think time)."""
+    r = w["rate"]
+    if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= contract.limit("io_rate")[1]):
+        raise InputError(f"rate {r!r} is not an I/O rate", file=file, line=line, field=f"{where}.rate",
+                         fix="I/Os per second, a number > 0, e.g. rate = 1233")
+    if "think" in w:
+        raise InputError("both rate and think", file=file, line=line, field=f"{where}.rate",
+                         fix="a paced driver (rate) sets its own pauses: leave think out, or rate")
+    return float(r)
 
 
 def load(path: str | Path) -> Scenario:
