@@ -17,7 +17,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InputError, table_array
 from . import capping, contract, cpupools
@@ -287,6 +287,13 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
     words = text.split()
     if not words:
         raise bad("the share is empty")
+    values, limit = _share_operands(text, words, bad)
+    return _share_of(values, limit, text, bad)
+
+
+def _share_operands(text: str, words: list[str], bad: Callable[[str], InputError]) -> tuple[list[ShareValue],
+                                                                                              str | None]:
+    """The share values (one or two) and the limit type (soft, hard, none or not given) of ``words``."""
     values: list[ShareValue] = []
     limit: str | None = None
     i = 0
@@ -304,22 +311,7 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
                 raise bad(f"more than two shares in {text!r}")
             if i + 1 >= len(words):
                 raise bad(f"{k} needs a value in {text!r}")
-            raw = words[i + 1]
-            num = raw[:-1] if raw.endswith("%") else raw
-            if k == "RELATIVE" and raw.endswith("%"):
-                raise bad(f"a RELATIVE share is a number, not a percentage ({raw!r})")
-            try:
-                v = float(num)
-            except ValueError:
-                raise bad(f"{k} value {raw!r} is not a number") from None
-            if not math.isfinite(v):
-                raise bad(f"{k} value {raw!r} is not a number")
-            if k == "RELATIVE" and not (REL_SHARE[0] <= v <= REL_SHARE[1] and v == int(v)):
-                raise bad(f"RELATIVE share {raw} is out of range; it must be a whole number "
-                          f"{REL_SHARE[0]:g}-{REL_SHARE[1]:g}")
-            if k == "ABSOLUTE" and not (ABS_SHARE[0] <= v <= ABS_SHARE[1]):
-                raise bad(f"ABSOLUTE share {raw} is out of range; it must be 0.1%-100%")
-            values.append(ShareValue("relative" if k == "RELATIVE" else "absolute", v))
+            values.append(_share_value(k, words[i + 1], bad))
             i += 2
         else:
             if limit is not None:
@@ -328,6 +320,30 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
                 raise bad(f"{k} must follow a share in {text!r}")
             limit = {"LIMITSOFT": "soft", "LIMITHARD": "hard", "NOLIMIT": "none"}[k]
             i += 1
+    return values, limit
+
+
+def _share_value(k: str, raw: str, bad: Callable[[str], InputError]) -> ShareValue:
+    """The value ``raw`` of a RELATIVE or ABSOLUTE (``k``) share, in range."""
+    num = raw[:-1] if raw.endswith("%") else raw
+    if k == "RELATIVE" and raw.endswith("%"):
+        raise bad(f"a RELATIVE share is a number, not a percentage ({raw!r})")
+    try:
+        v = float(num)
+    except ValueError:
+        raise bad(f"{k} value {raw!r} is not a number") from None
+    if not math.isfinite(v):
+        raise bad(f"{k} value {raw!r} is not a number")
+    if k == "RELATIVE" and not (REL_SHARE[0] <= v <= REL_SHARE[1] and v == int(v)):
+        raise bad(f"RELATIVE share {raw} is out of range; it must be a whole number "
+                  f"{REL_SHARE[0]:g}-{REL_SHARE[1]:g}")
+    if k == "ABSOLUTE" and not (ABS_SHARE[0] <= v <= ABS_SHARE[1]):
+        raise bad(f"ABSOLUTE share {raw} is out of range; it must be 0.1%-100%")
+    return ShareValue("relative" if k == "RELATIVE" else "absolute", v)
+
+
+def _share_of(values: list[ShareValue], limit: str | None, text: str, bad: Callable[[str], InputError]) -> Share:
+    """The Share of the parsed values and limit type: a lone share with a limit is also the maximum."""
     if not values:
         raise bad(f"no share value in {text!r}")
     mn = values[0]
