@@ -17,7 +17,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from .errors import InputError, table_array
 from . import capping, contract, cpupools
@@ -287,6 +287,13 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
     words = text.split()
     if not words:
         raise bad("the share is empty")
+    values, limit = _share_operands(text, words, bad)
+    return _share_of(values, limit, text, bad)
+
+
+def _share_operands(text: str, words: list[str], bad: Callable[[str], InputError]) -> tuple[list[ShareValue],
+                                                                                              str | None]:
+    """The share values (one or two) and the limit type (soft, hard, none or not given) of ``words``."""
     values: list[ShareValue] = []
     limit: str | None = None
     i = 0
@@ -304,22 +311,7 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
                 raise bad(f"more than two shares in {text!r}")
             if i + 1 >= len(words):
                 raise bad(f"{k} needs a value in {text!r}")
-            raw = words[i + 1]
-            num = raw[:-1] if raw.endswith("%") else raw
-            if k == "RELATIVE" and raw.endswith("%"):
-                raise bad(f"a RELATIVE share is a number, not a percentage ({raw!r})")
-            try:
-                v = float(num)
-            except ValueError:
-                raise bad(f"{k} value {raw!r} is not a number") from None
-            if not math.isfinite(v):
-                raise bad(f"{k} value {raw!r} is not a number")
-            if k == "RELATIVE" and not (REL_SHARE[0] <= v <= REL_SHARE[1] and v == int(v)):
-                raise bad(f"RELATIVE share {raw} is out of range; it must be a whole number "
-                          f"{REL_SHARE[0]:g}-{REL_SHARE[1]:g}")
-            if k == "ABSOLUTE" and not (ABS_SHARE[0] <= v <= ABS_SHARE[1]):
-                raise bad(f"ABSOLUTE share {raw} is out of range; it must be 0.1%-100%")
-            values.append(ShareValue("relative" if k == "RELATIVE" else "absolute", v))
+            values.append(_share_value(k, words[i + 1], bad))
             i += 2
         else:
             if limit is not None:
@@ -328,6 +320,30 @@ def parse_share(text: Any, *, where: str = "share", file: str | None = None, lin
                 raise bad(f"{k} must follow a share in {text!r}")
             limit = {"LIMITSOFT": "soft", "LIMITHARD": "hard", "NOLIMIT": "none"}[k]
             i += 1
+    return values, limit
+
+
+def _share_value(k: str, raw: str, bad: Callable[[str], InputError]) -> ShareValue:
+    """The value ``raw`` of a RELATIVE or ABSOLUTE (``k``) share, in range."""
+    num = raw[:-1] if raw.endswith("%") else raw
+    if k == "RELATIVE" and raw.endswith("%"):
+        raise bad(f"a RELATIVE share is a number, not a percentage ({raw!r})")
+    try:
+        v = float(num)
+    except ValueError:
+        raise bad(f"{k} value {raw!r} is not a number") from None
+    if not math.isfinite(v):
+        raise bad(f"{k} value {raw!r} is not a number")
+    if k == "RELATIVE" and not (REL_SHARE[0] <= v <= REL_SHARE[1] and v == int(v)):
+        raise bad(f"RELATIVE share {raw} is out of range; it must be a whole number "
+                  f"{REL_SHARE[0]:g}-{REL_SHARE[1]:g}")
+    if k == "ABSOLUTE" and not (ABS_SHARE[0] <= v <= ABS_SHARE[1]):
+        raise bad(f"ABSOLUTE share {raw} is out of range; it must be 0.1%-100%")
+    return ShareValue("relative" if k == "RELATIVE" else "absolute", v)
+
+
+def _share_of(values: list[ShareValue], limit: str | None, text: str, bad: Callable[[str], InputError]) -> Share:
+    """The Share of the parsed values and limit type: a lone share with a limit is also the maximum."""
     if not values:
         raise bad(f"no share value in {text!r}")
     mn = values[0]
@@ -1132,12 +1148,36 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
 
 
 def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
+    """[storage]: real storage and paging (volumes, zHPF, encryption); None without the table."""
     with_refs = [g for g in guests if g.refs is not None]
     if not st:
         if with_refs:
             raise InputError("guests with page references need real storage", file=file, field="storage",
                              fix='add [storage] with real = "180M" and paging_volumes')
         return None
+    frames = _real_frames(st, file=file, ln=ln)
+    _check_referenced_total(guests, with_refs, file=file, ln=ln)
+    prefill = st.get("prefill", False)
+    if not isinstance(prefill, bool):
+        raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),
+                         field="storage.prefill", fix="write prefill = true or prefill = false")
+    vols = _paging_volumes(st.get("paging_volumes", []), file=file, vline=ln("storage", "paging_volumes"))
+    need = sum(g.refs["range_pages"] * g.count for g in with_refs)
+    if need > frames and not vols:
+        raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",
+                         file=file, line=ln("storage", None), field="storage.paging_volumes",
+                         fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
+    hpf = _paging_hpf(st, vols, file=file, ln=ln)
+    out = {"frames": frames, "prefill": prefill, "paging_volumes": vols}
+    if hpf:
+        out["hpf"] = True
+    if "encrypt_paging" in st:
+        out["encrypt"] = _paging_cipher(st["encrypt_paging"], file=file, ln=ln)
+    return out
+
+
+def _real_frames(st: dict, *, file, ln) -> int:
+    """The [storage] table's keys checked, and its real storage in frames."""
     for k in st:
         if k not in _STORAGE_KEYS:
             close = difflib.get_close_matches(k, list(_STORAGE_KEYS), n=1)
@@ -1147,8 +1187,12 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
     if "real" not in st:
         raise InputError("missing", file=file, line=ln("storage", None), field="storage.real",
                          fix='say how much real storage guest pages may use, e.g. real = "180M"')
-    frames = parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"), hi=MAX_REAL,
-                        why="z/VM 7.3 supports up to 4 TB of real storage")
+    return parse_size(st["real"], where="storage.real", file=file, line=ln("storage", "real"), hi=MAX_REAL,
+                      why="z/VM 7.3 supports up to 4 TB of real storage")
+
+
+def _check_referenced_total(guests: list[Guest], with_refs: list[Guest], *, file, ln) -> None:
+    """The guests with page references (``with_refs``) stay within what the storage model handles."""
     total = sum(g.storage_pages * g.count for g in with_refs)
     if total > MAX_REF_PAGES:
         i = max(range(len(guests)), key=lambda i: (guests[i].storage_pages or 0) * guests[i].count
@@ -1156,39 +1200,39 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError(f"guests with page references total {total * PAGE >> 30:,} GB", file=file,
                          line=ln("guest", "storage", i), field=f"guest[{i}].storage",
                          fix="the storage model handles up to 16 TB of referenced guest storage in all")
-    prefill = st.get("prefill", False)
-    if not isinstance(prefill, bool):
-        raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),
-                         field="storage.prefill", fix="write prefill = true or prefill = false")
-    vols_in = st.get("paging_volumes", [])
-    vline = ln("storage", "paging_volumes")
+
+
+def _paging_volumes(vols_in: Any, *, file, vline) -> list[dict]:
+    """storage.paging_volumes (written on line ``vline``), as the engine's volume groups."""
     if not isinstance(vols_in, list):
         raise InputError("must be an array of tables", file=file, line=vline, field="storage.paging_volumes",
                          fix='e.g. paging_volumes = [{ type = "eckd", size = "2G", count = 2 }]')
-    vols = []
-    for j, v in enumerate(vols_in):
-        w = f"storage.paging_volumes[{j}]"
-        if not isinstance(v, dict) or set(v) - _VOLUME_KEYS or "type" not in v or "size" not in v:
-            raise InputError(f"{v!r} is not a paging volume", file=file, line=vline, field=w,
-                             fix='{ type = "eckd" | "edev", size = "2G", count = 1 }')
-        if v["type"] not in PAGING_VOLUME_TYPES:
-            raise InputError(f"device type {v['type']!r} is not modelled", file=file, line=vline, field=f"{w}.type",
-                             fix='use "eckd" (3390) or "edev" (emulated FBA on SCSI)')
-        count = _int(v.get("count", 1), *contract.limit("volume_count"), file=file, line=vline, where=f"{w}.count", what="count")
-        xiv = v.get("xiv", False)
-        if not isinstance(xiv, bool) or (xiv and v["type"] != "edev"):
-            raise InputError(f"xiv = {xiv!r} is not valid here", file=file, line=vline, field=f"{w}.xiv",
-                             fix='xiv = true marks an EDEV on an IBM XIV (type = "edev"); leave it out otherwise')
-        vol = {"type": v["type"], "slots": parse_size(v["size"], where=f"{w}.size", file=file, line=vline),
-               "count": count}
-        if xiv:
-            vol["xiv"] = True
-        vols.append(vol)
-    need = sum(g.refs["range_pages"] * g.count for g in with_refs)
-    if need > frames and not vols:
-        raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",
-                         file=file, line=ln("storage", None), field="storage.paging_volumes",
-                         fix='add paging_volumes = [{ type = "eckd", size = "2G" }] or more real storage')
+    return [_paging_volume(v, j, file=file, vline=vline) for j, v in enumerate(vols_in)]
+
+
+def _paging_volume(v: Any, j: int, *, file, vline) -> dict:
+    """One group of alike paging volumes, storage.paging_volumes[j]."""
+    w = f"storage.paging_volumes[{j}]"
+    if not isinstance(v, dict) or set(v) - _VOLUME_KEYS or "type" not in v or "size" not in v:
+        raise InputError(f"{v!r} is not a paging volume", file=file, line=vline, field=w,
+                         fix='{ type = "eckd" | "edev", size = "2G", count = 1 }')
+    if v["type"] not in PAGING_VOLUME_TYPES:
+        raise InputError(f"device type {v['type']!r} is not modelled", file=file, line=vline, field=f"{w}.type",
+                         fix='use "eckd" (3390) or "edev" (emulated FBA on SCSI)')
+    count = _int(v.get("count", 1), *contract.limit("volume_count"), file=file, line=vline, where=f"{w}.count", what="count")
+    xiv = v.get("xiv", False)
+    if not isinstance(xiv, bool) or (xiv and v["type"] != "edev"):
+        raise InputError(f"xiv = {xiv!r} is not valid here", file=file, line=vline, field=f"{w}.xiv",
+                         fix='xiv = true marks an EDEV on an IBM XIV (type = "edev"); leave it out otherwise')
+    vol = {"type": v["type"], "slots": parse_size(v["size"], where=f"{w}.size", file=file, line=vline),
+           "count": count}
+    if xiv:
+        vol["xiv"] = True
+    return vol
+
+
+def _paging_hpf(st: dict, vols: list[dict], *, file, ln) -> bool:
+    """storage.paging_hpf (SET PAGING HPF ON), which needs ECKD paging volumes."""
     hpf = st.get("paging_hpf", False)
     if not isinstance(hpf, bool):
         raise InputError(f"{hpf!r} is not true or false", file=file, line=ln("storage", "paging_hpf"),
@@ -1197,17 +1241,16 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError("SET PAGING HPF ON without ECKD paging volumes", file=file,
                          line=ln("storage", "paging_hpf"), field="storage.paging_hpf",
                          fix='zHPF is FICON (3390) I/O: add eckd paging volumes, or leave paging_hpf out')
-    out = {"frames": frames, "prefill": prefill, "paging_volumes": vols}
-    if hpf:
-        out["hpf"] = True
-    if "encrypt_paging" in st:
-        c = st["encrypt_paging"]
-        if c not in PAGING_CIPHERS:
-            raise InputError(f"{c!r} is not a paging cipher", file=file, line=ln("storage", "encrypt_paging"),
-                             field="storage.encrypt_paging",
-                             fix="SET ENCRYPT PAGING ON ALGORITHM: aes128, aes192 or aes256; leave it out for off")
-        out["encrypt"] = c
-    return out
+    return hpf
+
+
+def _paging_cipher(c: Any, *, file, ln) -> str:
+    """storage.encrypt_paging: the SET ENCRYPT PAGING algorithm."""
+    if c not in PAGING_CIPHERS:
+        raise InputError(f"{c!r} is not a paging cipher", file=file, line=ln("storage", "encrypt_paging"),
+                         field="storage.encrypt_paging",
+                         fix="SET ENCRYPT PAGING ON ALGORITHM: aes128, aes192 or aes256; leave it out for off")
+    return c
 
 
 def _cu(t: dict, storage: dict | None, guests: list[Guest], *, file, ln) -> dict | None:
@@ -1431,14 +1474,51 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
     """The [cpc] section and the LPAR keys of [system] (PR/SM, polarization, parking)."""
     ln = lines.find
     if not cpc:
-        for k in _LPAR_ONLY:
-            if k in system:
-                raise InputError("applies only to an LPAR on a described CPC", file=file, line=ln("system", k),
-                                 field=f"system.{k}",
-                                 fix="add a [cpc] section with shared_ifls (and [[cpc.lpar]] partners), "
-                                     f"or remove system.{k}")
+        _no_lpar_keys(system, file=file, ln=ln)
         return None
     _unknown_keys(cpc, _CPC_KEYS, file=file, lines=lines, table="cpc", index=0, where="cpc")
+    shared, dedicated = _cpc_ifls(cpc, processors, file=file, ln=ln)
+    weight = _lpar_weight(system, file=file, ln=ln)
+    from . import engine
+
+    sw = engine.switches(level, switches)
+    pol = _polarization(system, level, sw, file=file, ln=ln)
+    unparking = _unparking(system, pol, level, sw, file=file, ln=ln)
+    excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
+                        where="system.excessuse")
+    name = _lpar_name(system.get("lpar", "ZVM"), file=file, line=ln("system", "lpar"), field="system.lpar")
+    partners_in = cpc.get("lpar", [])
+    if not isinstance(partners_in, list):
+        raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
+                         fix="write partner partitions as [[cpc.lpar]] tables")
+    cap_groups = capping.groups(cpc.get("group", []), file=file, ln=ln,
+                                unknown_keys=lambda t, a, **kw: _unknown_keys(t, a, file=file, lines=lines, **kw))
+    gnames = {g["name"] for g in cap_groups}
+    my_caps = capping.lpar(system, keys={"capped": "capped", "abscap": "abscap", "group": "capgroup"}, file=file,
+                           line=lambda k: ln("system", k), where="system", group_names=gnames)
+    partners = _cpc_partners(partners_in, name, shared, dedicated, gnames, file=file, lines=lines)
+    out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
+                           "weight": weight, "polarization": pol, "excessuse": excessuse}
+    if unparking is not None:
+        out["unparking"] = unparking
+    out |= my_caps
+    if cap_groups:
+        out["groups"] = cap_groups
+    return out
+
+
+def _no_lpar_keys(system: dict, *, file, ln) -> None:
+    """Without a [cpc], [system] may carry none of the keys that describe an LPAR."""
+    for k in _LPAR_ONLY:
+        if k in system:
+            raise InputError("applies only to an LPAR on a described CPC", file=file, line=ln("system", k),
+                             field=f"system.{k}",
+                             fix="add a [cpc] section with shared_ifls (and [[cpc.lpar]] partners), "
+                                 f"or remove system.{k}")
+
+
+def _cpc_ifls(cpc: dict, processors: int, *, file, ln) -> tuple[int, int]:
+    """The CPC's shared and dedicated IFLs, with room for the scenario's logical processors."""
     if "shared_ifls" not in cpc:
         raise InputError("missing", file=file, line=ln("cpc", None), field="cpc.shared_ifls",
                          fix="say how many shared physical IFLs the CPC has, e.g. shared_ifls = 16")
@@ -1451,13 +1531,19 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
                          file=file, line=ln("system", "processors"), field="system.processors",
                          fix=f"an LPAR may have at most {shared} shared logical cores here: lower "
                              "system.processors or raise cpc.shared_ifls")
+    return shared, dedicated
+
+
+def _lpar_weight(system: dict, *, file, ln) -> int:
+    """The z/VM LPAR's PR/SM weight (system.weight), required with a [cpc]."""
     if "weight" not in system:
         raise InputError("missing", file=file, line=ln("system", None), field="system.weight",
                          fix="give the LPAR's PR/SM weight, 1-999, e.g. weight = 30")
-    weight = _weight(system["weight"], file=file, line=ln("system", "weight"), where="system.weight")
-    from . import engine
+    return _weight(system["weight"], file=file, line=ln("system", "weight"), where="system.weight")
 
-    sw = engine.switches(level, switches)
+
+def _polarization(system: dict, level: str, sw: dict, *, file, ln) -> str:
+    """system.polarization: vertical by default where the level (switches ``sw``) has it."""
     vertical_ok = sw.get("polarization") == "vertical"
     pol = _choice(system.get("polarization", "vertical" if vertical_ok else "horizontal"), POLARIZATIONS,
                   file=file, line=ln("system", "polarization"), where="system.polarization")
@@ -1465,122 +1551,166 @@ def _cpc(cpc: dict, system: dict, processors: int, level: str, switches: dict[st
         raise InputError(f"level {level} runs horizontally polarized only (vertical came with z/VM 6.3)", file=file,
                          line=ln("system", "polarization"), field="system.polarization",
                          fix='set polarization = "horizontal" or use level zvm-6.3 or later')
-    unparking = None
-    if "unparking" in system:
-        if pol == "horizontal":
-            raise InputError("SET SRM UNPARKING applies only to a vertically polarized LPAR", file=file,
-                             line=ln("system", "unparking"), field="system.unparking",
-                             fix='remove system.unparking or set polarization = "vertical"')
-        unparking = _choice(system["unparking"], UNPARKINGS, file=file, line=ln("system", "unparking"),
-                            where="system.unparking")
-        if unparking != "large" and sw.get("unparking") != "vm66063":
-            raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
-                             "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
-                             field="system.unparking",
-                             fix='use level = "zvm-6.4-vm65988-vm66063", or add switches = { unparking = "vm66063" } '
-                                 'to [system] (the APAR), or use "large"')
-    excessuse = _choice(system.get("excessuse", "medium"), EXCESSUSES, file=file, line=ln("system", "excessuse"),
-                        where="system.excessuse")
-    name = system.get("lpar", "ZVM")
+    return pol
+
+
+def _unparking(system: dict, pol: str, level: str, sw: dict, *, file, ln) -> str | None:
+    """system.unparking (SET SRM UNPARKING), or None when not given."""
+    if "unparking" not in system:
+        return None
+    if pol == "horizontal":
+        raise InputError("SET SRM UNPARKING applies only to a vertically polarized LPAR", file=file,
+                         line=ln("system", "unparking"), field="system.unparking",
+                         fix='remove system.unparking or set polarization = "vertical"')
+    unparking = _choice(system["unparking"], UNPARKINGS, file=file, line=ln("system", "unparking"),
+                        where="system.unparking")
+    if unparking != "large" and sw.get("unparking") != "vm66063":
+        raise InputError(f"UNPARKING {unparking.upper()} needs VM66063; level {level} unparks every core that "
+                         "appears powered (LARGE)", file=file, line=ln("system", "unparking"),
+                         field="system.unparking",
+                         fix='use level = "zvm-6.4-vm65988-vm66063", or add switches = { unparking = "vm66063" } '
+                             'to [system] (the APAR), or use "large"')
+    return unparking
+
+
+def _lpar_name(name: Any, *, file, line, field: str) -> str:
+    """An LPAR name: a string of 1-8 characters."""
     if not isinstance(name, str) or not 1 <= len(name) <= 8:
-        raise InputError(f"{name!r} is not an LPAR name", file=file, line=ln("system", "lpar"), field="system.lpar",
+        raise InputError(f"{name!r} is not an LPAR name", file=file, line=line, field=field,
                          fix="an LPAR name has 1-8 characters")
-    partners_in = cpc.get("lpar", [])
-    if not isinstance(partners_in, list):
-        raise InputError("must be an array of tables", file=file, line=ln("cpc", "lpar"), field="cpc.lpar",
-                         fix="write partner partitions as [[cpc.lpar]] tables")
-    cap_groups = capping.groups(cpc.get("group", []), file=file, ln=ln,
-                                unknown_keys=lambda t, a, **kw: _unknown_keys(t, a, file=file, lines=lines, **kw))
-    gnames = {g["name"] for g in cap_groups}
-    my_caps = capping.lpar(system, keys={"capped": "capped", "abscap": "abscap", "group": "capgroup"}, file=file,
-                           line=lambda k: ln("system", k), where="system", group_names=gnames)
+    return name
+
+
+def _cpc_partners(partners_in: list, name: str, shared: int, dedicated: int, gnames: set, *, file,
+                  lines: _Lines) -> list[dict]:
+    """The [[cpc.lpar]] partner partitions, as the engine's LPAR fields."""
     names = {name: "system.lpar"}
     partners = []
     ded_used = 0
     for i, lp in enumerate(partners_in):
-        where = f"cpc.lpar[{i}]"
-        line = lambda k, i=i: ln("cpc.lpar", k, i)  # noqa: E731
-        if not isinstance(lp, dict):
-            raise InputError("must be a table", file=file, field=where, fix="write [[cpc.lpar]] tables")
-        _unknown_keys(lp, _CPC_LPAR_KEYS, file=file, lines=lines, table="cpc.lpar", index=i, where=where)
-        for k in ("name", "logical"):
-            if k not in lp:
-                raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
-                                 fix='e.g. [[cpc.lpar]] name = "PROD" weight = 70 logical = 4 busy = 0.9')
-        pname = lp["name"]
-        if not isinstance(pname, str) or not 1 <= len(pname) <= 8:
-            raise InputError(f"{pname!r} is not an LPAR name", file=file, line=line("name"), field=f"{where}.name",
-                             fix="an LPAR name has 1-8 characters")
-        if pname in names:
-            raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname]})", file=file,
-                             line=line("name"), field=f"{where}.name", fix="give every LPAR its own name")
-        names[pname] = f"{where}.name"
-        ded = lp.get("dedicated", False)
-        if not isinstance(ded, bool):
-            raise InputError(f"{ded!r} is not true or false", file=file, line=line("dedicated"),
-                             field=f"{where}.dedicated", fix="write dedicated = true or dedicated = false")
-        limit = dedicated if ded else shared
-        logical = _int(lp["logical"], 1, MAX_IFLS, file=file, line=line("logical"), where=f"{where}.logical",
-                       what="the number of logical cores")
-        if ded:
-            ded_used += logical
-            if ded_used > dedicated:
-                raise InputError(f"dedicated LPARs need {ded_used} dedicated IFLs but the CPC has {dedicated}",
-                                 file=file, line=line("logical"), field=f"{where}.logical",
-                                 fix="raise cpc.dedicated_ifls or give dedicated LPARs fewer logical cores")
-        elif logical > limit:
-            raise InputError(f"{logical} logical cores but the CPC has {shared} shared physical IFLs", file=file,
-                             line=line("logical"), field=f"{where}.logical",
-                             fix=f"a shared LPAR may have at most {shared} logical cores here")
-        if ded:
-            pweight = 0
-            if "weight" in lp:
-                raise InputError("a dedicated LPAR has no weight", file=file, line=line("weight"),
-                                 field=f"{where}.weight", fix="remove weight or set dedicated = false")
-        else:
-            if "weight" not in lp:
-                raise InputError("missing weight", file=file, line=line(None), field=f"{where}.weight",
-                                 fix="a shared LPAR needs a PR/SM weight 1-999")
-            pweight = _weight(lp["weight"], file=file, line=line("weight"), where=f"{where}.weight")
-        busy = lp.get("busy", 0.0)
-        pattern = busy if isinstance(busy, list) else [busy]
-        if not pattern:
-            raise InputError("empty list", file=file, line=line("busy"), field=f"{where}.busy",
-                             fix="give a busy fraction 0-1, or a list of them, e.g. busy = [0.4, 0.9]")
-        for b in pattern:
-            if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
-                raise InputError(f"busy {b!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
-                                 fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
-        period = 0
-        if isinstance(busy, list):
-            if "busy_period" not in lp:
-                raise InputError("missing busy_period", file=file, line=line("busy"), field=f"{where}.busy_period",
-                                 fix='with a list of busy fractions, say how long each holds, e.g. busy_period = "10s"')
-            period = parse_duration(lp["busy_period"], where=f"{where}.busy_period", file=file,
-                                    line=line("busy_period"))
-        elif "busy_period" in lp:
+        partner = _cpc_partner(lp, i, names, shared, dedicated, ded_used, gnames, file=file, lines=lines)
+        if partner["dedicated"]:
+            ded_used += partner["logical"]
+        partners.append(partner)
+    return partners
+
+
+def _cpc_partner(lp: Any, i: int, names: dict[str, str], shared: int, dedicated: int, ded_used: int, gnames: set,
+                 *, file, lines: _Lines) -> dict:
+    """One [[cpc.lpar]] partner (its name is added to ``names``; ``ded_used`` dedicated IFLs are taken)."""
+    where = f"cpc.lpar[{i}]"
+    line = lambda k, i=i: lines.find("cpc.lpar", k, i)  # noqa: E731
+    if not isinstance(lp, dict):
+        raise InputError("must be a table", file=file, field=where, fix="write [[cpc.lpar]] tables")
+    _unknown_keys(lp, _CPC_LPAR_KEYS, file=file, lines=lines, table="cpc.lpar", index=i, where=where)
+    for k in ("name", "logical"):
+        if k not in lp:
+            raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
+                             fix='e.g. [[cpc.lpar]] name = "PROD" weight = 70 logical = 4 busy = 0.9')
+    pname = _lpar_name(lp["name"], file=file, line=line("name"), field=f"{where}.name")
+    if pname in names:
+        raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname]})", file=file,
+                         line=line("name"), field=f"{where}.name", fix="give every LPAR its own name")
+    names[pname] = f"{where}.name"
+    ded, logical, pweight = _partner_cores(lp, where, line, shared, dedicated, ded_used, file=file)
+    busy, busy_fields = _partner_busy(lp, where, line, file=file)
+    ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),
+                   where=f"{where}.polarization")
+    partner = {"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
+               "polarization": ppol, "busy": busy}
+    partner |= busy_fields
+    partner |= capping.lpar(lp, keys={"capped": "capped", "abscap": "abscap", "group": "group"}, file=file,
+                            line=line, where=where, group_names=gnames, dedicated=ded)
+    return partner
+
+
+def _partner_cores(lp: dict, where: str, line, shared: int, dedicated: int, ded_used: int, *,
+                   file) -> tuple[bool, int, int]:
+    """A partner's (dedicated, logical cores, weight): dedicated partners have no weight and share
+    the CPC's dedicated IFLs (``ded_used`` already taken), shared ones fit its shared IFLs."""
+    ded = lp.get("dedicated", False)
+    if not isinstance(ded, bool):
+        raise InputError(f"{ded!r} is not true or false", file=file, line=line("dedicated"),
+                         field=f"{where}.dedicated", fix="write dedicated = true or dedicated = false")
+    limit = dedicated if ded else shared
+    logical = _int(lp["logical"], 1, MAX_IFLS, file=file, line=line("logical"), where=f"{where}.logical",
+                   what="the number of logical cores")
+    if ded:
+        if ded_used + logical > dedicated:
+            raise InputError(f"dedicated LPARs need {ded_used + logical} dedicated IFLs but the CPC has {dedicated}",
+                             file=file, line=line("logical"), field=f"{where}.logical",
+                             fix="raise cpc.dedicated_ifls or give dedicated LPARs fewer logical cores")
+    elif logical > limit:
+        raise InputError(f"{logical} logical cores but the CPC has {shared} shared physical IFLs", file=file,
+                         line=line("logical"), field=f"{where}.logical",
+                         fix=f"a shared LPAR may have at most {shared} logical cores here")
+    if ded:
+        if "weight" in lp:
+            raise InputError("a dedicated LPAR has no weight", file=file, line=line("weight"),
+                             field=f"{where}.weight", fix="remove weight or set dedicated = false")
+        return ded, logical, 0
+    if "weight" not in lp:
+        raise InputError("missing weight", file=file, line=line(None), field=f"{where}.weight",
+                         fix="a shared LPAR needs a PR/SM weight 1-999")
+    return ded, logical, _weight(lp["weight"], file=file, line=line("weight"), where=f"{where}.weight")
+
+
+def _partner_busy(lp: dict, where: str, line, *, file) -> tuple[float, dict]:
+    """A partner's busy fraction, and with a list of them the engine's pattern fields."""
+    busy = lp.get("busy", 0.0)
+    pattern = busy if isinstance(busy, list) else [busy]
+    if not pattern:
+        raise InputError("empty list", file=file, line=line("busy"), field=f"{where}.busy",
+                         fix="give a busy fraction 0-1, or a list of them, e.g. busy = [0.4, 0.9]")
+    for b in pattern:
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or not 0 <= b <= 1:
+            raise InputError(f"busy {b!r} is out of range", file=file, line=line("busy"), field=f"{where}.busy",
+                             fix="busy is the fraction of its logical cores the partner keeps busy, 0-1")
+    if not isinstance(busy, list):
+        if "busy_period" in lp:
             raise InputError("busy_period needs a list of busy fractions", file=file, line=line("busy_period"),
                              field=f"{where}.busy_period", fix="e.g. busy = [0.4, 0.9] busy_period = \"10s\"")
-        ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),
-                       where=f"{where}.polarization")
-        partner = {"name": pname, "weight": pweight, "logical": logical, "dedicated": ded,
-                   "polarization": ppol, "busy": float(pattern[0])}
-        if isinstance(busy, list):
-            partner |= {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
-        partner |= capping.lpar(lp, keys={"capped": "capped", "abscap": "abscap", "group": "group"}, file=file,
-                                line=line, where=where, group_names=gnames, dedicated=ded)
-        partners.append(partner)
-    out: dict[str, Any] = {"shared": shared, "dedicated": dedicated, "lpars": partners, "name": name,
-                           "weight": weight, "polarization": pol, "excessuse": excessuse}
-    if unparking is not None:
-        out["unparking"] = unparking
-    out |= my_caps
-    if cap_groups:
-        out["groups"] = cap_groups
-    return out
+        return float(busy), {}
+    if "busy_period" not in lp:
+        raise InputError("missing busy_period", file=file, line=line("busy"), field=f"{where}.busy_period",
+                         fix='with a list of busy fractions, say how long each holds, e.g. busy_period = "10s"')
+    period = parse_duration(lp["busy_period"], where=f"{where}.busy_period", file=file, line=line("busy_period"))
+    return float(pattern[0]), {"busy_pattern": [float(b) for b in pattern], "busy_period_ns": period}
 
 
 def _workload(w: Any, *, file, line, where) -> Workload:
+    """A guest's workload table, checked for its kind."""
+    kind = _workload_kind(w, file=file, line=line, where=where)
+    dist = w.get("dist", "exp")
+    if dist not in DISTS:
+        raise InputError(f"{dist!r} is not a distribution", file=file, line=line, field=f"{where}.dist",
+                         fix=f"accepted: {', '.join(DISTS)}")
+    wl = Workload(kind=kind, dist=dist)
+    if kind == "cpu-bound":
+        _cpu_bound_workload(wl, w, file=file, line=line, where=where)
+    elif kind in ("dasd-io", "format"):
+        _minidisk_workload(wl, w, kind, file=file, line=line, where=where)
+    elif kind == "dump":
+        _dump_workload(wl, w, file=file, line=line, where=where)
+    elif kind in ("client", "server", "ssl-server"):
+        _net_workload(wl, w, kind, file=file, line=line, where=where)
+    elif kind == "memtst":
+        if "cpu" not in w:
+            raise InputError("missing cpu", file=file, line=line, field=f"{where}.cpu",
+                             fix='e.g. workload = { kind = "memtst", cpu = "20us" }')
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+    else:
+        for k in ("think", "cpu"):
+            if k not in w:
+                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
+                                 fix='e.g. workload = { kind = "transactional", think = "7ms", cpu = "1ms" }')
+        wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
+        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+    return wl
+
+
+def _workload_kind(w: Any, *, file, line, where) -> str:
+    """The kind of a workload table whose keys all belong to that kind."""
     kinds = ", ".join(_WORKLOAD_KEYS)
     if w is None:
         raise InputError("missing", file=file, line=line, field=where,
@@ -1601,77 +1731,73 @@ def _workload(w: Any, *, file, line, where) -> Workload:
             hint = f"did you mean {close[0]!r}? " if close else ""
             raise InputError(f"unknown key {k!r} for a {kind} workload", file=file, line=line, field=f"{where}.{k}",
                              fix=f"{hint}accepted: {', '.join(a for a in allowed if a != 'kind')}")
-    dist = w.get("dist", "exp")
-    if dist not in DISTS:
-        raise InputError(f"{dist!r} is not a distribution", file=file, line=line, field=f"{where}.dist",
-                         fix=f"accepted: {', '.join(DISTS)}")
-    wl = Workload(kind=kind, dist=dist)
-    if kind == "cpu-bound":
-        if "demand" in w:
-            d = w["demand"]
-            if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d <= 1):
-                raise InputError(f"demand {d!r} is out of range", file=file, line=line, field=f"{where}.demand",
-                                 fix="demand is the fraction of one processor each virtual CPU wants, in (0, 1]; "
-                                     "leave it out for infinite demand")
-            wl.demand = float(d)
-        if "tx_cpu" in w:
-            wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
-    elif kind in ("dasd-io", "format"):
-        wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
-        md: dict[str, Any] = {}
-        if "start" in w:
-            st = w["start"]
-            md["start"] = 0 if st in ("0", 0) else parse_size(st, where=f"{where}.start", file=file, line=line)
-        if "size" in w:
-            md["pages"] = wl.dasd.get("size_mb", 0) * 256 or parse_size(w["size"], where=f"{where}.size",
-                                                                           file=file, line=line)
-        wl.minidisk = md
-    elif kind == "dump":
-        for k in ("volume", "size"):
-            if k not in w:
-                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
-                                 fix='e.g. workload = { kind = "dump", volume = "DUMP01", size = "4G" }')
-        vol = w["volume"]
-        if not isinstance(vol, str) or not vol:
-            raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume",
-                             fix='e.g. volume = "DUMP01"')
-        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
-        if pages < 256:
-            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
-                             fix='the storage the dump writes, e.g. "4G"')
-        wl.dasd = {"volume": vol.upper(), "size_mb": pages // 256}
-    elif kind in ("client", "server", "ssl-server"):
-        eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
-              else f'e.g. workload = {{ kind = "{kind}", cpu = "200us" }}')
-        wl.extra = _net_options(w, kind, file=file, line=line, where=where)
-        need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
-        for k in need:
-            if k not in w:
-                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}", fix=eg)
-        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
-        if kind == "client":
-            sv, win = w["servers"], w["window"]
-            if not isinstance(sv, str) or not sv:
-                raise InputError(f"{sv!r} is not a userid", file=file, line=line, field=f"{where}.servers",
-                                 fix="the userid of a [[guest]] whose workload kind is \"server\"")
-            lo, hi = contract.limit("client_window")
-            if isinstance(win, bool) or not isinstance(win, int) or not (lo <= win <= hi):
-                raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
-                                 fix=f"requests a client virtual CPU keeps outstanding: an integer {lo}..{hi}")
-            wl.servers, wl.window = sv, win
-    elif kind == "memtst":
-        if "cpu" not in w:
-            raise InputError("missing cpu", file=file, line=line, field=f"{where}.cpu",
-                             fix='e.g. workload = { kind = "memtst", cpu = "20us" }')
-        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
-    else:
-        for k in ("think", "cpu"):
-            if k not in w:
-                raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
-                                 fix='e.g. workload = { kind = "transactional", think = "7ms", cpu = "1ms" }')
-        wl.think_ns = parse_duration(w["think"], where=f"{where}.think", file=file, line=line, allow_zero=True)
-        wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
-    return wl
+    return kind
+
+
+def _cpu_bound_workload(wl: Workload, w: dict, *, file, line, where) -> None:
+    """Set a cpu-bound workload's demand and transaction CPU time on ``wl``."""
+    if "demand" in w:
+        d = w["demand"]
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d <= 1):
+            raise InputError(f"demand {d!r} is out of range", file=file, line=line, field=f"{where}.demand",
+                             fix="demand is the fraction of one processor each virtual CPU wants, in (0, 1]; "
+                                 "leave it out for infinite demand")
+        wl.demand = float(d)
+    if "tx_cpu" in w:
+        wl.tx_cpu_ns = parse_duration(w["tx_cpu"], where=f"{where}.tx_cpu", file=file, line=line)
+
+
+def _minidisk_workload(wl: Workload, w: dict, kind: str, *, file, line, where) -> None:
+    """Set a dasd-io or format workload's device fields and minidisk extent on ``wl``."""
+    wl.dasd = _dasd_workload(w, kind, file=file, line=line, where=where)
+    md: dict[str, Any] = {}
+    if "start" in w:
+        st = w["start"]
+        md["start"] = 0 if st in ("0", 0) else parse_size(st, where=f"{where}.start", file=file, line=line)
+    if "size" in w:
+        md["pages"] = wl.dasd.get("size_mb", 0) * 256 or parse_size(w["size"], where=f"{where}.size",
+                                                                       file=file, line=line)
+    wl.minidisk = md
+
+
+def _dump_workload(wl: Workload, w: dict, *, file, line, where) -> None:
+    """Set a dump workload's volume and size on ``wl``."""
+    for k in ("volume", "size"):
+        if k not in w:
+            raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}",
+                             fix='e.g. workload = { kind = "dump", volume = "DUMP01", size = "4G" }')
+    vol = w["volume"]
+    if not isinstance(vol, str) or not vol:
+        raise InputError(f"{vol!r} is not a volume name", file=file, line=line, field=f"{where}.volume",
+                         fix='e.g. volume = "DUMP01"')
+    pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+    if pages < 256:
+        raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                         fix='the storage the dump writes, e.g. "4G"')
+    wl.dasd = {"volume": vol.upper(), "size_mb": pages // 256}
+
+
+def _net_workload(wl: Workload, w: dict, kind: str, *, file, line, where) -> None:
+    """Set a client's, server's or ssl-server's CPU time, options, servers and window on ``wl``."""
+    eg = ('e.g. workload = { kind = "client", cpu = "400us", servers = "SERVER", window = 4 }' if kind == "client"
+          else f'e.g. workload = {{ kind = "{kind}", cpu = "200us" }}')
+    wl.extra = _net_options(w, kind, file=file, line=line, where=where)
+    need = ("cpu", "servers", "window") if kind == "client" else ("cpu",)
+    for k in need:
+        if k not in w:
+            raise InputError(f"missing {k}", file=file, line=line, field=f"{where}.{k}", fix=eg)
+    wl.cpu_ns = parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line)
+    if kind != "client":
+        return
+    sv, win = w["servers"], w["window"]
+    if not isinstance(sv, str) or not sv:
+        raise InputError(f"{sv!r} is not a userid", file=file, line=line, field=f"{where}.servers",
+                         fix="the userid of a [[guest]] whose workload kind is \"server\"")
+    lo, hi = contract.limit("client_window")
+    if isinstance(win, bool) or not isinstance(win, int) or not (lo <= win <= hi):
+        raise InputError(f"window {win!r} is out of range", file=file, line=line, field=f"{where}.window",
+                         fix=f"requests a client virtual CPU keeps outstanding: an integer {lo}..{hi}")
+    wl.servers, wl.window = sv, win
 
 
 def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
@@ -1758,77 +1884,108 @@ def _dasd_volumes(raw: Any, guests: list[Guest], vol_types: dict, *, file, ln) -
         return
     vols: dict[str, tuple[str, int, int]] = {}
     for j, v in enumerate(raw):
-        w = f"volume[{j}]"
-        if not isinstance(v, dict):
-            raise InputError("must be a table", file=file, field=w, fix="write volumes as [[volume]] tables")
-        for k in v:
-            if k not in _DASD_VOLUME_KEYS:
-                close = difflib.get_close_matches(k, list(_DASD_VOLUME_KEYS), n=1)
-                raise InputError(f"unknown key {k!r}", file=file, line=ln("volume", k, j), field=f"{w}.{k}",
-                                 fix=(f"did you mean {close[0]!r}? " if close else "") +
-                                 "keys: " + ", ".join(_DASD_VOLUME_KEYS))
-        for k in ("name", "type", "size"):
-            if k not in v:
-                raise InputError(f"missing {k}", file=file, line=ln("volume", None, j), field=f"{w}.{k}",
-                                 fix=f"{k}: {_DASD_VOLUME_KEYS[k]}")
-        name = v["name"]
-        if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9@#$]{1,6}$", name):
-            raise InputError(f"{name!r} is not a volume label", file=file, line=ln("volume", "name", j),
-                             field=f"{w}.name", fix="1-6 characters: letters, digits and @ # $")
-        name = name.upper()
-        if name in vols:
-            raise InputError(f"volume {name} is declared twice (volume[{vols[name][2]}] and {w})", file=file,
-                             line=ln("volume", "name", j), field=f"{w}.name", fix="volume labels must be unique")
-        t = v["type"]
-        if t not in VOLUME_TYPES:
-            raise InputError(f"{t!r} is not a device type zvmlab models", file=file, line=ln("volume", "type", j),
-                             field=f"{w}.type", fix="accepted: eckd (3390), edev (FBA emulated on SCSI), "
-                             "scsi (dedicated); a VDISK is not a volume")
-        size = v["size"]
-        if isinstance(size, str) and size.strip().lower() in _3390_MODELS:
-            if t != "eckd":
-                raise InputError(f"{size} is a 3390 model but the volume is {t}", file=file,
-                                 line=ln("volume", "size", j), field=f"{w}.size",
-                                 fix='give an edev or scsi volume a size such as "20G"')
-            pages = _3390_MODELS[size.strip().lower()] * 180
-        else:
-            pages = parse_size(size, where=f"{w}.size", file=file, line=ln("volume", "size", j))
+        name, t, pages = _dasd_volume(v, j, vols, file=file, ln=ln)
         vols[name] = (t, pages, j)
     placed: dict[str, list[tuple[int, int, int]]] = {}
     for i, g in enumerate(guests):
         if not g.workload.dasd or g.workload.kind not in ("dasd-io", "format"):
             continue
-        vol, t = g.workload.dasd["volume"], g.workload.dasd["type"]
-        line = ln("guest", "workload", i)
-        if t == "vdisk":
-            continue
-        if vol not in vols:
-            raise InputError(f"volume {vol} is not declared", file=file, line=line, field=f"guest[{i}].workload.volume",
-                             fix="declared volumes: " + ", ".join(sorted(vols)) + "; add a [[volume]] for it")
-        vt, cap, j = vols[vol]
-        if vt != t:
-            raise InputError(f"volume {vol} is {vt} (volume[{j}]) but this workload says {t}", file=file, line=line,
-                             field=f"guest[{i}].workload.type", fix=f'write type = "{vt}"')
-        md = g.workload.minidisk or {}
-        if not md:
-            continue  # no extent given: the guests use the volume as a whole (shared)
-        here = placed.setdefault(vol, [])
-        start = md.get("start", max((e for _, e, _ in here), default=0))
-        pages = md.get("pages", cap - start)
-        if pages <= 0 or start + pages > cap:
-            raise InputError(f"the minidisk ({start + max(pages, 0)} pages to its end) runs past volume {vol} "
-                             f"({cap} pages)", file=file, line=line, field=f"guest[{i}].workload.size",
-                             fix=f"make it fit in {cap * PAGE >> 20} MB, or use a larger volume")
-        for s0, e0, i0 in here:
-            if start < e0 and s0 < start + pages:
-                raise InputError(f"the minidisk overlaps guest[{i0}]'s on volume {vol} (pages {s0}-{e0 - 1})",
-                                 file=file, line=line, field=f"guest[{i}].workload.start",
-                                 fix=f"start it at or after {e0 * PAGE >> 20} MB, or name another volume")
-        here.append((start, start + pages, i))
+        _place_minidisk(g, i, vols, placed, file=file, ln=ln)
+
+
+def _dasd_volume(v: Any, j: int, vols: dict[str, tuple[str, int, int]], *, file, ln) -> tuple[str, str, int]:
+    """The (label, type, pages) of volume[j], a label not among ``vols`` already declared."""
+    w = f"volume[{j}]"
+    if not isinstance(v, dict):
+        raise InputError("must be a table", file=file, field=w, fix="write volumes as [[volume]] tables")
+    for k in v:
+        if k not in _DASD_VOLUME_KEYS:
+            close = difflib.get_close_matches(k, list(_DASD_VOLUME_KEYS), n=1)
+            raise InputError(f"unknown key {k!r}", file=file, line=ln("volume", k, j), field=f"{w}.{k}",
+                             fix=(f"did you mean {close[0]!r}? " if close else "") +
+                             "keys: " + ", ".join(_DASD_VOLUME_KEYS))
+    for k in ("name", "type", "size"):
+        if k not in v:
+            raise InputError(f"missing {k}", file=file, line=ln("volume", None, j), field=f"{w}.{k}",
+                             fix=f"{k}: {_DASD_VOLUME_KEYS[k]}")
+    name = v["name"]
+    if not isinstance(name, str) or not re.match(r"^[A-Za-z0-9@#$]{1,6}$", name):
+        raise InputError(f"{name!r} is not a volume label", file=file, line=ln("volume", "name", j),
+                         field=f"{w}.name", fix="1-6 characters: letters, digits and @ # $")
+    name = name.upper()
+    if name in vols:
+        raise InputError(f"volume {name} is declared twice (volume[{vols[name][2]}] and {w})", file=file,
+                         line=ln("volume", "name", j), field=f"{w}.name", fix="volume labels must be unique")
+    t = v["type"]
+    if t not in VOLUME_TYPES:
+        raise InputError(f"{t!r} is not a device type zvmlab models", file=file, line=ln("volume", "type", j),
+                         field=f"{w}.type", fix="accepted: eckd (3390), edev (FBA emulated on SCSI), "
+                         "scsi (dedicated); a VDISK is not a volume")
+    return name, t, _dasd_volume_pages(v["size"], t, w, j, file=file, ln=ln)
+
+
+def _dasd_volume_pages(size: Any, t: str, w: str, j: int, *, file, ln) -> int:
+    """A volume's size in pages: a 3390 model (eckd only) or a size such as "20G"."""
+    if isinstance(size, str) and size.strip().lower() in _3390_MODELS:
+        if t != "eckd":
+            raise InputError(f"{size} is a 3390 model but the volume is {t}", file=file,
+                             line=ln("volume", "size", j), field=f"{w}.size",
+                             fix='give an edev or scsi volume a size such as "20G"')
+        return _3390_MODELS[size.strip().lower()] * 180
+    return parse_size(size, where=f"{w}.size", file=file, line=ln("volume", "size", j))
+
+
+def _place_minidisk(g: Guest, i: int, vols: dict[str, tuple[str, int, int]],
+                    placed: dict[str, list[tuple[int, int, int]]], *, file, ln) -> None:
+    """Place guest[i]'s minidisk on its declared volume, clear of those ``placed`` before it."""
+    vol, t = g.workload.dasd["volume"], g.workload.dasd["type"]
+    line = ln("guest", "workload", i)
+    if t == "vdisk":
+        return
+    if vol not in vols:
+        raise InputError(f"volume {vol} is not declared", file=file, line=line, field=f"guest[{i}].workload.volume",
+                         fix="declared volumes: " + ", ".join(sorted(vols)) + "; add a [[volume]] for it")
+    vt, cap, j = vols[vol]
+    if vt != t:
+        raise InputError(f"volume {vol} is {vt} (volume[{j}]) but this workload says {t}", file=file, line=line,
+                         field=f"guest[{i}].workload.type", fix=f'write type = "{vt}"')
+    md = g.workload.minidisk or {}
+    if not md:
+        return  # no extent given: the guests use the volume as a whole (shared)
+    here = placed.setdefault(vol, [])
+    start = md.get("start", max((e for _, e, _ in here), default=0))
+    pages = md.get("pages", cap - start)
+    if pages <= 0 or start + pages > cap:
+        raise InputError(f"the minidisk ({start + max(pages, 0)} pages to its end) runs past volume {vol} "
+                         f"({cap} pages)", file=file, line=line, field=f"guest[{i}].workload.size",
+                         fix=f"make it fit in {cap * PAGE >> 20} MB, or use a larger volume")
+    for s0, e0, i0 in here:
+        if start < e0 and s0 < start + pages:
+            raise InputError(f"the minidisk overlaps guest[{i0}]'s on volume {vol} (pages {s0}-{e0 - 1})",
+                             file=file, line=line, field=f"guest[{i}].workload.start",
+                             fix=f"start it at or after {e0 * PAGE >> 20} MB, or name another volume")
+    here.append((start, start + pages, i))
 
 
 def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
     """The engine fields of a dasd-io or format workload, checked."""
+    _dasd_device(w, kind, file=file, line=line, where=where)
+    d: dict[str, Any] = {"volume": w["volume"].upper(), "type": w["type"],
+                         "blocks": _io_count(w, "blocks", contract.limit("blocks")[1], file=file, line=line,
+                                             where=where)}
+    if kind == "format":
+        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
+        if pages < 256:
+            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
+                             fix='a minidisk size such as "10G"')
+        d["size_mb"] = pages // 256
+        return d
+    _dasd_io(d, w, file=file, line=line, where=where)
+    return d
+
+
+def _dasd_device(w: dict, kind: str, *, file, line, where) -> None:
+    """A dasd-io or format workload has its required keys, a volume name and a device type of its kind."""
     eg = ('e.g. workload = { kind = "dasd-io", volume = "EF0100", type = "edev", cpu = "360us", ios = 100, blocks = 1 }'
           if kind == "dasd-io" else
           'e.g. workload = { kind = "format", volume = "EF0100", type = "edev", size = "10G", blocks = 1024 }')
@@ -1844,21 +2001,18 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
         raise InputError(f"{w['type']!r} is not a device type zvmlab models here", file=file, line=line,
                          field=f"{where}.type", fix=f"accepted: {', '.join(types)}")
 
-    def count(k: str, hi: int) -> int:
-        v = w[k]
-        if isinstance(v, bool) or not isinstance(v, int) or not (1 <= v <= hi):
-            raise InputError(f"{k} {v!r} is out of range", file=file, line=line, field=f"{where}.{k}",
-                             fix=f"a whole number 1..{hi}")
-        return v
 
-    d: dict[str, Any] = {"volume": vol.upper(), "type": w["type"], "blocks": count("blocks", contract.limit("blocks")[1])}
-    if kind == "format":
-        pages = parse_size(w["size"], where=f"{where}.size", file=file, line=line)
-        if pages < 256:
-            raise InputError(f"{w['size']!r} is smaller than 1 MB", file=file, line=line, field=f"{where}.size",
-                             fix='a minidisk size such as "10G"')
-        d["size_mb"] = pages // 256
-        return d
+def _io_count(w: dict, k: str, hi: int, *, file, line, where) -> int:
+    """The whole number 1..hi a DASD workload gives as ``k`` (blocks, window, ios)."""
+    v = w[k]
+    if isinstance(v, bool) or not isinstance(v, int) or not (1 <= v <= hi):
+        raise InputError(f"{k} {v!r} is out of range", file=file, line=line, field=f"{where}.{k}",
+                         fix=f"a whole number 1..{hi}")
+    return v
+
+
+def _dasd_io(d: dict[str, Any], w: dict, *, file, line, where) -> None:
+    """Add a dasd-io workload's I/O fields (method, window, cache, pacing, costs) to ``d``."""
     method = w.get("method", "ssch")
     if method not in DASD_METHODS:
         raise InputError(f"{method!r} is not an I/O method", file=file, line=line, field=f"{where}.method",
@@ -1868,41 +2022,53 @@ def _dasd_workload(w: dict, kind: str, *, file, line, where) -> dict:
         raise InputError(f"{write!r} is not true or false", file=file, line=line, field=f"{where}.write",
                          fix="write = true for writes, false (the default) for reads")
     if "window" in w:
-        d["window"] = count("window", contract.limit("io_window")[1])
+        d["window"] = _io_count(w, "window", contract.limit("io_window")[1], file=file, line=line, where=where)
+    d.update(_dasd_mdc(w, d["blocks"], file=file, line=line, where=where))
+    if "rate" in w:
+        d["rate"] = _io_rate(w, file=file, line=line, where=where)
+    d.update(method=method, write=write,
+             ios=_io_count(w, "ios", contract.limit("ios")[1], file=file, line=line, where=where),
+             dist=w.get("dist", "exp"),
+             cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
+             think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,
+                                     allow_zero=True))
+
+
+def _dasd_mdc(w: dict, blocks: int, *, file, line, where) -> dict[str, Any]:
+    """A dasd-io workload's minidisk cache fields: mdc and the extent its I/Os read, or none."""
     mdc = w.get("mdc", False)
     if not isinstance(mdc, bool):
         raise InputError(f"{mdc!r} is not true or false", file=file, line=line, field=f"{where}.mdc",
                          fix="mdc = true caches this device's data in the minidisk cache; false (default) does not")
-    if mdc:
-        if w["type"] in ("scsi", "vdisk"):
-            raise InputError(f"a {w['type']} device is not eligible for the minidisk cache", file=file, line=line,
-                             field=f"{where}.mdc", fix="MDC caches eckd and edev minidisks read through CP; "
-                             "leave mdc out for a dedicated SCSI device or a VDISK")
-        if "extent" not in w:
-            raise InputError("missing extent (the data the I/Os read)", file=file, line=line,
-                             field=f"{where}.extent", fix='e.g. extent = "400M" with mdc = true')
-        ext = parse_size(w["extent"], where=f"{where}.extent", file=file, line=line)
-        if ext < d["blocks"]:
-            raise InputError(f"extent {w['extent']!r} is smaller than one I/O ({d['blocks']} blocks)", file=file,
-                             line=line, field=f"{where}.extent", fix="give an extent of at least one I/O's blocks")
-        d.update(mdc=True, extent_blocks=ext)
-    elif "extent" in w:
-        raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
-                         fix="add mdc = true, or leave extent out")
-    if "rate" in w:
-        r = w["rate"]
-        if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= contract.limit("io_rate")[1]):
-            raise InputError(f"rate {r!r} is not an I/O rate", file=file, line=line, field=f"{where}.rate",
-                             fix="I/Os per second, a number > 0, e.g. rate = 1233")
-        if "think" in w:
-            raise InputError("both rate and think", file=file, line=line, field=f"{where}.rate",
-                             fix="a paced driver (rate) sets its own pauses: leave think out, or rate")
-        d["rate"] = float(r)
-    d.update(method=method, write=write, ios=count("ios", contract.limit("ios")[1]), dist=w.get("dist", "exp"),
-             cpu_ns=parse_duration(w["cpu"], where=f"{where}.cpu", file=file, line=line),
-             think_ns=parse_duration(w.get("think", "0s"), where=f"{where}.think", file=file, line=line,
-                                     allow_zero=True))
-    return d
+    if not mdc:
+        if "extent" in w:
+            raise InputError("extent without mdc = true", file=file, line=line, field=f"{where}.extent",
+                             fix="add mdc = true, or leave extent out")
+        return {}
+    if w["type"] in ("scsi", "vdisk"):
+        raise InputError(f"a {w['type']} device is not eligible for the minidisk cache", file=file, line=line,
+                         field=f"{where}.mdc", fix="MDC caches eckd and edev minidisks read through CP; "
+                         "leave mdc out for a dedicated SCSI device or a VDISK")
+    if "extent" not in w:
+        raise InputError("missing extent (the data the I/Os read)", file=file, line=line,
+                         field=f"{where}.extent", fix='e.g. extent = "400M" with mdc = true')
+    ext = parse_size(w["extent"], where=f"{where}.extent", file=file, line=line)
+    if ext < blocks:
+        raise InputError(f"extent {w['extent']!r} is smaller than one I/O ({blocks} blocks)", file=file,
+                         line=line, field=f"{where}.extent", fix="give an extent of at least one I/O's blocks")
+    return {"mdc": True, "extent_blocks": ext}
+
+
+def _io_rate(w: dict, *, file, line, where) -> float:
+    """A paced dasd-io workload's rate in I/Os per second (with no think time)."""
+    r = w["rate"]
+    if isinstance(r, bool) or not isinstance(r, (int, float)) or not (0 < r <= contract.limit("io_rate")[1]):
+        raise InputError(f"rate {r!r} is not an I/O rate", file=file, line=line, field=f"{where}.rate",
+                         fix="I/Os per second, a number > 0, e.g. rate = 1233")
+    if "think" in w:
+        raise InputError("both rate and think", file=file, line=line, field=f"{where}.rate",
+                         fix="a paced driver (rate) sets its own pauses: leave think out, or rate")
+    return float(r)
 
 
 def load(path: str | Path) -> Scenario:
