@@ -395,72 +395,54 @@ pub fn vertical_counts(e: Ent) -> (u32, u32) {
     }
 }
 
-/// Polarize and place the whole CPC.
-pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
-    cpc.check()?;
-    let ents = entitlements(cpc);
-    let mut lpars = Vec::new();
-    for (l, &e) in cpc.lpars.iter().zip(&ents) {
-        let (mut vh, mut vm, mut vl, mut hz, mut ded) = (0, 0, 0, 0, 0);
-        let mut cores = Vec::new();
-        if l.dedicated {
-            ded = l.logical;
-            cores.extend((0..ded).map(|_| Core {
-                pol: Pol::Ded,
-                ent: 1.0,
-                home: 0,
-            }));
-        } else if l.polarization == Polarization::Horizontal {
-            hz = l.logical;
-            let per = e.cores() / l.logical as f64;
-            cores.extend((0..hz).map(|_| Core {
-                pol: Pol::Hz,
-                ent: per,
-                home: 0,
-            }));
+/// `n` logical cores of polarity `pol`, each entitled to `ent` cores, not yet placed.
+fn unplaced_cores(cores: &mut Vec<Core>, n: u32, pol: Pol, ent: f64) {
+    cores.extend((0..n).map(|_| Core { pol, ent, home: 0 }));
+}
+
+/// LPAR `l` with entitlement `e`, polarized: its logical cores dedicated, horizontal (each an
+/// equal share of its entitlement) or vertical (Vh, Vm sharing what the Vh leave, Vl).
+fn polarize_lpar(l: &LparSpec, e: Ent) -> LparPol {
+    let (mut vh, mut vm, mut vl, mut hz, mut ded) = (0, 0, 0, 0, 0);
+    let mut cores = Vec::new();
+    if l.dedicated {
+        ded = l.logical;
+        unplaced_cores(&mut cores, ded, Pol::Ded, 1.0);
+    } else if l.polarization == Polarization::Horizontal {
+        hz = l.logical;
+        let per = e.cores() / l.logical as f64;
+        unplaced_cores(&mut cores, hz, Pol::Hz, per);
+    } else {
+        (vh, vm) = vertical_counts(e);
+        vl = l.logical - vh - vm;
+        let vm_ent = if vm > 0 {
+            (e.cores() - vh as f64) / vm as f64
         } else {
-            (vh, vm) = vertical_counts(e);
-            vl = l.logical - vh - vm;
-            let vm_ent = if vm > 0 {
-                (e.cores() - vh as f64) / vm as f64
-            } else {
-                0.0
-            };
-            cores.extend((0..vh).map(|_| Core {
-                pol: Pol::Vh,
-                ent: 1.0,
-                home: 0,
-            }));
-            cores.extend((0..vm).map(|_| Core {
-                pol: Pol::Vm,
-                ent: vm_ent,
-                home: 0,
-            }));
-            cores.extend((0..vl).map(|_| Core {
-                pol: Pol::Vl,
-                ent: 0.0,
-                home: 0,
-            }));
-        }
-        lpars.push(LparPol {
-            name: l.name.clone(),
-            weight: l.weight,
-            logical: l.logical,
-            dedicated: l.dedicated,
-            polarization: l.polarization,
-            entitlement: e.cores(),
-            ent: e,
-            vh,
-            vm,
-            vl,
-            hz,
-            ded,
-            cores,
-        });
+            0.0
+        };
+        unplaced_cores(&mut cores, vh, Pol::Vh, 1.0);
+        unplaced_cores(&mut cores, vm, Pol::Vm, vm_ent);
+        unplaced_cores(&mut cores, vl, Pol::Vl, 0.0);
     }
-    // Placement: Vh on physical cores 0.., one each; the rest of the shared pool for the others.
-    let vh_total: u32 = lpars.iter().map(|l| l.vh).sum();
-    let non_vh_total: u32 = lpars.iter().map(|l| l.vm + l.vl + l.hz).sum();
+    LparPol {
+        name: l.name.clone(),
+        weight: l.weight,
+        logical: l.logical,
+        dedicated: l.dedicated,
+        polarization: l.polarization,
+        entitlement: e.cores(),
+        ent: e,
+        vh,
+        vm,
+        vl,
+        hz,
+        ded,
+        cores,
+    }
+}
+
+/// Places every Vh on its own physical core, from core 0 on, in LPAR order.
+fn place_vh(lpars: &mut [LparPol]) {
     let mut next = 0u32;
     for l in lpars.iter_mut() {
         for c in l.cores.iter_mut().filter(|c| c.pol == Pol::Vh) {
@@ -468,15 +450,21 @@ pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
             next += 1;
         }
     }
+}
+
+/// Places the other logical cores: shared ones (Vm, Vl, horizontal) round robin on the
+/// `shared` pool's cores the `vh_total` Vh leave (over the whole pool when the Vh take every
+/// core), dedicated ones on the dedicated cores after the pool.
+fn place_others(lpars: &mut [LparPol], shared: u32, vh_total: u32) {
     let pool_first = vh_total;
     // With every shared core taken by a Vh, the others float over the whole pool.
-    let (pool_lo, pool_n) = if cpc.shared > vh_total {
-        (pool_first, cpc.shared - vh_total)
+    let (pool_lo, pool_n) = if shared > vh_total {
+        (pool_first, shared - vh_total)
     } else {
-        (0, cpc.shared.max(1))
+        (0, shared.max(1))
     };
     let mut k = 0u32;
-    let mut dnext = cpc.shared;
+    let mut dnext = shared;
     for l in lpars.iter_mut() {
         for c in l.cores.iter_mut() {
             match c.pol {
@@ -492,6 +480,23 @@ pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
             }
         }
     }
+}
+
+/// Polarize and place the whole CPC.
+pub fn polarize(cpc: &CpcSpec) -> Result<CpcPol, String> {
+    cpc.check()?;
+    let ents = entitlements(cpc);
+    let mut lpars: Vec<LparPol> = cpc
+        .lpars
+        .iter()
+        .zip(&ents)
+        .map(|(l, &e)| polarize_lpar(l, e))
+        .collect();
+    // Placement: Vh on physical cores 0.., one each; the rest of the shared pool for the others.
+    let vh_total: u32 = lpars.iter().map(|l| l.vh).sum();
+    let non_vh_total: u32 = lpars.iter().map(|l| l.vm + l.vl + l.hz).sum();
+    place_vh(&mut lpars);
+    place_others(&mut lpars, cpc.shared, vh_total);
     Ok(CpcPol {
         shared: cpc.shared,
         dedicated: cpc.dedicated,
