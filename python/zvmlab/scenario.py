@@ -1626,8 +1626,7 @@ def _cpc_partner(lp: Any, i: int, names: dict[str, str], shared: int, dedicated:
 
 def _partner_cores(lp: dict, where: str, line, shared: int, dedicated: int, ded_used: int, *,
                    file) -> tuple[bool, int, int]:
-    """A partner's (dedicated, logical cores, weight): dedicated partners have no weight and share
-    the CPC's dedicated IFLs (``ded_used`` already taken), shared ones fit its shared IFLs."""
+    """A partner's (dedicated, logical cores, weight), its cores within the IFLs left (``ded_used`` taken)."""
     ded = lp.get("dedicated", False)
     if not isinstance(ded, bool):
         raise InputError(f"{ded!r} is not true or false", file=file, line=line("dedicated"),

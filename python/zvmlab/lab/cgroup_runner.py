@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import InputError
-from ..scenario import Scenario
+from ..scenario import Guest, Scenario, ShareValue
 
 PERIOD_US = 100_000
 BURST_S = 0.010  # assumed: CPU burst of a partial-demand worker (short against the 100 ms interval)
@@ -219,111 +219,23 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
     made: list[Path] = []
     groups: list[_Group] = []
     end = time.time() + duration_s + 1.0
-
-    def mk(p: Path) -> Path:
-        p.mkdir()
-        made.append(p)
-        return p
-
-    def write(p: Path, v: str) -> None:
-        p.write_text(v)
-
+    pin = cpus if cpuset_root is None and len(cpus) < ncpu else None
     try:
-        top = mk(cpu_root / name)
-        top_acct = top if acct_root == cpu_root else mk(acct_root / name)
-        top_set = None
-        if cpuset_root is not None:
-            top_set = top if cpuset_root == cpu_root else mk(cpuset_root / name)
-            if version == "v1":
-                write(top_set / "cpuset.mems", (cpuset_root / "cpuset.mems").read_text().strip() or "0")
-            write(top_set / "cpuset.cpus", ",".join(map(str, cpus)))
-        elif len(cpus) < ncpu:
-            notes.append("no cpuset controller: processes are pinned with sched_setaffinity")
-        if version == "v2":
-            write(top / "cgroup.subtree_control", "+cpu" + (" +cpuset" if cpuset_root is not None else ""))
+        top, top_acct, top_set = _make_top(name, version, cpu_root, acct_root, cpuset_root, cpus, ncpu, made, notes)
+        task_set = top_set if top_set is not None and version == "v1" else None
         for g in sc.guests:
             for uid in g.userids():
-                d = mk(top / uid)
-                a = d if top_acct == top else mk(top_acct / uid)
-                w = max(2, round(weights[uid] * 10000))
-                if version == "v1":
-                    write(d / "cpu.shares", str(w))
-                else:
-                    write(d / "cpu.weight", str(min(10000, max(1, round(weights[uid] * 10000)))))
-                if g.share.limit == "hard" and g.share.max is not None:
-                    if g.share.max.kind == "absolute":
-                        cap = g.share.max.value / 100 * len(cpus)
-                    else:
-                        cap = g.share.max.value / g.share.min.value * weights[uid] * len(cpus)
-                    quota = max(1000, round(cap * PERIOD_US))
-                    if version == "v1":
-                        write(d / "cpu.cfs_period_us", str(PERIOD_US))
-                        write(d / "cpu.cfs_quota_us", str(quota))
-                    else:
-                        write(d / "cpu.max", f"{quota} {PERIOD_US}")
-                elif g.share.limit == "soft":
-                    notes.append(f"{uid}: LIMITSOFT has no kernel equivalent; run as NOLIMIT")
-                acct = a / ("cpuacct.usage" if version == "v1" else "cpu.stat")
-                groups.append(_Group(uid, d, acct, []))
+                group, acct_dir = _make_user(g, uid, top, top_acct, version, weights, cpus, made, notes)
+                groups.append(group)
                 demand = g.workload.demand_per_vcpu()
-                for _ in range(g.vcpus):
-                    with _signals_held():  # a signal cannot land between the fork and the tracking
-                        p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
-                                             stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                                             stderr=subprocess.DEVNULL, text=True)
-                        groups[-1].procs.append(p)  # tracked before it enters a cgroup: always killed
-                    for target in {d, a} | ({top_set} if top_set is not None and version == "v1" else set()):
-                        write(target / ("tasks" if version == "v1" else "cgroup.procs"), str(p.pid))
-                    if cpuset_root is None and len(cpus) < ncpu:
-                        os.sched_setaffinity(p.pid, cpus)
-        for g in groups:
-            for p in g.procs:
+                _start_workers(group, acct_dir, task_set, g.vcpus, demand, end, version, pin)
+        for group in groups:
+            for p in group.procs:
                 p.stdin.write("go\n")
                 p.stdin.flush()
-
-        def usage(g: _Group) -> int:
-            t = g.acct_file.read_text()
-            if version == "v1":
-                return int(t)
-            for line in t.splitlines():
-                if line.startswith("usage_usec"):
-                    return int(line.split()[1]) * 1000
-            return 0
-
-        t0 = time.monotonic()
-        prev = {g.userid: usage(g) for g in groups}
-        prev_t = t0
-        intervals = []
-        totals = {g.userid: 0 for g in groups}
-        k = 1
-        while True:
-            target = t0 + k * interval_s
-            if target > t0 + duration_s + 1e-9:
-                break
-            time.sleep(max(0.0, target - time.monotonic()))
-            now = time.monotonic()
-            cur = {g.userid: usage(g) for g in groups}
-            length = now - prev_t
-            users = {u: 100.0 * (cur[u] - prev[u]) / 1e9 / length for u in cur}
-            for u in cur:
-                totals[u] += cur[u] - prev[u]
-            intervals.append({"start_s": prev_t - t0, "end_s": now - t0, "users": users})
-            prev, prev_t = cur, now
-            k += 1
-        elapsed = prev_t - t0
+        elapsed, intervals, totals = _measure(groups, version, duration_s, interval_s)
     finally:
-        for g in groups:
-            for p in g.procs:
-                try:
-                    p.send_signal(signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        for g in groups:
-            for p in g.procs:
-                p.wait()
-                if p.stdin:
-                    p.stdin.close()
-        _remove(made)
+        _stop(groups, made)
     return {
         "runner": "cgroup",
         "cgroup_version": version,
@@ -333,3 +245,128 @@ def run(sc: Scenario, duration_s: float, interval_s: float, cpus: list[int] | No
         "intervals": intervals,
         "notes": sorted(set(notes)),
     }
+
+
+def _mk(p: Path, made: list[Path]) -> Path:
+    """Make the cgroup directory ``p``, recorded in ``made`` for removal."""
+    p.mkdir()
+    made.append(p)
+    return p
+
+
+def _make_top(name: str, version: str, cpu_root: Path, acct_root: Path, cpuset_root: Path | None, cpus: list[int],
+              ncpu: int, made: list[Path], notes: list[str]) -> tuple[Path, Path, Path | None]:
+    """The run's own cgroups (cpu, cpuacct, cpuset; one directory in v2), the LPAR's processors its cpuset."""
+    top = _mk(cpu_root / name, made)
+    top_acct = top if acct_root == cpu_root else _mk(acct_root / name, made)
+    top_set = None
+    if cpuset_root is not None:
+        top_set = top if cpuset_root == cpu_root else _mk(cpuset_root / name, made)
+        if version == "v1":
+            (top_set / "cpuset.mems").write_text((cpuset_root / "cpuset.mems").read_text().strip() or "0")
+        (top_set / "cpuset.cpus").write_text(",".join(map(str, cpus)))
+    elif len(cpus) < ncpu:
+        notes.append("no cpuset controller: processes are pinned with sched_setaffinity")
+    if version == "v2":
+        (top / "cgroup.subtree_control").write_text("+cpu" + (" +cpuset" if cpuset_root is not None else ""))
+    return top, top_acct, top_set
+
+
+def _make_user(g: Guest, uid: str, top: Path, top_acct: Path, version: str, weights: dict[str, float], cpus: list[int],
+               made: list[Path], notes: list[str]) -> tuple[_Group, Path]:
+    """A user's cgroup with its share as a weight and its hard limit as a quota; (group, cpuacct dir)."""
+    d = _mk(top / uid, made)
+    a = d if top_acct == top else _mk(top_acct / uid, made)
+    w = max(2, round(weights[uid] * 10000))
+    if version == "v1":
+        (d / "cpu.shares").write_text(str(w))
+    else:
+        (d / "cpu.weight").write_text(str(min(10000, max(1, round(weights[uid] * 10000)))))
+    if g.share.limit == "hard" and g.share.max is not None:
+        _write_quota(d, g.share.max, g.share.min, weights[uid], len(cpus), version)
+    elif g.share.limit == "soft":
+        notes.append(f"{uid}: LIMITSOFT has no kernel equivalent; run as NOLIMIT")
+    acct = a / ("cpuacct.usage" if version == "v1" else "cpu.stat")
+    return _Group(uid, d, acct, []), a
+
+
+def _write_quota(d: Path, mx: ShareValue, mn: ShareValue, weight: float, ncpus: int, version: str) -> None:
+    """A LIMITHARD maximum share as the CFS bandwidth quota of cgroup ``d``."""
+    if mx.kind == "absolute":
+        cap = mx.value / 100 * ncpus
+    else:
+        cap = mx.value / mn.value * weight * ncpus
+    quota = max(1000, round(cap * PERIOD_US))
+    if version == "v1":
+        (d / "cpu.cfs_period_us").write_text(str(PERIOD_US))
+        (d / "cpu.cfs_quota_us").write_text(str(quota))
+    else:
+        (d / "cpu.max").write_text(f"{quota} {PERIOD_US}")
+
+
+def _start_workers(group: _Group, acct_dir: Path, task_set: Path | None, vcpus: int, demand: float, end: float,
+                   version: str, pin: list[int] | None) -> None:
+    """Start a burner per virtual CPU, each tracked in ``group`` before it is put in its cgroups."""
+    for _ in range(vcpus):
+        with _signals_held():  # a signal cannot land between the fork and the tracking
+            p = subprocess.Popen([sys.executable, "-c", _WORKER, str(demand), str(BURST_S), str(end)],
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, text=True)
+            group.procs.append(p)  # tracked before it enters a cgroup: always killed
+        for target in {group.cpu_dir, acct_dir} | ({task_set} if task_set is not None else set()):
+            (target / ("tasks" if version == "v1" else "cgroup.procs")).write_text(str(p.pid))
+        if pin is not None:
+            os.sched_setaffinity(p.pid, pin)
+
+
+def _usage(g: _Group, version: str) -> int:
+    """A user's CPU time so far, in nanoseconds, from its cgroup's accounting."""
+    t = g.acct_file.read_text()
+    if version == "v1":
+        return int(t)
+    for line in t.splitlines():
+        if line.startswith("usage_usec"):
+            return int(line.split()[1]) * 1000
+    return 0
+
+
+def _measure(groups: list[_Group], version: str, duration_s: float,
+             interval_s: float) -> tuple[float, list[dict], dict[str, int]]:
+    """Sample each user's CPU every interval for the run; (elapsed seconds, intervals, CPU ns per user)."""
+    t0 = time.monotonic()
+    prev = {g.userid: _usage(g, version) for g in groups}
+    prev_t = t0
+    intervals = []
+    totals = {g.userid: 0 for g in groups}
+    k = 1
+    while True:
+        target = t0 + k * interval_s
+        if target > t0 + duration_s + 1e-9:
+            break
+        time.sleep(max(0.0, target - time.monotonic()))
+        now = time.monotonic()
+        cur = {g.userid: _usage(g, version) for g in groups}
+        length = now - prev_t
+        users = {u: 100.0 * (cur[u] - prev[u]) / 1e9 / length for u in cur}
+        for u in cur:
+            totals[u] += cur[u] - prev[u]
+        intervals.append({"start_s": prev_t - t0, "end_s": now - t0, "users": users})
+        prev, prev_t = cur, now
+        k += 1
+    return prev_t - t0, intervals, totals
+
+
+def _stop(groups: list[_Group], made: list[Path]) -> None:
+    """Kill and reap every worker started, then remove the cgroups made."""
+    for g in groups:
+        for p in g.procs:
+            try:
+                p.send_signal(signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    for g in groups:
+        for p in g.procs:
+            p.wait()
+            if p.stdin:
+                p.stdin.close()
+    _remove(made)

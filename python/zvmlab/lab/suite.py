@@ -157,6 +157,42 @@ def load(name_or_path: str, duration: str | None = None) -> Suite:
     """Read a suite file and expand its cells (each cell's scenario is validated)."""
     path = resolve(name_or_path)
     file = str(path)
+    doc = _read_suite(path, file)
+    dur = duration or doc.get("duration", "10s")
+    scenario.parse_duration(dur, where="--duration" if duration else "duration", file=None if duration else file)
+    interval = doc.get("interval", dur)
+    scenario.parse_duration(interval, where="interval", file=file)
+    seed = doc.get("seed", 1)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63 - 1000:
+        raise InputError(f"{seed!r} is not a seed", file=file, field="seed", fix="a whole number >= 0")
+    families = _families(doc.get("family", {}), file)
+    values_in = doc.get("values", {})
+    if not isinstance(values_in, dict):
+        raise InputError("must be a table", file=file, field="values", fix="write [values.AXIS.VALUE] tables")
+
+    suite = Suite(path.stem, path, str(doc.get("title", path.stem)), dur, interval, seed,
+                  _num(doc, "threshold", 0.02, 0.0, 1.0, file), _num(doc, "alpha", 0.05, 1e-9, 0.5, file),
+                  _num(doc, "confidence", 0.95, 0.5, 0.9999, file), families)
+    matrices = doc.get("matrix", [])
+    if not isinstance(matrices, list) or not matrices:
+        raise InputError("no matrix", file=file, field="matrix", fix="add [[matrix]] tables of axes, e.g. family = [...]")
+    id_template = doc.get("id")
+    seen: dict[str, int] = {}
+    loaded_cache: dict[str, Any] = {}
+    for mi, m in enumerate(matrices):
+        axes, exclude = _matrix_axes(m, f"matrix[{mi}]", families, file)
+        names_ = list(axes)
+        for combo in itertools.product(*(axes[k] for k in names_)):
+            cell = dict(zip(names_, combo))
+            if any(all(cell.get(k) == v for k, v in e.items()) for e in exclude):
+                continue
+            names = _cell_names(cell, values_in, file)
+            suite.cells.append(_cell(suite, cell, names, id_template, mi, seen, loaded_cache, file))
+    return suite
+
+
+def _read_suite(path: Path, file: str) -> dict:
+    """The suite file's TOML, with only the keys a suite has at its top."""
     try:
         doc = tomllib.loads(path.read_text())
     except (OSError, UnicodeDecodeError) as e:
@@ -168,22 +204,19 @@ def load(name_or_path: str, duration: str | None = None) -> Suite:
             close = difflib.get_close_matches(k, list(_TOP), n=1)
             raise InputError(f"unknown key {k!r}", file=file, field=k,
                              fix=(f"did you mean {close[0]!r}? " if close else "") + f"accepted: {', '.join(sorted(_TOP))}")
+    return doc
 
-    def num(k: str, default: float, lo: float, hi: float) -> float:
-        v = doc.get(k, default)
-        if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
-            raise InputError(f"{v!r} is out of range", file=file, field=k, fix=f"a number in [{lo:g}, {hi:g}]")
-        return float(v)
 
-    dur = duration or doc.get("duration", "10s")
-    scenario.parse_duration(dur, where="--duration" if duration else "duration", file=None if duration else file)
-    interval = doc.get("interval", dur)
-    scenario.parse_duration(interval, where="interval", file=file)
-    seed = doc.get("seed", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63 - 1000:
-        raise InputError(f"{seed!r} is not a seed", file=file, field="seed", fix="a whole number >= 0")
+def _num(doc: dict, k: str, default: float, lo: float, hi: float, file: str) -> float:
+    """The number the suite gives as ``k`` (else ``default``), in [lo, hi]."""
+    v = doc.get(k, default)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo <= v <= hi:
+        raise InputError(f"{v!r} is out of range", file=file, field=k, fix=f"a number in [{lo:g}, {hi:g}]")
+    return float(v)
 
-    fams_in = doc.get("family", {})
+
+def _families(fams_in: Any, file: str) -> dict[str, Family]:
+    """The [family.NAME] tables: what each cell stands for, what runs today, and its template."""
     if not isinstance(fams_in, dict) or not fams_in:
         raise InputError("no families", file=file, field="family",
                          fix='add [family.NAME] tables with intended, today and template')
@@ -201,73 +234,68 @@ def load(name_or_path: str, duration: str | None = None) -> Suite:
                                  fix="intended: the workload the cell stands for; today: what runs now; "
                                      "template: the scenario text with {{ placeholders }}")
         families[fname] = Family(fname, f["intended"].strip(), f["today"].strip(), f["template"])
+    return families
 
-    values_in = doc.get("values", {})
-    if not isinstance(values_in, dict):
-        raise InputError("must be a table", file=file, field="values", fix="write [values.AXIS.VALUE] tables")
 
-    suite = Suite(path.stem, path, str(doc.get("title", path.stem)), dur, interval, seed,
-                  num("threshold", 0.02, 0.0, 1.0), num("alpha", 0.05, 1e-9, 0.5), num("confidence", 0.95, 0.5, 0.9999),
-                  families)
-    matrices = doc.get("matrix", [])
-    if not isinstance(matrices, list) or not matrices:
-        raise InputError("no matrix", file=file, field="matrix", fix="add [[matrix]] tables of axes, e.g. family = [...]")
-    id_template = doc.get("id")
-    seen: dict[str, int] = {}
-    loaded_cache: dict[str, Any] = {}
-    for mi, m in enumerate(matrices):
-        where = f"matrix[{mi}]"
-        if not isinstance(m, dict) or "family" not in m:
-            raise InputError("needs a family axis", file=file, field=where, fix='e.g. family = ["apache-cpu"]')
-        exclude = m.get("exclude", [])
-        if not isinstance(exclude, list) or not all(isinstance(e, dict) for e in exclude):
-            raise InputError("must be a list of tables", file=file, field=f"{where}.exclude",
-                             fix='e.g. exclude = [{ smt = "smt2", cores = 64 }]')
-        axes = {k: v for k, v in m.items() if k != "exclude"}
-        for k, v in axes.items():
-            if not isinstance(v, list) or not v or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
-                raise InputError("must be a non-empty list of values", file=file, field=f"{where}.{k}",
-                                 fix=f'e.g. {k} = ["a", "b"] or {k} = [1, 2]')
-        for e in exclude:
-            for k in e:
-                if k not in axes:
-                    raise InputError(f"exclude names {k!r}, which is not an axis", file=file, field=f"{where}.exclude",
-                                     fix=f"axes: {', '.join(axes)}")
-        for f in axes["family"]:
-            if f not in families:
-                close = difflib.get_close_matches(str(f), list(families), n=1)
-                raise InputError(f"unknown family {f!r}", file=file, field=f"{where}.family",
-                                 fix=(f"did you mean {close[0]!r}? " if close else "") + f"families: {', '.join(families)}")
-        names_ = list(axes)
-        for combo in itertools.product(*(axes[k] for k in names_)):
-            cell = dict(zip(names_, combo))
-            if any(all(cell.get(k) == v for k, v in e.items()) for e in exclude):
-                continue
-            names: dict[str, Any] = dict(cell)
-            for axis, val in cell.items():
-                extra = values_in.get(axis, {}).get(str(val), {})
-                if not isinstance(extra, dict):
-                    raise InputError("must be a table", file=file, field=f"values.{axis}.{val}",
-                                     fix=f"write [values.{axis}.{val}] with name = value lines")
-                names.update(extra)
-            cid = (render(id_template, names, "id", file) if isinstance(id_template, str)
-                   else "-".join(_fmt(v) for v in cell.values()))
-            if cid in seen:
-                raise InputError(f"cell {cid!r} appears twice (matrix[{seen[cid]}] and {where})", file=file,
-                                 field=where, fix="cells must be unique: check the matrices and the id template")
-            seen[cid] = mi
-            fam = families[cell["family"]]
-            body = render(fam.template, names, f"family.{fam.name}.template (cell {cid})", file)
-            title = f"{suite.name}/{cid}: {fam.intended} (today: {fam.today})"
-            text = (f"# suite {suite.name}, cell {cid}\n"
-                    f"title = {_toml_str(title)}\n\n"
-                    f"{body.strip()}\n\n"
-                    f"[run]\nduration = {_toml_str(dur)}\ninterval = {_toml_str(interval)}\n")
-            cname = f"{file} (cell {cid}, from family.{fam.name}.template)"
-            if text not in loaded_cache:
-                loaded_cache[text] = scenario.loads(text, cname)
-            suite.cells.append(Cell(cid, fam.name, cell, text, cname))
-    return suite
+def _matrix_axes(m: Any, where: str, families: dict[str, Family], file: str) -> tuple[dict[str, list], list[dict]]:
+    """A [[matrix]] table's axes (a family axis of known families among them) and its exclusions."""
+    if not isinstance(m, dict) or "family" not in m:
+        raise InputError("needs a family axis", file=file, field=where, fix='e.g. family = ["apache-cpu"]')
+    exclude = m.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(e, dict) for e in exclude):
+        raise InputError("must be a list of tables", file=file, field=f"{where}.exclude",
+                         fix='e.g. exclude = [{ smt = "smt2", cores = 64 }]')
+    axes = {k: v for k, v in m.items() if k != "exclude"}
+    for k, v in axes.items():
+        if not isinstance(v, list) or not v or not all(isinstance(x, (str, int, float)) and not isinstance(x, bool) for x in v):
+            raise InputError("must be a non-empty list of values", file=file, field=f"{where}.{k}",
+                             fix=f'e.g. {k} = ["a", "b"] or {k} = [1, 2]')
+    for e in exclude:
+        for k in e:
+            if k not in axes:
+                raise InputError(f"exclude names {k!r}, which is not an axis", file=file, field=f"{where}.exclude",
+                                 fix=f"axes: {', '.join(axes)}")
+    for f in axes["family"]:
+        if f not in families:
+            close = difflib.get_close_matches(str(f), list(families), n=1)
+            raise InputError(f"unknown family {f!r}", file=file, field=f"{where}.family",
+                             fix=(f"did you mean {close[0]!r}? " if close else "") + f"families: {', '.join(families)}")
+    return axes, exclude
+
+
+def _cell_names(cell: dict[str, Any], values_in: dict, file: str) -> dict[str, Any]:
+    """The names a cell's templates see: its axes, and the [values.AXIS.VALUE] tables of their values."""
+    names: dict[str, Any] = dict(cell)
+    for axis, val in cell.items():
+        extra = values_in.get(axis, {}).get(str(val), {})
+        if not isinstance(extra, dict):
+            raise InputError("must be a table", file=file, field=f"values.{axis}.{val}",
+                             fix=f"write [values.{axis}.{val}] with name = value lines")
+        names.update(extra)
+    return names
+
+
+def _cell(suite: Suite, cell: dict[str, Any], names: dict[str, Any], id_template: Any, mi: int,
+          seen: dict[str, int], loaded_cache: dict[str, Any], file: str) -> Cell:
+    """One cell of matrix[mi]: its id (unique among ``seen``) and its scenario text, validated once."""
+    where = f"matrix[{mi}]"
+    cid = (render(id_template, names, "id", file) if isinstance(id_template, str)
+           else "-".join(_fmt(v) for v in cell.values()))
+    if cid in seen:
+        raise InputError(f"cell {cid!r} appears twice (matrix[{seen[cid]}] and {where})", file=file,
+                         field=where, fix="cells must be unique: check the matrices and the id template")
+    seen[cid] = mi
+    fam = suite.families[cell["family"]]
+    body = render(fam.template, names, f"family.{fam.name}.template (cell {cid})", file)
+    title = f"{suite.name}/{cid}: {fam.intended} (today: {fam.today})"
+    text = (f"# suite {suite.name}, cell {cid}\n"
+            f"title = {_toml_str(title)}\n\n"
+            f"{body.strip()}\n\n"
+            f"[run]\nduration = {_toml_str(suite.duration)}\ninterval = {_toml_str(suite.interval)}\n")
+    cname = f"{file} (cell {cid}, from family.{fam.name}.template)"
+    if text not in loaded_cache:
+        loaded_cache[text] = scenario.loads(text, cname)
+    return Cell(cid, fam.name, cell, text, cname)
 
 
 def _toml_str(s: str) -> str:
