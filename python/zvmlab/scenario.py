@@ -1327,7 +1327,7 @@ def _chpids(raw: Any, level: str, has_cpc: bool, *, file, lines) -> list[dict]:
             raise InputError(f"CHPID {cid} is defined twice", file=file, line=lines.find("chpid", "id", i),
                              field=f"{where}.id", fix="give each [[chpid]] its own id")
         ctype = c.get("type")
-        if ctype not in _CHPID_TYPES:
+        if not isinstance(ctype, str) or ctype not in _CHPID_TYPES:
             close = difflib.get_close_matches(str(ctype), list(_CHPID_TYPES), n=1)
             raise InputError(f"unknown channel type {ctype!r}", file=file, line=lines.find("chpid", "type", i),
                              field=f"{where}.type", fix=(f"did you mean {close[0]!r}? " if close else "")

@@ -30,6 +30,9 @@ def test_channel_keys_reach_the_engine():
     ('id = "41"', 'id = "4G"', "chpid[1].id", "not a CHPID"),
     ('id = "41"', 'id = "40"', "chpid[1].id", "defined twice"),
     ('type = "escon"', 'type = "escom"', "chpid[0].type", "did you mean 'escon'"),
+    # a non-string type is a located error, not a TypeError (found by a helper's mutation run)
+    ('type = "escon"', "type = []", "chpid[0].type", "unknown channel type"),
+    ('type = "escon"', "type = {}", "chpid[0].type", "unknown channel type"),
     ('id = "41"\ntype = "escon"', 'id = "41"\ntype = "ficon"', "cu.paths", "different types"),
     ('level = "zvm-5.3"', 'level = "vmesa-2.3.0"', "chpid", "does not know"),
     ('[cu]\npaths = ["40", "41"]', "", "cu.paths", "the control unit has none"),

@@ -2,6 +2,7 @@
 InputError naming the file; and whatever it accepts, the engine accepts too."""
 
 import json
+import re
 
 from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
@@ -204,3 +205,37 @@ def test_absolute_share_sum_same_verdict(data):
     assert loader is None or "ABSOLUTE shares sum to" in loader, loader
     if mine is not None:
         assert mine == cfg
+
+
+# A key and its value on a line or inside an inline table (the value: a string, a one-line array or
+# a bare word up to the next comma, brace or line end).
+_KV = re.compile(r'((?:^|[{,])\s*"?[A-Za-z_][A-Za-z0-9_.]*"?\s*=\s*)("[^"\n]*"|\[[^\]\n]*\]|[^,}\n\[{]+)', re.M)
+
+
+def _scenario_files():
+    from conftest import ROOT
+
+    return sorted(p for p in (ROOT / "scenarios").rglob("*.toml")
+                  if p.name != "catalogue.toml" and "suites" not in p.parts)
+
+
+def test_every_field_of_every_scenario_takes_a_wrong_type_without_a_traceback():
+    """Each value of each shipped scenario (top-level keys and keys inside inline tables) replaced,
+    one at a time, by an empty array, an empty table, -1 and a stray word: the loader returns a
+    scenario or raises InputError naming the file, never another exception (a `[[chpid]]
+    type = []` once raised TypeError: unhashable type)."""
+    tried = 0
+    for path in _scenario_files():
+        text = path.read_text()
+        for m in _KV.finditer(text):
+            for bad in ("[]", "{}", "-1", '"?"'):
+                mutated = text[:m.start(2)] + bad + text[m.end(2):]
+                try:
+                    sc = loads(mutated, "fuzz.toml")
+                    sc.engine_config()
+                except InputError as e:
+                    assert e.file == "fuzz.toml", (path.name, m.group(0), bad)
+                except Exception as e:  # noqa: BLE001 - the point of the test
+                    raise AssertionError(f"{path.name}: {m.group(0).strip()!r} -> {bad}: {e!r}") from e
+                tried += 1
+    assert tried > 3000
