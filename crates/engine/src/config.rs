@@ -672,6 +672,17 @@ impl Config {
 
     /// Defensive checks; the Python front gives friendlier messages for the same rules.
     pub fn check(&self) -> Result<(), String> {
+        self.check_system_and_run()?;
+        self.check_guests()?;
+        self.check_forward_chains()?;
+        self.check_actions()?;
+        self.check_pools_and_cpc()?;
+        self.check_storage()?;
+        self.check_contract()
+    }
+
+    /// The real processors CP runs on, their topology, and the run's clock (duration, interval, transaction unit).
+    fn check_system_and_run(&self) -> Result<(), String> {
         if self.processors == 0 || self.processors > MAX_PROCESSORS {
             return Err(format!(
                 "system.processors must be 1..{MAX_PROCESSORS} (got {})",
@@ -688,6 +699,11 @@ impl Config {
                 self.tx_unit
             ));
         }
+        Ok(())
+    }
+
+    /// Each guest's directory entry: virtual CPUs, SHARE, and the workload it runs.
+    fn check_guests(&self) -> Result<(), String> {
         if self.guests.is_empty() {
             return Err("a scenario needs at least one [[guest]]".into());
         }
@@ -696,123 +712,99 @@ impl Config {
                 return Err(format!("guest {}: vcpus must be 1..{MAX_VCPUS}", g.userid));
             }
             check_share(&g.userid, &g.share)?;
-            match &g.workload {
-                Workload::CpuBound {
-                    demand: Some(d), ..
-                } if !(*d > 0.0 && *d <= 1.0) => {
-                    return Err(format!(
-                        "guest {}: workload.demand must be in (0, 1] per virtual CPU",
-                        g.userid
-                    ));
-                }
-                Workload::Transactional { cpu_ns: 0, .. }
-                | Workload::Memtst { cpu_ns: 0, .. }
-                | Workload::Client { cpu_ns: 0, .. }
-                | Workload::Server { cpu_ns: 0, .. }
-                | Workload::SslServer { cpu_ns: 0, .. } => {
-                    return Err(format!("guest {}: workload.cpu must be positive", g.userid));
-                }
-                Workload::Client { window: 0, .. } => {
-                    return Err(format!(
-                        "guest {}: workload.window must be at least 1",
-                        g.userid
-                    ));
-                }
-                Workload::DasdIo { ios: 0, .. } | Workload::DasdIo { blocks: 0, .. } => {
-                    return Err(format!(
-                        "guest {}: workload.ios and blocks must be at least 1",
-                        g.userid
-                    ));
-                }
-                Workload::Format { blocks: 0, .. } | Workload::Format { size_mb: 0, .. } => {
-                    return Err(format!(
-                        "guest {}: workload.size_mb and blocks must be at least 1",
-                        g.userid
-                    ));
-                }
-                Workload::DasdIo {
-                    mdc: true,
-                    dtype,
-                    extent_blocks,
-                    blocks,
-                    ..
-                } if dtype == "scsi"
-                    || dtype == "vdisk"
-                    || *extent_blocks < *blocks as u64
-                    || self.mdc.as_ref().is_none_or(|m| m.frames == 0) =>
-                {
-                    return Err(format!(
-                        "guest {}: workload.mdc needs an eligible device (eckd or edev through CP, not {dtype}), an extent of at least one I/O, and an [mdc] section with frames",
-                        g.userid
-                    ));
-                }
-                Workload::DasdIo { dtype, method, .. }
-                    if !crate::dasd::TYPES.contains(&dtype.as_str())
-                        || !crate::dasd::METHODS.contains(&method.as_str()) =>
-                {
-                    return Err(format!(
-                        "guest {}: workload.type must be one of {:?} and method one of {:?}",
-                        g.userid,
-                        crate::dasd::TYPES,
-                        crate::dasd::METHODS
-                    ));
-                }
-                Workload::Format { dtype, .. } if !crate::dasd::TYPES.contains(&dtype.as_str()) => {
-                    return Err(format!(
-                        "guest {}: workload.type must be one of {:?}",
-                        g.userid,
-                        crate::dasd::TYPES
-                    ));
-                }
-                Workload::Dump { size_mb: 0, .. } => {
-                    return Err(format!(
-                        "guest {}: workload.size_mb must be at least 1",
-                        g.userid
-                    ));
-                }
-                Workload::SslServer { cipher, crypto, .. }
-                    if cipher
-                        .as_deref()
-                        .is_some_and(|c| !crate::ssl::CIPHERS.contains(&c))
-                        || crypto.as_deref().is_some_and(|c| c != "apvirt") =>
-                {
-                    return Err(format!(
-                        "guest {}: workload.cipher must be one of {:?} and crypto \"apvirt\"",
-                        g.userid,
-                        crate::ssl::CIPHERS
-                    ));
-                }
-                Workload::Server {
-                    forward: Some(f), ..
-                }
-                | Workload::SslServer {
-                    forward: Some(f), ..
-                } if !self
-                    .guests
-                    .iter()
-                    .any(|s| &s.userid == f && s.workload.is_server()) =>
-                {
-                    return Err(format!(
-                        "guest {}: workload.forward = '{f}' names no guest with a server workload",
-                        g.userid
-                    ));
-                }
-                Workload::Client { servers, .. } => {
-                    let ok = self
-                        .guests
-                        .iter()
-                        .any(|s| &s.userid == servers && s.workload.is_server());
-                    if !ok {
-                        return Err(format!(
-                            "guest {}: workload.servers = '{servers}' names no guest with a server workload",
-                            g.userid
-                        ));
-                    }
-                }
-                _ => {}
-            }
+            check_workload_sizes(g)?;
+            self.check_workload_dasd(g)?;
+            self.check_workload_network(g)?;
         }
-        self.check_forward_chains()?;
+        Ok(())
+    }
+
+    /// A guest's DASD workload: minidisk cache eligibility, device type and I/O method, dump size.
+    fn check_workload_dasd(&self, g: &Guest) -> Result<(), String> {
+        match &g.workload {
+            Workload::DasdIo {
+                mdc: true,
+                dtype,
+                extent_blocks,
+                blocks,
+                ..
+            } if dtype == "scsi"
+                || dtype == "vdisk"
+                || *extent_blocks < *blocks as u64
+                || self.mdc.as_ref().is_none_or(|m| m.frames == 0) =>
+            {
+                Err(format!(
+                    "guest {}: workload.mdc needs an eligible device (eckd or edev through CP, not {dtype}), an extent of at least one I/O, and an [mdc] section with frames",
+                    g.userid
+                ))
+            }
+            Workload::DasdIo { dtype, method, .. }
+                if !crate::dasd::TYPES.contains(&dtype.as_str())
+                    || !crate::dasd::METHODS.contains(&method.as_str()) =>
+            {
+                Err(format!(
+                    "guest {}: workload.type must be one of {:?} and method one of {:?}",
+                    g.userid,
+                    crate::dasd::TYPES,
+                    crate::dasd::METHODS
+                ))
+            }
+            Workload::Format { dtype, .. } if !crate::dasd::TYPES.contains(&dtype.as_str()) => {
+                Err(format!(
+                    "guest {}: workload.type must be one of {:?}",
+                    g.userid,
+                    crate::dasd::TYPES
+                ))
+            }
+            Workload::Dump { size_mb: 0, .. } => Err(format!(
+                "guest {}: workload.size_mb must be at least 1",
+                g.userid
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// A guest's network workload: SSL cipher and crypto, and the server guests it forwards to or calls.
+    fn check_workload_network(&self, g: &Guest) -> Result<(), String> {
+        match &g.workload {
+            Workload::SslServer { cipher, crypto, .. }
+                if cipher
+                    .as_deref()
+                    .is_some_and(|c| !crate::ssl::CIPHERS.contains(&c))
+                    || crypto.as_deref().is_some_and(|c| c != "apvirt") =>
+            {
+                Err(format!(
+                    "guest {}: workload.cipher must be one of {:?} and crypto \"apvirt\"",
+                    g.userid,
+                    crate::ssl::CIPHERS
+                ))
+            }
+            Workload::Server {
+                forward: Some(f), ..
+            }
+            | Workload::SslServer {
+                forward: Some(f), ..
+            } if !self.is_server_guest(f) => Err(format!(
+                "guest {}: workload.forward = '{f}' names no guest with a server workload",
+                g.userid
+            )),
+            Workload::Client { servers, .. } if !self.is_server_guest(servers) => Err(format!(
+                "guest {}: workload.servers = '{servers}' names no guest with a server workload",
+                g.userid
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether some guest with this user ID runs a server workload.
+    fn is_server_guest(&self, userid: &str) -> bool {
+        self.guests
+            .iter()
+            .any(|s| s.userid == userid && s.workload.is_server())
+    }
+
+    /// Scheduled CP commands: SET SHARE, SET MULTITHREAD, DEFINE and SET CPUPOOL.
+    fn check_actions(&self) -> Result<(), String> {
         for a in &self.actions {
             match a {
                 Action::SetShare { userid, share, .. } => check_share(userid, share)?,
@@ -836,14 +828,18 @@ impl Config {
                 Action::DeleteCpupool { .. } | Action::SchedulePool { .. } => {}
             }
         }
+        Ok(())
+    }
+
+    /// CPU pools defined at IPL and the PR/SM CPC around this LPAR.
+    fn check_pools_and_cpc(&self) -> Result<(), String> {
         for p in &self.cpupools {
             p.check()?;
         }
         if let Some(c) = &self.cpc {
             c.check(self.processors)?;
         }
-        self.check_storage()?;
-        self.check_contract()
+        Ok(())
     }
 
     /// Processor topology limits (seed 000): non-SMT up to 64 logical cores, SMT only on 32.
@@ -980,6 +976,38 @@ impl Config {
             return Err("guests with page references need a [storage] section (frames)".into());
         }
         Ok(())
+    }
+}
+
+/// A guest's workload sizes: CPU demand and per-transaction CPU, client window, I/O and format extents.
+fn check_workload_sizes(g: &Guest) -> Result<(), String> {
+    match &g.workload {
+        Workload::CpuBound {
+            demand: Some(d), ..
+        } if !(*d > 0.0 && *d <= 1.0) => Err(format!(
+            "guest {}: workload.demand must be in (0, 1] per virtual CPU",
+            g.userid
+        )),
+        Workload::Transactional { cpu_ns: 0, .. }
+        | Workload::Memtst { cpu_ns: 0, .. }
+        | Workload::Client { cpu_ns: 0, .. }
+        | Workload::Server { cpu_ns: 0, .. }
+        | Workload::SslServer { cpu_ns: 0, .. } => {
+            Err(format!("guest {}: workload.cpu must be positive", g.userid))
+        }
+        Workload::Client { window: 0, .. } => Err(format!(
+            "guest {}: workload.window must be at least 1",
+            g.userid
+        )),
+        Workload::DasdIo { ios: 0, .. } | Workload::DasdIo { blocks: 0, .. } => Err(format!(
+            "guest {}: workload.ios and blocks must be at least 1",
+            g.userid
+        )),
+        Workload::Format { blocks: 0, .. } | Workload::Format { size_mb: 0, .. } => Err(format!(
+            "guest {}: workload.size_mb and blocks must be at least 1",
+            g.userid
+        )),
+        _ => Ok(()),
     }
 }
 

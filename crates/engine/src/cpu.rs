@@ -633,88 +633,113 @@ impl Sim {
         let now = self.now;
         self.charge_all();
         self.cpu.switches += 1;
-        let cores = self.cpu.cores;
         if threads == 2 {
-            self.cpu.threads = 2;
-            for l in cores..2 * cores {
-                let lp = &mut self.lpus[l as usize];
-                lp.charged_to = now;
-                self.cpu.online[l as usize] = true;
-                self.cpu.online_since[l as usize] = now;
-            }
-            // Threads alone on busy cores keep their rate until a sibling starts; new threads
-            // run at the rate their sibling's state gives.
-            for l in cores..2 * cores {
-                let r = self.rate_now(l);
-                self.lpus[l as usize].rate = r;
-                self.idle.push(l);
-            }
-            self.idle.sort_unstable_by(|a, b| b.cmp(a));
-            self.sched_set_processors(2 * cores);
-            // Idle new threads take ready work now.
-            while self.sched_has_ready() {
-                let Some(l) = self.idle.pop() else { break };
-                self.dispatch_next(l);
-            }
+            self.second_threads_online(now);
         } else {
-            // Take second threads offline: none is dispatched again, their runs end now.
-            self.idle.retain(|&x| x < cores);
-            for l in cores..2 * cores {
-                self.cpu.online[l as usize] = false;
+            self.second_threads_offline(now);
+        }
+    }
+
+    /// SET MULTITHREAD 2: every core's second thread comes online, idle, and takes ready work.
+    fn second_threads_online(&mut self, now: Time) {
+        let cores = self.cpu.cores;
+        self.cpu.threads = 2;
+        for l in cores..2 * cores {
+            let lp = &mut self.lpus[l as usize];
+            lp.charged_to = now;
+            self.cpu.online[l as usize] = true;
+            self.cpu.online_since[l as usize] = now;
+        }
+        // Threads alone on busy cores keep their rate until a sibling starts; new threads
+        // run at the rate their sibling's state gives.
+        for l in cores..2 * cores {
+            let r = self.rate_now(l);
+            self.lpus[l as usize].rate = r;
+            self.idle.push(l);
+        }
+        self.idle.sort_unstable_by(|a, b| b.cmp(a));
+        self.sched_set_processors(2 * cores);
+        // Idle new threads take ready work now.
+        self.dispatch_ready_on_idle();
+    }
+
+    /// SET MULTITHREAD 1: every core's second thread goes offline; its virtual CPU moves to
+    /// the core's first thread, and first threads run alone at the single-thread rate.
+    fn second_threads_offline(&mut self, now: Time) {
+        let cores = self.cpu.cores;
+        // Take second threads offline: none is dispatched again, their runs end now.
+        self.idle.retain(|&x| x < cores);
+        for l in cores..2 * cores {
+            self.cpu.online[l as usize] = false;
+        }
+        for l in cores..2 * cores {
+            self.end_offline_thread_run(l, now);
+        }
+        self.cpu.threads = 1;
+        for v in 0..self.vcpus.len() {
+            if self.vcpus[v].home >= cores {
+                self.vcpus[v].home -= cores;
             }
-            for l in cores..2 * cores {
-                let v = self.lpus[l as usize].vcpu;
-                let sys = self.lpus[l as usize].sys_left + self.lpus[l as usize].sys_owed;
-                if v != NONE {
-                    // CP work of the run not done yet goes with its virtual CPU: all of a page
-                    // fault's (or I/O's) run; of another run, what is beyond the dispatch cost
-                    // (the next dispatch pays that again).
-                    let left = self.lpus[l as usize].cp_left;
-                    self.vcpus[v as usize].cp_owed += if self.vcpus[v as usize].pagewait {
-                        left
-                    } else {
-                        left.saturating_sub(self.cost_dispatch)
-                    };
-                }
-                {
-                    let lp = &mut self.lpus[l as usize];
-                    lp.sys_left = 0;
-                    lp.sys_owed = 0;
-                    lp.cp_left = 0;
-                    lp.virt_left = 0;
-                    lp.frac = 0;
-                }
-                self.sched.sys_pending += sys;
-                // Far beyond any run's end: the offline thread's run end never comes (a direct
-                // cancel here would make the hot path's inlined cancel a shared out-of-line call).
-                self.q.schedule(Entity::Lpu(l), Time::MAX);
-                self.cpu_set_busy(l, false);
-                self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
-                if v != NONE {
-                    if std::mem::take(&mut self.lpus[l as usize].bg) {
-                        self.sched.bg_running -= 1;
-                    }
-                    self.lpus[l as usize].vcpu = NONE;
-                    self.vcpus[v as usize].home = l - cores;
-                    self.end_run(v);
-                    self.slice_end_requeue(v);
-                }
+        }
+        self.sched_set_processors(cores);
+        for l in 0..cores {
+            let r = self.rate_now(l);
+            self.set_rate(l, r);
+        }
+        self.dispatch_ready_on_idle();
+    }
+
+    /// End the run on offline thread `l` now: its CP and system time owed move on, and its
+    /// virtual CPU is requeued on the core's first thread.
+    fn end_offline_thread_run(&mut self, l: u32, now: Time) {
+        let cores = self.cpu.cores;
+        let v = self.lpus[l as usize].vcpu;
+        let sys = self.lpus[l as usize].sys_left + self.lpus[l as usize].sys_owed;
+        if v != NONE {
+            self.move_unfinished_cp_work(l, v);
+        }
+        {
+            let lp = &mut self.lpus[l as usize];
+            lp.sys_left = 0;
+            lp.sys_owed = 0;
+            lp.cp_left = 0;
+            lp.virt_left = 0;
+            lp.frac = 0;
+        }
+        self.sched.sys_pending += sys;
+        // Far beyond any run's end: the offline thread's run end never comes (a direct
+        // cancel here would make the hot path's inlined cancel a shared out-of-line call).
+        self.q.schedule(Entity::Lpu(l), Time::MAX);
+        self.cpu_set_busy(l, false);
+        self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
+        if v != NONE {
+            if std::mem::take(&mut self.lpus[l as usize].bg) {
+                self.sched.bg_running -= 1;
             }
-            self.cpu.threads = 1;
-            for v in 0..self.vcpus.len() {
-                if self.vcpus[v].home >= cores {
-                    self.vcpus[v].home -= cores;
-                }
-            }
-            self.sched_set_processors(cores);
-            for l in 0..cores {
-                let r = self.rate_now(l);
-                self.set_rate(l, r);
-            }
-            while self.sched_has_ready() {
-                let Some(l) = self.idle.pop() else { break };
-                self.dispatch_next(l);
-            }
+            self.lpus[l as usize].vcpu = NONE;
+            self.vcpus[v as usize].home = l - cores;
+            self.end_run(v);
+            self.slice_end_requeue(v);
+        }
+    }
+
+    /// CP work of thread `l`'s run not done yet goes with its virtual CPU `v`: all of a page
+    /// fault's (or I/O's) run; of another run, what is beyond the dispatch cost (the next
+    /// dispatch pays that again).
+    fn move_unfinished_cp_work(&mut self, l: u32, v: u32) {
+        let left = self.lpus[l as usize].cp_left;
+        self.vcpus[v as usize].cp_owed += if self.vcpus[v as usize].pagewait {
+            left
+        } else {
+            left.saturating_sub(self.cost_dispatch)
+        };
+    }
+
+    /// Idle processors take ready virtual CPUs from the dispatch vectors until either runs out.
+    fn dispatch_ready_on_idle(&mut self) {
+        while self.sched_has_ready() {
+            let Some(l) = self.idle.pop() else { break };
+            self.dispatch_next(l);
         }
     }
 }

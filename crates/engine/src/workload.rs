@@ -60,68 +60,25 @@ impl Program {
                 bytes,
                 connect,
                 ..
-            } => Program::Net {
-                role: Role::Client {
-                    cpu: cpu_ns as f64,
-                    window,
-                    servers,
-                    bytes,
-                    connect,
-                },
-                dist,
-            },
+            } => Program::client(cpu_ns, window, bytes, connect, servers, dist),
             Workload::DasdIo {
                 cpu_ns, ios, dist, ..
-            } => Program::Io {
-                cpu: cpu_ns as f64 / (ios as f64 + 1.0),
-                dist,
-            },
-            Workload::Format { .. } => Program::Io {
-                cpu: 0.0,
-                dist: Dist::Fixed,
-            },
+            } => Program::guest_io(cpu_ns, ios, dist),
             // `servers` is the group a server forwards to (empty: it replies).
             Workload::Server { cpu_ns, dist, .. } | Workload::SslServer { cpu_ns, dist, .. } => {
-                Program::Net {
-                    role: Role::Server {
-                        cpu: cpu_ns as f64,
-                        forward: servers,
-                    },
-                    dist,
-                }
+                Program::server(cpu_ns, servers, dist)
             }
             // SNAPDUMP: CP's channel programs (dasd.rs); the operator's guest uses no CPU.
-            Workload::Dump { .. } => Program::Io {
+            // FORMAT's bursts between its writes use none either.
+            Workload::Format { .. } | Workload::Dump { .. } => Program::Io {
                 cpu: 0.0,
                 dist: Dist::Fixed,
             },
             Workload::CpuBound {
-                demand: None,
+                demand,
                 tx_cpu_ns,
                 dist,
-            } => Program::Hungry {
-                tx: tx_cpu_ns.map(|t| t as f64).unwrap_or(tx_default_ns),
-                dist,
-            },
-            Workload::CpuBound {
-                demand: Some(d),
-                tx_cpu_ns,
-                dist,
-            } => {
-                if d >= 1.0 {
-                    Program::Hungry {
-                        tx: tx_cpu_ns.map(|t| t as f64).unwrap_or(tx_default_ns),
-                        dist,
-                    }
-                } else {
-                    let burst = tx_cpu_ns.map(|t| t as f64).unwrap_or(burst_default_ns);
-                    Program::Partial {
-                        burst,
-                        period: burst / d,
-                        dist,
-                    }
-                }
-            }
+            } => Program::cpu_bound(demand, tx_cpu_ns, dist, tx_default_ns, burst_default_ns),
             // Its storage-key operations are CP's (dispatcher.rs, `iske`).
             Workload::Memtst { cpu_ns, dist } => Program::Hungry {
                 tx: cpu_ns as f64,
@@ -136,6 +93,79 @@ impl Program {
                 cpu: cpu_ns as f64,
                 dist,
             },
+        }
+    }
+
+    /// A virtual-network client: `cpu_ns` per request, `window` requests in flight, sent round
+    /// robin to the `servers` users.
+    fn client(
+        cpu_ns: Time,
+        window: u32,
+        bytes: u64,
+        connect: bool,
+        servers: Vec<u32>,
+        dist: Dist,
+    ) -> Program {
+        Program::Net {
+            role: Role::Client {
+                cpu: cpu_ns as f64,
+                window,
+                servers,
+                bytes,
+                connect,
+            },
+            dist,
+        }
+    }
+
+    /// A virtual-network server: `cpu_ns` per request, then a reply or a forward to `forward`.
+    fn server(cpu_ns: Time, forward: Vec<u32>, dist: Dist) -> Program {
+        Program::Net {
+            role: Role::Server {
+                cpu: cpu_ns as f64,
+                forward,
+            },
+            dist,
+        }
+    }
+
+    /// Guest DASD I/O: a transaction's `cpu_ns` of guest CPU spread over the bursts around its
+    /// `ios` I/Os.
+    fn guest_io(cpu_ns: Time, ios: u32, dist: Dist) -> Program {
+        Program::Io {
+            cpu: cpu_ns as f64 / (ios as f64 + 1.0),
+            dist,
+        }
+    }
+
+    /// A CPU-bound guest: infinite demand, or (a `demand` below one processor) an open stream
+    /// of bursts at that share of a processor.
+    fn cpu_bound(
+        demand: Option<f64>,
+        tx_cpu_ns: Option<Time>,
+        dist: Dist,
+        tx_default_ns: f64,
+        burst_default_ns: f64,
+    ) -> Program {
+        match demand {
+            None => Program::hungry(tx_cpu_ns, tx_default_ns, dist),
+            Some(d) if d >= 1.0 => Program::hungry(tx_cpu_ns, tx_default_ns, dist),
+            Some(d) => {
+                let burst = tx_cpu_ns.map(|t| t as f64).unwrap_or(burst_default_ns);
+                Program::Partial {
+                    burst,
+                    period: burst / d,
+                    dist,
+                }
+            }
+        }
+    }
+
+    /// Infinite CPU demand, one transaction per `tx_cpu_ns` (or the level's default) of CPU.
+    fn hungry(tx_cpu_ns: Option<Time>, tx_default_ns: f64, dist: Dist) -> Program {
+        Program::Hungry {
+            tx: tx_cpu_ns.map(|t| t as f64).unwrap_or(tx_default_ns),
+            dist,
         }
     }
 
