@@ -124,19 +124,7 @@ impl Mdc {
         }
         while self.used_frames + frames as u64 > self.cap_frames {
             let i = self.rng.below(self.keys.len() as u64) as usize;
-            let (k, f, b) = self.keys.swap_remove(i);
-            self.map.remove(&k);
-            if i < self.keys.len() {
-                self.map.insert(self.keys[i].0, i as u32);
-            }
-            self.used_frames -= f as u64;
-            self.used_below -= b as u64;
-            if let Some(st) = st.as_deref_mut() {
-                for j in 0..f {
-                    st.release_mdc_frame(j < b);
-                }
-            }
-            self.steals += 1;
+            self.drop_unit(i, st.as_deref_mut(), 0);
         }
         let mut below = 0;
         if let Some(st) = st {
@@ -181,7 +169,7 @@ impl Mdc {
         // A smaller target gives frames back now.
         while self.used_frames > self.cap_frames && !self.keys.is_empty() {
             let i = self.rng.below(self.keys.len() as u64) as usize;
-            self.drop_unit(i, st, 0);
+            self.drop_unit(i, Some(&mut *st), 0);
         }
         match self.cap_frames.cmp(&old) {
             std::cmp::Ordering::Greater => self.grows += 1,
@@ -209,13 +197,14 @@ impl Mdc {
                 continue;
             };
             // One below-2GB frame is CP's already.
-            self.drop_unit(i, st, 1);
+            self.drop_unit(i, Some(&mut *st), 1);
         }
     }
 
     /// The cache drops its unit `i` (a steal): its frames from the `kept`-th on go back to the
-    /// available lists (those below 2 GB first), the first `kept` stay with their taker.
-    fn drop_unit(&mut self, i: usize, st: &mut RealStorage, kept: u32) {
+    /// available lists (those below 2 GB first), the first `kept` stay with their taker; with no
+    /// storage model there are no frames to return.
+    fn drop_unit(&mut self, i: usize, st: Option<&mut RealStorage>, kept: u32) {
         let (k, f, b) = self.keys.swap_remove(i);
         self.map.remove(&k);
         if i < self.keys.len() {
@@ -223,8 +212,10 @@ impl Mdc {
         }
         self.used_frames -= f as u64;
         self.used_below -= b as u64;
-        for j in kept..f {
-            st.release_mdc_frame(j < b);
+        if let Some(st) = st {
+            for j in kept..f {
+                st.release_mdc_frame(j < b);
+            }
         }
         self.steals += 1;
     }

@@ -6,6 +6,9 @@ use proptest::prelude::*;
 use zvm::config::{Action, Config, Dist, Guest, Share, Workload};
 use zvm::Sim;
 
+mod common;
+use common::fit_absolute;
+
 const MS: u64 = 1_000_000;
 
 fn guest(userid: &str, count: u32, workload: Workload) -> Guest {
@@ -123,23 +126,6 @@ fn share_strategy() -> impl Strategy<Value = Share> {
             limit: if k == 2 { Limit::Hard } else { Limit::Soft },
         },
     })
-}
-
-/// The contract refuses ABSOLUTE minimum shares summing over 100 % of the system: a random set
-/// that does is scaled down to fit (to tenths, as SET SHARE takes them), the rest kept.
-fn fit_absolute(guests: &mut [Guest]) {
-    use zvm::config::ShareKind;
-    let absolute = |g: &&mut Guest| g.share.min.kind == ShareKind::Absolute;
-    let total: f64 = guests
-        .iter_mut()
-        .filter(absolute)
-        .map(|g| g.share.min.value * g.count as f64)
-        .sum();
-    if total > 100.0 {
-        for g in guests.iter_mut().filter(absolute) {
-            g.share.min.value = ((g.share.min.value * 1000.0 / total).floor() / 10.0).max(0.1);
-        }
-    }
 }
 
 /// Random loads: cores, guests (transactional, any think and CPU, 1-3 virtual CPUs, any
