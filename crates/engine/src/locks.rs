@@ -422,40 +422,6 @@ impl Locks {
         }
     }
 
-    /// A request that costs nothing (no hold, no line cost, no data transfer, no scan) on a free
-    /// lock nobody spins on: granted at once, with exactly the state and counts the full path
-    /// would leave (issue 16: work skipped when its costs are zero). None: take the full path.
-    #[inline]
-    fn free_grant(&mut self, k: usize, id: LockId, mode: Mode, t: Time, cpu: u32) -> Option<Grant> {
-        let single_line = self.sched_lock == SchedLock::SingleLine;
-        let lk = &mut self.inst[k];
-        if !lk.spinning.is_empty() || lk.excl_free > t || lk.shared_free > t || lk.line_free > t {
-            return None;
-        }
-        let c = &mut self.counters[id as usize];
-        match mode {
-            Mode::Excl => {
-                lk.excl_free = t;
-                lk.last_writer = cpu;
-                c.acquires_excl += 1;
-            }
-            Mode::Shared => {
-                if single_line {
-                    lk.line_free = t;
-                    lk.last_writer = cpu;
-                }
-                lk.shared_free = lk.shared_free.max(t);
-                c.acquires_shared += 1;
-            }
-        }
-        Some(Grant {
-            start: t,
-            spin: 0,
-            line: 0,
-            end: t,
-        })
-    }
-
     /// `beside_data`: the lock word shares its line with the data it protects whatever the
     /// level (a PTE lock bit), so spinners stretch an exclusive hold.
     #[allow(clippy::too_many_arguments)]
@@ -474,11 +440,6 @@ impl Locks {
         } else {
             mode
         };
-        if hold == 0 && self.line_ns == 0.0 && self.locality.is_none() && self.excl_scan(id) == 0 {
-            if let Some(g) = self.free_grant(k, id, mode, t, cpu) {
-                return g;
-            }
-        }
         let line_ns = self.line_ns;
         let own_line = self.own_line && !beside_data;
         let touches = if id == LockId::Srmslock && !self.own_line {
