@@ -25,14 +25,21 @@ from ..output import console, print_json, progress, safe
 @click.option("--no-scale-count", is_flag=True, hidden=True, help="Guest counts fixed (the default now).")
 @click.option("--smt", "smt_modes", help="SMT modes to run, comma-separated (off, smt1, smt2): one curve each; "
               "SMT modes skip core counts above 32. Default: the scenario's.")
+@click.option("--knee", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True), default=0.9,
+              show_default=True, help="Stopped scaling: ITR below this fraction of the CAF expectation.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the chart (.png or .svg).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def scaling(file: str, cores: str, level: str | None, machine: str | None, duration: str | None, scale_guests: bool, no_scale_count: bool,
-            smt_modes: str | None, plot_path: str | None, as_json: bool) -> None:
+            smt_modes: str | None, knee: float, plot_path: str | None, as_json: bool) -> None:
     """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001).
 
     The guests stay as in FILE (what 4 more cores do for this system); --scale-guests scales
     every guest group's count with the cores instead (a workload that grows with the machine).
+
+    Below the table, why: processor time per transaction split into guest, CP, SMT and lock
+    spin, and its growth from the smallest run split into CPI (cache sourcing), spin, guest
+    path, CP path and SMT (parts that add up); then where the series stops scaling (--knee) and
+    the main causes.
 
     With --smt off,smt2 each mode is a series (seed 001's Figures 2-5: non-SMT and SMT-2 curves,
     each with the CAF expectation formed from its own smallest run); JSON `rows` is the first
@@ -71,7 +78,7 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
             raise InputError(f"--smt {smt_modes} on a {sc.machine}: the {sc.machine} has no SMT", field="--smt",
                              fix="use --smt off, or a z13 or later --machine")
         with progress("scaling", not as_json) as update:
-            res = sc_lab.run_modes(sc, ns, modes, scale_count=not no_scale_count, progress=update)
+            res = sc_lab.run_modes(sc, ns, modes, scale_count=not no_scale_count, progress=update, knee=knee)
         if plot_path:
             sc_lab.plot(res, plot_path, heading)
         if as_json:
@@ -79,6 +86,7 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
             return
         for ser in res["series"]:
             _table(heading, sc, ser["rows"], f" SMT {ser['smt']}")
+            _why(ser["rows"], ser["knee"], f" SMT {ser['smt']}")
         if plot_path:
             console.print(f"  chart: {safe(plot_path)}")
         return
@@ -86,13 +94,14 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
         raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most {scenario.MAX_SMT_CORES} cores",
                          field="--cores", fix=f"use core counts up to {scenario.MAX_SMT_CORES}, or a non-SMT scenario")
     with progress("scaling", not as_json) as update:
-        res = sc_lab.run(sc, ns, scale_count=not no_scale_count, progress=update)
+        res = sc_lab.run(sc, ns, scale_count=not no_scale_count, progress=update, knee=knee)
     if plot_path:
         sc_lab.plot(res, plot_path, heading)
     if as_json:
         print_json(res)
         return
     _table(heading, sc, res["rows"], "")
+    _why(res["rows"], res["knee"], "")
     if plot_path:
         console.print(f"  chart: {safe(plot_path)}")
 
@@ -110,3 +119,29 @@ def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:
                   f"{r['itr_caf_expected']:.1f}", f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
                   f"{r['avg_processor_busy_pct']:.1f}")
     console.print(t)
+
+
+def _why(rows: list[dict], knee: dict, suffix: str) -> None:
+    """Processor time per transaction by cause and its growth from the smallest run, then the knee."""
+    from ..lab import scaling_why
+
+    if rows[0]["why"] is None:
+        console.print(f"  {safe(scaling_why.sentence(knee))}")
+        return
+    t = Table(title=f"Why: processor us per transaction, and its growth from {rows[0]['cores']} cores{suffix}",
+              title_justify="left")
+    for c in ("Cores", "CPU/tx", "Guest", "CP", "SMT", "Spin", "Top lock", "CPI", "Growth %", "CPI pp",
+              "Spin pp", "Guest pp", "CP pp", "SMT pp"):
+        t.add_column(c, justify="left" if c == "Top lock" else "right")
+    for r in rows:
+        w = r["why"]
+        if w is None:
+            continue
+        g = w.get("growth") or {}
+        pp = [f"{g[k]:+.1f}" if k in g else "" for k in ("total", "cpi", "spin", "guest_path", "cp_path", "smt")]
+        t.add_row(str(r["cores"]), f"{w['cpu_us_per_tx']:.1f}", f"{w['guest_us_per_tx']:.1f}",
+                  f"{w['cp_us_per_tx']:.1f}", f"{w['smt_us_per_tx']:.1f}", f"{w['spin_us_per_tx']:.2f}",
+                  safe(w["top_lock"] or "-"),
+                  f"{w['cpi']:.3f}", *pp)
+    console.print(t)
+    console.print(f"  {safe(scaling_why.sentence(knee))}")

@@ -16,6 +16,7 @@ import math
 from dataclasses import replace
 
 from .. import engine, scenario
+from . import scaling_why as why
 
 
 def caf(n: int, c4: float | None = None) -> float:
@@ -39,14 +40,16 @@ def scaled(sc: scenario.Scenario, cores: int, base_cores: int, scale_count: bool
     return replace(sc, processors=cores, guests=guests)
 
 
-def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progress=None) -> dict:
+def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progress=None,
+        knee: float = why.KNEE) -> dict:
     base = sc.processors
     rows = []
     for k, n in enumerate(cores):
         s = scaled(sc, n, base, scale_count)
         r = engine.simulate(s.engine_config())
         rows.append({"cores": n, "guests": len(s.userids()), "etr": r["etr"], "itr": r["itr"],
-                     "tv_ratio": r["tv_ratio"], "avg_processor_busy_pct": r["avg_processor_busy_pct"]})
+                     "tv_ratio": r["tv_ratio"], "avg_processor_busy_pct": r["avg_processor_busy_pct"],
+                     "why": why.breakdown(r)})
         if progress:
             progress(k + 1, len(cores))
     n0 = rows[0]["cores"]
@@ -58,11 +61,13 @@ def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progr
         r["itr_caf_expected"] = itr0 if n == n0 else itr0 * n * caf(n) / (n0 * caf(n0))
         r["itr_linear"] = itr0 * n / n0
         r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else math.nan
-    return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows}
+    why.explain(rows)
+    return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows,
+            "knee": why.knee(rows, knee)}
 
 
 def run_modes(sc: scenario.Scenario, cores: list[int], modes: list[str], scale_count: bool = True,
-              progress=None) -> dict:
+              progress=None, knee: float = why.KNEE) -> dict:
     """One scaling series per SMT mode (SMT modes only up to 32 cores), each with its own CAF
     expectation from its smallest run. ``rows`` is the first series, ``series`` all."""
     plans = [(m, [n for n in cores if m == "off" or n <= scenario.MAX_SMT_CORES]) for m in modes]
@@ -77,11 +82,12 @@ def run_modes(sc: scenario.Scenario, cores: list[int], modes: list[str], scale_c
             if progress:
                 progress(done + k, total)
 
-        r = run(replace(sc, smt=m), ns, scale_count, step)
+        r = run(replace(sc, smt=m), ns, scale_count, step, knee)
         done += len(ns)
-        series.append({"smt": m, "rows": r["rows"]})
+        series.append({"smt": m, "rows": r["rows"], "knee": r["knee"]})
     return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count,
-            "rows": series[0]["rows"] if series else [], "series": series}
+            "rows": series[0]["rows"] if series else [], "knee": series[0]["knee"] if series else None,
+            "series": series}
 
 
 def plot(result: dict, path: str, title: str = "") -> None:
