@@ -66,11 +66,14 @@ def test_smt_time_is_its_own_part():
     assert r["knee"] == r["series"][0]["knee"]
 
 
-def test_the_table_and_sentence_are_printed():
-    p = zvmlab("scaling", LOCKS, "--cores", "4,16", "--duration", "2s")
+def test_the_table_sentence_and_chart(tmp_path):
+    p = zvmlab("scaling", LOCKS, "--cores", "4,16", "--duration", "2s", "--plot", tmp_path / "s.svg")
     assert p.returncode == 0, p.stderr
     assert "Why: processor us per transaction" in p.stdout and "SRMSLOCK" in p.stdout
     assert "CPU per transaction" in p.stdout
+    svg = (tmp_path / "s.svg").read_text()
+    # the third panel stacks the causes: work at the first CPI, the CPI stretch, lock spin
+    assert "CPI stretch" in svg and "lock spin" in svg and "processor us per transaction" in svg
     bad = zvmlab("scaling", LOCKS, "--cores", "4,16", "--knee", "1.5")
     assert bad.returncode == 2 and "--knee" in bad.stderr
 

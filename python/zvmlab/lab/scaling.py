@@ -98,7 +98,9 @@ def plot(result: dict, path: str, title: str = "") -> None:
     import matplotlib.pyplot as plt
 
     series = result.get("series") or [{"smt": None, "rows": result["rows"]}]
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    why_rows = [r for r in series[0]["rows"] if r.get("why")]
+    fig, axes = plt.subplots(1, 3 if why_rows else 2, figsize=(14 if why_rows else 10, 3.8))
+    a1, a2 = axes[0], axes[1]
     tv_all: list[float] = []
     for k, ser in enumerate(series):
         rows = ser["rows"]
@@ -124,7 +126,33 @@ def plot(result: dict, path: str, title: str = "") -> None:
     a2.set_xlabel("cores")
     a2.set_ylabel("T/V")
     a2.grid(alpha=0.3)
+    if why_rows:
+        _why_bars(axes[2], why_rows, series[0]["smt"])
     fig.suptitle(title or result["scenario"], fontsize=10)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
+
+
+def _why_bars(ax, rows: list[dict], smt: str | None) -> None:
+    """Processor time per transaction at each core count, stacked by cause (scaling_why): the
+    work at the first run's CPI, the CPI stretch over it, and lock spin."""
+    labels = [str(r["cores"]) for r in rows]
+    c0 = rows[0]["why"]["cpi"]
+    keep = [c0 / r["why"]["cpi"] if r["why"]["cpi"] > 0 else 1.0 for r in rows]
+    work = ("guest_us_per_tx", "cp_us_per_tx", "smt_us_per_tx")
+    stacks = [(f"guest (at CPI {c0:.2f})", [r["why"]["guest_us_per_tx"] * k for r, k in zip(rows, keep)]),
+              ("CP", [r["why"]["cp_us_per_tx"] * k for r, k in zip(rows, keep)]),
+              ("SMT", [r["why"]["smt_us_per_tx"] * k for r, k in zip(rows, keep)]),
+              ("CPI stretch", [sum(r["why"][w] for w in work) * (1 - k) for r, k in zip(rows, keep)]),
+              ("lock spin", [r["why"]["spin_us_per_tx"] for r in rows])]
+    bottom = [0.0] * len(rows)
+    for name, vals in stacks:
+        if not any(v > 0 for v in vals):
+            continue
+        ax.bar(labels, vals, bottom=bottom, label=name)
+        bottom = [b + v for b, v in zip(bottom, vals)]
+    ax.set_xlabel("cores" + (f" (SMT {smt})" if smt else ""))
+    ax.set_ylabel("processor us per transaction")
+    ax.legend(fontsize=7)
+    ax.grid(alpha=0.3, axis="y")
