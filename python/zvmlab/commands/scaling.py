@@ -50,60 +50,71 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
     if scale_guests and no_scale_count:
         raise InputError("--scale-guests and --no-scale-count contradict each other", field="--scale-guests",
                          fix="give --scale-guests to scale the guests with the cores, nothing to keep them fixed")
-    no_scale_count = not scale_guests
+    ns = _core_counts(cores)
+    if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
+        raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
+    sc = scenario.load(file).with_overrides(level=level, duration=duration, machine=machine)
+    _check_machine(sc, ns)
+    modes = _smt_modes(smt_modes, sc, ns)
+    # The scenario's title names its own configuration; the runs are at other core counts.
+    heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
+               f"{' (guest counts scaled with cores)' if scale_guests else ''}: {safe(sc.title or '')}").rstrip(": ")
+    with progress("scaling", not as_json) as update:
+        if modes is None:
+            res = sc_lab.run(sc, ns, scale_count=scale_guests, progress=update, knee=knee)
+        else:
+            res = sc_lab.run_modes(sc, ns, modes, scale_count=scale_guests, progress=update, knee=knee)
+    if plot_path:
+        sc_lab.plot(res, plot_path, heading)
+    if as_json:
+        print_json(res)
+        return
+    for ser in res.get("series") or [{"smt": None, "rows": res["rows"], "knee": res["knee"]}]:
+        suffix = f" SMT {ser['smt']}" if ser["smt"] else ""
+        _table(heading, sc, ser["rows"], suffix)
+        _why(ser["rows"], ser["knee"], suffix)
+    if plot_path:
+        console.print(f"  chart: {safe(plot_path)}")
 
+
+def _core_counts(cores: str) -> list[int]:
+    """--cores as sorted distinct processor counts, each 1 to the engine's maximum."""
     try:
         ns = sorted({int(x) for x in cores.split(",") if x.strip()})
     except ValueError:
         raise InputError(f"{cores!r} is not a list of whole numbers", field="--cores", fix="e.g. --cores 1,2,4,8") from None
     if not ns or ns[0] < 1 or ns[-1] > scenario.MAX_PROCESSORS:
         raise InputError(f"processor counts must be 1-{scenario.MAX_PROCESSORS}", field="--cores", fix="e.g. 1,2,4,8")
-    if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
-        raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
-    sc = scenario.load(file).with_overrides(level=level, duration=duration, machine=machine)
-    largest = round(scenario.machine_figures(sc.machine or scenario.DEFAULT_MACHINE, sc.params)["max_lpar_cores"])
+    return ns
+
+
+def _check_machine(sc, ns: list[int]) -> None:
+    """The largest count fits an LPAR of the scenario's machine."""
+    name = sc.machine or scenario.DEFAULT_MACHINE
+    largest = round(scenario.machine_figures(name, sc.params)["max_lpar_cores"])
     if ns[-1] > largest:
-        raise InputError(f"{ns[-1]} cores on a {sc.machine or scenario.DEFAULT_MACHINE}: z/VM runs at most {largest} "
+        raise InputError(f"{ns[-1]} cores on a {name}: z/VM runs at most {largest} "
                          "logical processors in an LPAR of it", field="--cores",
                          fix=f"use core counts up to {largest}, or a later --machine")
-    # The scenario's title names its own configuration; the runs are at other core counts.
-    heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
-               f"{'' if no_scale_count else ' (guest counts scaled with cores)'}: {safe(sc.title or '')}").rstrip(": ")
-    if smt_modes is not None:
-        modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
-        bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
-        if bad or not modes:
-            raise InputError(f"{smt_modes!r} is not a list of SMT modes", field="--smt", fix="e.g. --smt off,smt2")
-        if any(m != "off" for m in modes) and not _has_smt(sc):
-            raise InputError(f"--smt {smt_modes} on a {sc.machine}: the {sc.machine} has no SMT", field="--smt",
-                             fix="use --smt off, or a z13 or later --machine")
-        with progress("scaling", not as_json) as update:
-            res = sc_lab.run_modes(sc, ns, modes, scale_count=not no_scale_count, progress=update, knee=knee)
-        if plot_path:
-            sc_lab.plot(res, plot_path, heading)
-        if as_json:
-            print_json(res)
-            return
-        for ser in res["series"]:
-            _table(heading, sc, ser["rows"], f" SMT {ser['smt']}")
-            _why(ser["rows"], ser["knee"], f" SMT {ser['smt']}")
-        if plot_path:
-            console.print(f"  chart: {safe(plot_path)}")
-        return
-    if sc.smt != "off" and ns[-1] > scenario.MAX_SMT_CORES:
-        raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most {scenario.MAX_SMT_CORES} cores",
-                         field="--cores", fix=f"use core counts up to {scenario.MAX_SMT_CORES}, or a non-SMT scenario")
-    with progress("scaling", not as_json) as update:
-        res = sc_lab.run(sc, ns, scale_count=not no_scale_count, progress=update, knee=knee)
-    if plot_path:
-        sc_lab.plot(res, plot_path, heading)
-    if as_json:
-        print_json(res)
-        return
-    _table(heading, sc, res["rows"], "")
-    _why(res["rows"], res["knee"], "")
-    if plot_path:
-        console.print(f"  chart: {safe(plot_path)}")
+
+
+def _smt_modes(smt_modes: str | None, sc, ns: list[int]) -> list[str] | None:
+    """--smt as a list of modes (None: one series in the scenario's own mode, which must then
+    multithread no more cores than z/VM does)."""
+    if smt_modes is None:
+        if sc.smt != "off" and ns[-1] > scenario.MAX_SMT_CORES:
+            raise InputError(f"{ns[-1]} cores with smt = {sc.smt!r}: z/VM multithreads at most "
+                             f"{scenario.MAX_SMT_CORES} cores", field="--cores",
+                             fix=f"use core counts up to {scenario.MAX_SMT_CORES}, or a non-SMT scenario")
+        return None
+    modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
+    bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
+    if bad or not modes:
+        raise InputError(f"{smt_modes!r} is not a list of SMT modes", field="--smt", fix="e.g. --smt off,smt2")
+    if any(m != "off" for m in modes) and not _has_smt(sc):
+        raise InputError(f"--smt {smt_modes} on a {sc.machine}: the {sc.machine} has no SMT", field="--smt",
+                         fix="use --smt off, or a z13 or later --machine")
+    return modes
 
 
 def _has_smt(sc) -> bool:
