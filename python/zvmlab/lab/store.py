@@ -32,7 +32,7 @@ import contextlib
 import hashlib
 import json
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator
 
 from ..errors import InputError
 
@@ -253,77 +253,35 @@ class Store:
         zvmlab_version, engine_version, summary, wall_s and labels ((collection, item, attrs), ...).
         A run whose key is in the store already only adds its labels.
         """
-        import pandas as pd
-
         if not runs:
             return
-        scen, rows, ivs, ius, labs, rus = {}, {}, [], [], [], []
-        for r in runs:
-            key, summary = r["key"], r["summary"]
-            labs += [(c, i, key, canonical(a)) for c, i, a in r.get("labels", ())]
-            if key in rows:
-                continue
-            scen.setdefault(r["scenario_hash"], (r["scenario_hash"], r["title"], r["scenario_text"]))
-            s = {k: v for k, v in summary.items() if k not in _TIMING and k != "intervals"}
-            rows[key] = (key, r["scenario_hash"], r["level"], canonical(r["switches"]), r["seed"], r["zvmlab_version"],
-                         r["engine_version"], summary.get("processors"), summary.get("duration_s"), summary.get("etr"),
-                         summary.get("itr"), summary.get("tv_ratio"), summary.get("avg_processor_busy_pct"),
-                         summary.get("system_pct"), summary.get("transactions"), summary.get("events"), canonical(s),
-                         r.get("wall_s"), *_resp_cols(summary.get("response_ms")))
-            rus += [(key, u.get("userid"), u.get("cpu_pct"), u.get("virtual_pct"), u.get("cp_pct"),
-                     u.get("transactions"), *_resp_cols(u.get("response_ms"))) for u in summary.get("users", [])]
-            for i, x in enumerate(summary.get("intervals", [])):
-                ivs.append((key, i, x.get("start_s"), x.get("end_s"), x.get("transactions"), x.get("etr"), _busy(x),
-                            canonical(x["devices"]) if x.get("devices") else None))
-                ius += [(key, i, u.get("userid"), u.get("cpu_pct"), u.get("virtual_pct"), u.get("cp_pct"),
-                         u.get("transactions")) for u in x.get("user_detail", [])]
-        frames = {
-            "_sc": (pd.DataFrame(list(scen.values()), columns=["scenario_hash", "title", "text"]),
-                    "INSERT OR IGNORE INTO scenarios SELECT * FROM _sc"),
-            "_runs": (pd.DataFrame(list(rows.values()), columns=[
-                "key", "scenario_hash", "level", "switches", "seed", "zvmlab_version", "engine_version", "processors",
-                "duration_s", "etr", "itr", "tv_ratio", "busy_pct", "system_pct", "transactions", "events", "summary",
-                "wall_s", *_RESP_COLS]).astype({"trivial": "Int64", "nontrivial": "Int64"}),
-                f"INSERT INTO runs ({_RUN_COLS}) SELECT key, scenario_hash, level, switches::JSON, seed, zvmlab_version, "
-                "engine_version, processors, duration_s, etr, itr, tv_ratio, busy_pct, system_pct, transactions, events, "
-                f"summary::JSON, wall_s, {', '.join(_RESP_COLS)} FROM _runs WHERE key NOT IN (SELECT key FROM _old)"),
-            "_ru": (pd.DataFrame(rus, columns=["key", "userid", "cpu_pct", "virtual_pct", "cp_pct", "transactions",
-                                               *_RESP_COLS]).astype({"transactions": "Int64", "trivial": "Int64",
-                                                                     "nontrivial": "Int64"}),
-                    "INSERT OR IGNORE INTO run_users SELECT * FROM _ru WHERE key NOT IN (SELECT key FROM _old)"),
-            "_iv": (pd.DataFrame(ivs, columns=["key", "idx", "start_s", "end_s", "transactions", "etr", "busy_pct",
-                                               "devices"]).astype({"transactions": "Int64"}),
-                    "INSERT INTO intervals SELECT key, idx, start_s, end_s, transactions, etr, busy_pct, devices::JSON "
-                    "FROM _iv WHERE key NOT IN (SELECT key FROM _old)"),
-            "_iu": (pd.DataFrame(ius, columns=["key", "idx", "userid", "cpu_pct", "virtual_pct", "cp_pct",
-                                               "transactions"]).astype({"transactions": "Int64"}),
-                    "INSERT INTO interval_users SELECT * FROM _iu WHERE key NOT IN (SELECT key FROM _old)"),
-            "_lab": (pd.DataFrame(labs, columns=["collection", "item", "key", "attrs"]),
-                     "INSERT OR IGNORE INTO labels SELECT collection, item, key, attrs::JSON FROM _lab"),
-        }
+        t = _tables_of(runs)
+        frames = _frames(t)
+        self._guard(lambda: self._insert(list(t["runs"]), frames))
 
-        def q():
-            con = self.con
-            con.begin()
-            try:
-                con.register("_want", pd.DataFrame({"key": list(rows)}))
-                # runs already stored (made for another collection): only their labels are new
-                _x(con, "CREATE OR REPLACE TEMP TABLE _old AS SELECT key FROM runs JOIN _want USING (key)")
-                for name, (df, sql) in frames.items():
-                    if len(df):
-                        con.register(name, df)
-                        _x(con, sql)
-                        con.unregister(name)
-                con.commit()
-            except BaseException:
-                with contextlib.suppress(Exception):
-                    con.rollback()
-                raise
-            finally:
-                with contextlib.suppress(Exception):
-                    con.unregister("_want")
+    def _insert(self, keys: list[str], frames: dict) -> None:
+        """Insert the frames in one transaction; runs already stored get only their labels."""
+        import pandas as pd
 
-        self._guard(q)
+        con = self.con
+        con.begin()
+        try:
+            con.register("_want", pd.DataFrame({"key": keys}))
+            # runs already stored (made for another collection): only their labels are new
+            _x(con, "CREATE OR REPLACE TEMP TABLE _old AS SELECT key FROM runs JOIN _want USING (key)")
+            for name, (df, sql) in frames.items():
+                if len(df):
+                    con.register(name, df)
+                    _x(con, sql)
+                    con.unregister(name)
+            con.commit()
+        except BaseException:
+            with contextlib.suppress(Exception):
+                con.rollback()
+            raise
+        finally:
+            with contextlib.suppress(Exception):
+                con.unregister("_want")
 
     # ---------------------------------------------------------------- reading
     def query(self, sql: str, params: list | None = None):
@@ -429,3 +387,66 @@ def _busy(interval: dict) -> float | None:
     if not procs:
         return None
     return sum(p.get("busy_pct", 0.0) for p in procs) / len(procs)
+
+
+def _tables_of(runs: list[dict]) -> dict[str, Any]:
+    """The rows of each table for ``runs``: scenarios and runs by key (first wins), run users,
+    intervals, interval users and labels."""
+    t: dict[str, Any] = {"scenarios": {}, "runs": {}, "run_users": [], "intervals": [], "interval_users": [],
+                         "labels": []}
+    for r in runs:
+        key, summary = r["key"], r["summary"]
+        t["labels"] += [(c, i, key, canonical(a)) for c, i, a in r.get("labels", ())]
+        if key in t["runs"]:
+            continue
+        t["scenarios"].setdefault(r["scenario_hash"], (r["scenario_hash"], r["title"], r["scenario_text"]))
+        t["runs"][key] = _run_row(r)
+        t["run_users"] += [(key, u.get("userid"), u.get("cpu_pct"), u.get("virtual_pct"), u.get("cp_pct"),
+                            u.get("transactions"), *_resp_cols(u.get("response_ms"))) for u in summary.get("users", [])]
+        for i, x in enumerate(summary.get("intervals", [])):
+            t["intervals"].append((key, i, x.get("start_s"), x.get("end_s"), x.get("transactions"), x.get("etr"),
+                                   _busy(x), canonical(x["devices"]) if x.get("devices") else None))
+            t["interval_users"] += [(key, i, u.get("userid"), u.get("cpu_pct"), u.get("virtual_pct"), u.get("cp_pct"),
+                                     u.get("transactions")) for u in x.get("user_detail", [])]
+    return t
+
+
+def _run_row(r: dict) -> tuple:
+    """One run's row of the runs table (its summary less timing and intervals as JSON)."""
+    summary = r["summary"]
+    s = {k: v for k, v in summary.items() if k not in _TIMING and k != "intervals"}
+    return (r["key"], r["scenario_hash"], r["level"], canonical(r["switches"]), r["seed"], r["zvmlab_version"],
+            r["engine_version"], summary.get("processors"), summary.get("duration_s"), summary.get("etr"),
+            summary.get("itr"), summary.get("tv_ratio"), summary.get("avg_processor_busy_pct"),
+            summary.get("system_pct"), summary.get("transactions"), summary.get("events"), canonical(s),
+            r.get("wall_s"), *_resp_cols(summary.get("response_ms")))
+
+
+def _frames(t: dict[str, Any]) -> dict[str, tuple]:
+    """Each table's rows as a DataFrame with the SQL that inserts it (new runs only, labels always)."""
+    import pandas as pd
+
+    return {
+        "_sc": (pd.DataFrame(list(t["scenarios"].values()), columns=["scenario_hash", "title", "text"]),
+                "INSERT OR IGNORE INTO scenarios SELECT * FROM _sc"),
+        "_runs": (pd.DataFrame(list(t["runs"].values()), columns=[
+            "key", "scenario_hash", "level", "switches", "seed", "zvmlab_version", "engine_version", "processors",
+            "duration_s", "etr", "itr", "tv_ratio", "busy_pct", "system_pct", "transactions", "events", "summary",
+            "wall_s", *_RESP_COLS]).astype({"trivial": "Int64", "nontrivial": "Int64"}),
+            f"INSERT INTO runs ({_RUN_COLS}) SELECT key, scenario_hash, level, switches::JSON, seed, zvmlab_version, "
+            "engine_version, processors, duration_s, etr, itr, tv_ratio, busy_pct, system_pct, transactions, events, "
+            f"summary::JSON, wall_s, {', '.join(_RESP_COLS)} FROM _runs WHERE key NOT IN (SELECT key FROM _old)"),
+        "_ru": (pd.DataFrame(t["run_users"], columns=["key", "userid", "cpu_pct", "virtual_pct", "cp_pct",
+                                                      "transactions", *_RESP_COLS]).astype(
+            {"transactions": "Int64", "trivial": "Int64", "nontrivial": "Int64"}),
+            "INSERT OR IGNORE INTO run_users SELECT * FROM _ru WHERE key NOT IN (SELECT key FROM _old)"),
+        "_iv": (pd.DataFrame(t["intervals"], columns=["key", "idx", "start_s", "end_s", "transactions", "etr",
+                                                      "busy_pct", "devices"]).astype({"transactions": "Int64"}),
+                "INSERT INTO intervals SELECT key, idx, start_s, end_s, transactions, etr, busy_pct, devices::JSON "
+                "FROM _iv WHERE key NOT IN (SELECT key FROM _old)"),
+        "_iu": (pd.DataFrame(t["interval_users"], columns=["key", "idx", "userid", "cpu_pct", "virtual_pct", "cp_pct",
+                                                           "transactions"]).astype({"transactions": "Int64"}),
+                "INSERT INTO interval_users SELECT * FROM _iu WHERE key NOT IN (SELECT key FROM _old)"),
+        "_lab": (pd.DataFrame(t["labels"], columns=["collection", "item", "key", "attrs"]),
+                 "INSERT OR IGNORE INTO labels SELECT collection, item, key, attrs::JSON FROM _lab"),
+    }
