@@ -217,58 +217,24 @@ def solve(capacity_pct: float, users: Sequence[UserSpec], *, abs_cap: float = AB
     """
     _check(capacity_pct, users)
     capacity_pct = float(capacity_pct)
-    n = len(users)
-    abs_sum = math.fsum(u.min_share.value / 100 for u in users if u.min_share.kind == "absolute")
-    rel_sum = math.fsum(u.min_share.value for u in users if u.min_share.kind == "relative")
-    w = [_norm(u.min_share, abs_sum, rel_sum, True, abs_cap) for u in users]
-    maxes = []
-    for u in users:
-        if u.limit == "none":
-            maxes.append(math.inf)
-        else:
-            m = u.max_share if u.max_share is not None else u.min_share
-            maxes.append(_norm(m, abs_sum, rel_sum, False, abs_cap) * capacity_pct)
+    w, maxes = _weights_and_maxes(capacity_pct, users, abs_cap)
     demand = [float(u.demand_pct) for u in users]
-    cap1 = [min(demand[i], maxes[i]) for i in range(n)]
+    cap1 = [min(d, m) for d, m in zip(demand, maxes)]
     member = [u.pool for u in users]
-    pool_caps = {p: float(c) for p, c in (pools or {}).items() if p in member}
-    for u in users:
-        if u.pool is not None and u.pool not in (pools or {}):
-            raise ValueError(f"{u.userid}: CPU pool {u.pool!r} has no limit in pools")
+    pool_caps = _pool_caps(users, pools)
     bound: set[str] = set()
     if pool_caps:
         alloc, level, bound = _fill_pooled(capacity_pct, w, cap1, member, pool_caps)
     else:
         alloc, level = _fill(capacity_pct, w, cap1)
-    left = capacity_pct - math.fsum(alloc)
     binding: dict[str, str] = {}
     soft_level = 0.0
+    left = capacity_pct - math.fsum(alloc)
     if left > 0 and math.isinf(level):
-        cap2 = [(demand[i] - alloc[i]) if users[i].limit == "soft" and demand[i] > alloc[i] else 0.0
-                for i in range(n)]
-        if any(c > 0 for c in cap2) and pool_caps:
-            rest = {p: max(0.0, c - math.fsum(alloc[i] for i in range(n) if member[i] == p))
-                    for p, c in pool_caps.items()}
-            more, soft_level, _ = _fill_pooled(left, w, cap2, member, rest)
-        elif any(c > 0 for c in cap2):
-            more, soft_level = _fill(left, w, cap2)
-        if any(c > 0 for c in cap2):
-            for i, m in enumerate(more):
-                if m > 0:
-                    alloc[i] = min(demand[i], alloc[i] + m)
-                    binding[users[i].userid] = "soft-excess"
+        soft_level = _soft_excess(left, users, w, demand, alloc, pool_caps, binding)
     _within(capacity_pct, alloc)
     for i, u in enumerate(users):
-        if u.userid in binding:
-            continue
-        if alloc[i] >= demand[i] - 1e-9:
-            binding[u.userid] = "demand"
-        elif alloc[i] >= maxes[i] - 1e-9:
-            binding[u.userid] = "limit"
-        elif u.pool in bound:
-            binding[u.userid] = "pool"
-        else:
-            binding[u.userid] = "share"
+        binding.setdefault(u.userid, _binds(alloc[i], demand[i], maxes[i], u.pool in bound))
     return Solution(
         users={u.userid: a for u, a in zip(users, alloc)},
         capacity_pct=capacity_pct,
@@ -279,3 +245,59 @@ def solve(capacity_pct: float, users: Sequence[UserSpec], *, abs_cap: float = AB
         level=level,
         soft_level=soft_level,
     )
+
+
+def _weights_and_maxes(capacity_pct: float, users: Sequence[UserSpec], abs_cap: float) -> tuple[list[float], list[float]]:
+    """Each user's normalized minimum share (its weight) and its maximum in percent (inf: no limit)."""
+    abs_sum = math.fsum(u.min_share.value / 100 for u in users if u.min_share.kind == "absolute")
+    rel_sum = math.fsum(u.min_share.value for u in users if u.min_share.kind == "relative")
+    w = [_norm(u.min_share, abs_sum, rel_sum, True, abs_cap) for u in users]
+    maxes = []
+    for u in users:
+        if u.limit == "none":
+            maxes.append(math.inf)
+        else:
+            m = u.max_share if u.max_share is not None else u.min_share
+            maxes.append(_norm(m, abs_sum, rel_sum, False, abs_cap) * capacity_pct)
+    return w, maxes
+
+
+def _pool_caps(users: Sequence[UserSpec], pools: dict[str, float] | None) -> dict[str, float]:
+    """The limits of the pools that have members; every member's pool must have one."""
+    member = [u.pool for u in users]
+    pool_caps = {p: float(c) for p, c in (pools or {}).items() if p in member}
+    for u in users:
+        if u.pool is not None and u.pool not in (pools or {}):
+            raise ValueError(f"{u.userid}: CPU pool {u.pool!r} has no limit in pools")
+    return pool_caps
+
+
+def _soft_excess(left: float, users: Sequence[UserSpec], w: list[float], demand: list[float], alloc: list[float],
+                 pool_caps: dict[str, float], binding: dict[str, str]) -> float:
+    """What is left after the fill goes to LIMITSOFT users still wanting more (within their
+    pools' rest), by weight; updates ``alloc`` and ``binding``, returns the soft water level."""
+    n = len(users)
+    member = [u.pool for u in users]
+    cap2 = [(demand[i] - alloc[i]) if users[i].limit == "soft" and demand[i] > alloc[i] else 0.0 for i in range(n)]
+    if not any(c > 0 for c in cap2):
+        return 0.0
+    if pool_caps:
+        rest = {p: max(0.0, c - math.fsum(alloc[i] for i in range(n) if member[i] == p))
+                for p, c in pool_caps.items()}
+        more, soft_level, _ = _fill_pooled(left, w, cap2, member, rest)
+    else:
+        more, soft_level = _fill(left, w, cap2)
+    for i, m in enumerate(more):
+        if m > 0:
+            alloc[i] = min(demand[i], alloc[i] + m)
+            binding[users[i].userid] = "soft-excess"
+    return soft_level
+
+
+def _binds(alloc: float, demand: float, cap: float, pool_bound: bool) -> str:
+    """What holds a user at its allocation: its demand, its limit, its pool, or its share."""
+    if alloc >= demand - 1e-9:
+        return "demand"
+    if alloc >= cap - 1e-9:
+        return "limit"
+    return "pool" if pool_bound else "share"
