@@ -174,7 +174,7 @@ params! {
     ets_ratio_e3: "srm.ets_ratio_e3" = 6.0, "x E2", [1.0, 100.0],
         "assumed: E3 elapsed time slice = 6 x E2, the classic documented ratio, not re-read (cp-model §4.1 [K])";
     test_idle: "srm.test_idle" = 300.0, "ms", [0.0, 60000.0],
-        "assumed: grace period a user that went idle stays in the dispatch list (test-idle, cp-model §3.1 [K]) before it drops to the dormant list";
+        "public: 'On an unmodified VM system, the test-idle timer is set to 300 milliseconds' (IBM, description of the SRMTIDLE package, vm.ibm.com/download/packages/descript.cgi?SRMTIDLE; docs/research/parameter-sources.md): the grace period a user that went idle stays in the dispatch list before it drops to the dormant list";
     sched_tick: "sched.tick" = 100.0, "ms", [1.0, 10000.0],
         "assumed: period of the scheduler's own pass (test-idle scan, eligible-list admission check, 6.4 entitlement refresh); short against the 1-2 s of cp-model §4.6";
     demand_tau: "sched.demand_tau" = 500.0, "ms", [1.0, 1000000.0],
@@ -405,11 +405,11 @@ params! {
     prsm_lpdisp: "prsm.c_lpdisp" = 2.0, "us per PR/SM dispatch", [0.0, 1000.0],
         "assumed: PR/SM time to dispatch one logical core on a physical core (cp-model §1.4, §10.2 [A]); reported as %LPmgt (FCX302), chargeable to no LPAR";
     prsm_trun_k: "prsm.trun_k" = 25.0, "ms", [0.1, 1000.0],
-        "assumed: PR/SM dispatch interval = k x shared physical / active shared logical cores, clamped to [trun_min, trun_max]; 'dynamically determined' by the number of logical and physical processors (PR/SM planning guide, cp-model §1.4 [P]/[A])";
+        "public: the default time slice is '(25 milliseconds * number of shared physical processors) / (number of logical processors not in stopped state defined for all LPARs with shared logical processors)' (PR/SM Planning Guide, quoted on IBM-MAIN msg127812; docs/research/parameter-sources.md), clamped to [trun_min, trun_max]; the model counts the logical processors of LPARs that are busy as not stopped";
     prsm_trun_min: "prsm.trun_min" = 12.5, "ms", [0.1, 1000.0],
-        "public [K]: z/OS-documented default PR/SM dispatch interval range 12.5-25 ms (cp-model §10.2), assumed to apply to IFL pools";
-    prsm_trun_max: "prsm.trun_max" = 25.0, "ms", [0.1, 1000.0],
-        "public [K]: upper end of the 12.5-25 ms default PR/SM dispatch interval (cp-model §10.2)";
+        "public: 'an arbitrary minimum computed default time slice value of 12.5 milliseconds' (PR/SM Planning Guide, quoted on IBM-MAIN msg127812); computed separately per processor type (z9 PR/SM Planning Guide, 'Processor Running Time'), so it applies to the IFL pool (docs/research/parameter-sources.md)";
+    prsm_trun_max: "prsm.trun_max" = 100.0, "ms", [0.1, 1000.0],
+        "public: the computed default PR/SM time slice has 'an arbitrary minimum computed default time slice value of 12.5 milliseconds and a maximum computed value of 100 milliseconds' (PR/SM Planning Guide, quoted on IBM-MAIN msg127812; docs/research/parameter-sources.md); 25 ms until stop 18, read as the top of a 12.5-25 ms range that is only the formula's span for 1 to 2 logical per physical";
     prsm_min_avail: "prsm.min_avail" = 0.01, "fraction of wall time", [1e-06, 1.0],
         "assumed: floor of the share of wall time a wanting logical core is powered, so a core PR/SM barely powers still progresses (a numerical guard, far below any share that matters)";
     path_wake: "prsm.path_wake" = 2000.0, "instructions", [0.0, 100000000.0],
@@ -431,9 +431,9 @@ params! {
     cache_footprint_kb: "cache.footprint_kb" = 1530.0, "KB per virtual CPU", [1.0, 1048576.0], // calibrated from row B10, 16-core column
         "seed 001 (row B10, kind C, 16-core column, calibrated with cache.warmth = 1 (unused when 0): 21.02 sourcing cycles per L1 miss on the Apache stand-in, b7-apache.toml at 6.3, 60 s, with the CP coherence stall of cache.cp_shared and B7's guest CPU refit for the model on (310 / 133 us, docs/research/calibration.md 'Cache warmth on'); 1814 before the coherence stall was modelled): the cache footprint (distinct lines a virtual CPU keeps using; Thiebaut & Stone 1987 for the model form) of one virtual CPU; one value for every guest (a property of the workload, not public for any z/VM workload)";
     cache_lat_l3: "cache.lat_l3" = 40.0, "cycles per line", [0.0, 100000.0],
-        "assumed: a line missing from the core's L2 and found in the chip's L3 (no public per-level latency for z196-z15, docs/research/machines-and-caches.md §1.3; z16's virtual L3 is about 12 ns, about 60 cycles, over its 19-cycle L2, recalled); the RNI weights put L3 at about a third of a local L4 access";
+        "assumed: a line missing from the core's L2 and found in the chip's L3 (no public per-level latency for z196-z15, docs/research/machines-and-caches.md §1.3; z16's virtual L3 is about 12 ns, about 60 cycles, over its 19-cycle L2, recalled); the z13 RNI formula '2.6x(0.4xL3P+1.6xL4LP+3.5xL4RP+7.5xMEMP)/100' (LongEx Mainframe Quarterly, Nov 2015, quoting IBM; docs/research/parameter-sources.md) weights an L3 hit at a quarter of a local L4 one";
     cache_lat_l4: "cache.lat_l4" = 120.0, "cycles per line", [0.0, 100000.0],
-        "assumed: a line found in the drawer's L4 (or another chip's L3 through it), three times cache.lat_l3 as the RNI weights' ratio 0.4 : 1.2 (J. Burg, IBM WSC CPU-MF material, recalled; docs/research/machines-and-caches.md §1.3); beyond L4 (another drawer or memory) costs cpi.cycles_remote";
+        "assumed: a line found in the drawer's L4 (or another chip's L3 through it), set as three times cache.lat_l3 from a recalled RNI ratio 0.4 : 1.2; the published z13 RNI formula weights it 1.6 against L3's 0.4, four times (LongEx Mainframe Quarterly, Nov 2015, quoting IBM; docs/research/parameter-sources.md), which with cache.lat_l3 = 40 would give 160. Kept at 120: the lock-hold locality of issue 17 (lines.rs) and the cache warmth model read it, and C1's kind-C holds were calibrated with 120; robustness perturbs it x0.5 and x2. Beyond L4 (another drawer or memory) costs cpi.cycles_remote";
     cache_lat_node: "cache.lat_node" = 200.0, "cycles per line", [0.0, 100000.0],
         "assumed: a line held by a processor of the other node of the same drawer (z13: two nodes per drawer, the L4s joined by the S-bus, z13s Technical Guide SG24-8294 p.52), between a local L4 (cache.lat_l4, 120) and another drawer (cpi.cycles_remote, 306); no public latency. Only machines with several nodes per drawer use it";
     cache_cp_shared: "cache.cp_shared" = 0.5, "fraction of CP's L1 misses", [0.0, 1.0],
