@@ -93,6 +93,17 @@ def response_line(r: dict | None) -> str:
 
 
 def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
+    _print_headline(sc, s)
+    for line in _notices(sc, s):
+        console.print(f"  [bold yellow]{line}[/bold yellow]")
+    _print_users(sc, s)
+    _print_intervals(s, max_cols)
+    print_subsystems(s)
+
+
+def _print_headline(sc: scenario.Scenario, s: dict) -> None:
+    """The run in a few lines: ETR, ITR, T/V, busy; SMT and CPI; response time; the engine's
+    speed; the LPAR under PR/SM."""
     title = safe(sc.title or Path(sc.path).name)
     console.print(f"[bold]{title}[/bold]  level {s['level']}, {s['processors']} processors, "
                   f"{s['duration_s']:g} s simulated, seed {s['seed']}")
@@ -112,10 +123,15 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
                       f"{lp['vl']} Vl {lp['hz']} Hz, unparking {lp['unparking']}: {lp['unparked_avg']:.2f} unparked "
                       f"({lp['unparked_vl_avg']:.2f} Vl), %LPmgt {lp['cpc_lpmgt_pct']:.3f} (this LPAR "
                       f"{lp['lpmgt_pct']:.3f}), %Susp {lp['susp_pct']:.1f}")
+
+
+def _notices(sc: scenario.Scenario, s: dict) -> list[str]:
+    """Conditions of the run and settings its level ignores."""
     lines = conditions(s)
-    if (sc.engine_config().get("storage") or {}).get("hpf") and not (s.get("storage") or {}).get("hpf"):
+    storage = sc.engine_config().get("storage") or {}
+    if storage.get("hpf") and not (s.get("storage") or {}).get("hpf"):
         lines.append(f"SET PAGING HPF ON ignored: level {s['level']} has no zHPF paging (z/VM 6.4 and later)")
-    if (sc.engine_config().get("storage") or {}).get("encrypt") and not (s.get("storage") or {}).get("encryption"):
+    if storage.get("encrypt") and not (s.get("storage") or {}).get("encryption"):
         lines.append(f"SET ENCRYPT PAGING ignored: level {s['level']} has no encrypted paging (VM65993, "
                      "e.g. zvm-6.4-1q17)")
     if sc.dspwdmethod != "reshuffle":
@@ -123,11 +139,14 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
         if engine.switches(s["level"], sc.switches).get("dv") != "local":
             lines.append(f"SET SRM DSPWDMETHOD {sc.dspwdmethod.upper()} has no effect at level {s['level']}: its "
                          "dispatcher looks aside at every dispatch vector's head (one ordered list, no steals)")
-    for line in lines:
-        console.print(f"  [bold yellow]{line}[/bold yellow]")
+    return lines
+
+
+def _print_users(sc: scenario.Scenario, s: dict) -> None:
+    """Users (FCX112/FCX114-like): CPU, T/V, transactions, response time, where their virtual
+    CPUs spent the run."""
     shares = {u: str(g.share) for g in sc.guests for u in g.userids()}
     t = Table(title="Users (100 % = one processor)", title_justify="left")
-    # FCX114 USTAT-like: where each user's virtual CPUs spent the run (percent of their time).
     ws = lambda u, k: (u.get("wait_states") or {}).get(k, 0.0)  # noqa: E731
     rs = lambda u, k: (u.get("response_ms") or {}).get(k, 0.0)  # noqa: E731
     for col in ("Userid", "Share", "CPU %", "Virtual %", "CP %", "T/V", "Transactions", "Resp ms", "p90 ms",
@@ -144,6 +163,10 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     console.print("  Resp ms, p90 ms: transaction response time (think time excluded), mean and 90th percentile")
     console.print("  %RUN ... %EL+LIM: percent of the user's virtual-CPU time running, waiting for a processor, "
                   "in page wait, in I/O wait, on the eligible or limit list (the rest dormant; FCX114 USTAT)")
+
+
+def _print_intervals(s: dict, max_cols: int) -> None:
+    """CPU % of the first ``max_cols`` users and ETR per interval."""
     users = [u["userid"] for u in s["users"]]
     shown = users[:max_cols]
     t = Table(title="CPU % by interval", title_justify="left")
@@ -156,7 +179,6 @@ def print_summary(sc: scenario.Scenario, s: dict, max_cols: int = 10) -> None:
     console.print(t)
     if len(users) > len(shown):
         console.print(f"  ({len(users) - len(shown)} more users: see --json or --out)")
-    print_subsystems(s)
 
 
 def print_subsystems(s: dict, max_rows: int = 8) -> None:
