@@ -453,46 +453,12 @@ def lockact(m: Measurements, r: Report) -> None:
             Column("peak_at", ("End", "Time"), "text", 10, "Busiest interval")]
     t = Table("locks", cols, key=("lock",))
     secs = max(1, m.duration_ns) / 1e9
-
-    def figures(d: dict) -> dict:
-        ax, as_, cx, cs = ssum(d["acq_x"]), ssum(d["acq_s"]), ssum(d["coll_x"]), ssum(d["coll_s"])
-        sx, ss = ssum(d["spin_x"]), ssum(d["spin_s"])
-        acq = None if ax is None or as_ is None else ax + as_
-        coll = None if cx is None or cs is None else cx + cs
-        spin = None if sx is None or ss is None else sx + ss
-        return {"acq_x": None if ax is None else ax / secs, "acq_s": None if as_ is None else as_ / secs,
-                "colls": None if coll is None else coll / secs,
-                "coll_pct": None if acq is None or coll is None else (100.0 * coll / acq if acq else 0.0),
-                "avg": None if coll is None or spin is None else (spin / 1e3 / coll if coll else 0.0),
-                "busy": None if spin is None else 100.0 * spin / 1e9 / secs}
-
-    rows = []
-    for name, d in m.locks.items():
-        f = figures(d)
-        best, at = None, ""
-        for k, iv in enumerate(m.intervals):
-            sx, ss = d["spin_x"][k], d["spin_s"][k]
-            if sx is None or ss is None:
-                continue
-            b = 100.0 * (sx + ss) / iv.len_ns
-            if best is None or b > best:
-                best, at = b, end_time(m, k)
-        rows.append((name, f, best, at))
-    rows.sort(key=lambda x: (-(x[1]["busy"] or 0.0), x[0]))
+    rows = sorted(((name, _lock_figures(d, secs), *_busiest_interval(m, d)) for name, d in m.locks.items()),
+                  key=lambda x: (-(x[1]["busy"] or 0.0), x[0]))
     for name, f, best, at in rows:
         t.add(DATA, lock=name, peak=best, peak_at=at, **f)
     if rows:
-        tot = {k: None if any(f[k] is None for _, f, _, _ in rows) else sum(f[k] for _, f, _, _ in rows)
-               for k in ("acq_x", "acq_s", "colls", "busy")}
-        all_acq = None if tot["acq_x"] is None or tot["acq_s"] is None else tot["acq_x"] + tot["acq_s"]
-        spin_ns = ssum(ssum(d["spin_x"]) if ssum(d["spin_x"]) is None or ssum(d["spin_s"]) is None
-                       else ssum(d["spin_x"]) + ssum(d["spin_s"]) for d in m.locks.values())
-        colls = ssum(ssum(d["coll_x"]) if ssum(d["coll_x"]) is None or ssum(d["coll_s"]) is None
-                     else ssum(d["coll_x"]) + ssum(d["coll_s"]) for d in m.locks.values())
-        t.add(TOTAL, lock=TOTAL, peak=None, peak_at="",
-              coll_pct=None if all_acq is None or tot["colls"] is None else
-              (100.0 * tot["colls"] / all_acq if all_acq else 0.0),
-              avg=None if spin_ns is None or colls is None else (spin_ns / 1e3 / colls if colls else 0.0), **tot)
+        t.add(TOTAL, lock=TOTAL, peak=None, peak_at="", **_lock_total(m, [f for _, f, _, _ in rows]))
     r.tables.append(t)
     top = [name for name, _, _, _ in rows[:6]]
     r.plots.append(Plot("Spin %busy of the busiest locks", "% of one processor", [0.0] * len(top),
@@ -504,6 +470,47 @@ def lockact(m: Measurements, r: Report) -> None:
                    "microseconds per collision; Spin %Busy: spin time over the period, percent of one processor; "
                    "Busiest interval: the interval with the most spin. Layout: zvmlab's (IBM's FCX326 layout is "
                    "not in the public material used).")
+
+
+def _lock_figures(d: dict, secs: float) -> dict:
+    """One lock's LOCKACT figures over the period (None where the data lacks a counter)."""
+    ax, as_, cx, cs = ssum(d["acq_x"]), ssum(d["acq_s"]), ssum(d["coll_x"]), ssum(d["coll_s"])
+    sx, ss = ssum(d["spin_x"]), ssum(d["spin_s"])
+    acq = None if ax is None or as_ is None else ax + as_
+    coll = None if cx is None or cs is None else cx + cs
+    spin = None if sx is None or ss is None else sx + ss
+    return {"acq_x": None if ax is None else ax / secs, "acq_s": None if as_ is None else as_ / secs,
+            "colls": None if coll is None else coll / secs,
+            "coll_pct": None if acq is None or coll is None else (100.0 * coll / acq if acq else 0.0),
+            "avg": None if coll is None or spin is None else (spin / 1e3 / coll if coll else 0.0),
+            "busy": None if spin is None else 100.0 * spin / 1e9 / secs}
+
+
+def _busiest_interval(m: Measurements, d: dict) -> tuple:
+    """A lock's highest spin %busy in one interval, and that interval's end time."""
+    best, at = None, ""
+    for k, iv in enumerate(m.intervals):
+        sx, ss = d["spin_x"][k], d["spin_s"][k]
+        if sx is None or ss is None:
+            continue
+        b = 100.0 * (sx + ss) / iv.len_ns
+        if best is None or b > best:
+            best, at = b, end_time(m, k)
+    return best, at
+
+
+def _lock_total(m: Measurements, figs: list[dict]) -> dict:
+    """The total row: rates and spin summed over the locks, ratios from the summed counters."""
+    tot = {k: None if any(f[k] is None for f in figs) else sum(f[k] for f in figs)
+           for k in ("acq_x", "acq_s", "colls", "busy")}
+    all_acq = None if tot["acq_x"] is None or tot["acq_s"] is None else tot["acq_x"] + tot["acq_s"]
+    spin_ns = ssum(ssum(d["spin_x"]) if ssum(d["spin_x"]) is None or ssum(d["spin_s"]) is None
+                   else ssum(d["spin_x"]) + ssum(d["spin_s"]) for d in m.locks.values())
+    colls = ssum(ssum(d["coll_x"]) if ssum(d["coll_x"]) is None or ssum(d["coll_s"]) is None
+                 else ssum(d["coll_x"]) + ssum(d["coll_s"]) for d in m.locks.values())
+    return dict(tot, coll_pct=None if all_acq is None or tot["colls"] is None else
+                (100.0 * tot["colls"] / all_acq if all_acq else 0.0),
+                avg=None if spin_ns is None or colls is None else (spin_ns / 1e3 / colls if colls else 0.0))
 
 
 def build(ident: str, m: Measurements) -> Report:
