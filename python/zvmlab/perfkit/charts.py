@@ -96,7 +96,6 @@ def svg(p: Plot, dashed_suffix: str | None = None, start: str | None = None) -> 
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.dates as mdates
     import matplotlib.pyplot as plt
 
     compare = dashed_suffix is not None
@@ -113,41 +112,53 @@ def svg(p: Plot, dashed_suffix: str | None = None, start: str | None = None) -> 
         clock = _clock(x, start) if p.kind != "bar" and p.xlabel == "seconds" else None
         if clock is not None:
             x = clock
-        top = 0.0
-        if p.kind == "stack" and vals:
-            ys = [[0.0 if math.isnan(a) else a for a in v[:n]] for v in vals]
-            ax.stackplot(x, *ys, labels=labels, colors=[colours[k] for k in labels], alpha=.85)
-            top = max((sum(col) for col in zip(*ys)), default=0.0)
-        elif p.kind == "bar" and vals:
-            w = 0.8 / len(vals)
-            for i, (k, v) in enumerate(zip(labels, vals)):
-                ax.bar([xx + (i - (len(vals) - 1) / 2) * w for xx in x], v[:n], w, label=k, color=colours[k],
-                       hatch="//" if is_b[k] else None, edgecolor="white" if not is_b[k] else None)
-            ax.set_xticks(x, (p.categories or [])[:n] or None)
-            if n > 8:
-                ax.tick_params(axis="x", labelrotation=45)
-            top = max((a for v in vals for a in v[:n] if not math.isnan(a)), default=0.0)
-        else:
-            for k, v in zip(labels, vals):
-                ax.plot(x, v[:n], "--" if is_b[k] else "-", marker="o" if n <= 30 else None, markersize=3,
-                        label=k, color=colours[k])
-            top = max((a for v in vals for a in v[:n] if not math.isnan(a)), default=0.0)
+        top = _draw(ax, p, x, labels, vals, n, colours, is_b)
         ax.set_ylim(0, top * 1.12 if top > 0 else 1.0)  # headroom above the highest value
-        ax.set_title(p.title)
-        ax.set_ylabel(p.ylabel)
-        if clock is not None:
-            ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M:%S"))
-            ax.set_xlabel(f"time of day ({clock[0]:%Y-%m-%d})" if clock else "time of day")
-            fig.autofmt_xdate(rotation=30)
-        else:
-            ax.set_xlabel(p.xlabel)
-        ax.grid(True, alpha=.3)
-        if len(labels) > 1:
-            ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
-                      ncol=2 if len(labels) > 14 else 1)
+        _label(fig, ax, p, clock, labels)
         fig.tight_layout()
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
         plt.close(fig)
     s = buf.getvalue()
     return s[s.find("<svg"):]
+
+
+def _draw(ax, p: Plot, x: list, labels: list[str], vals: list[list[float]], n: int, colours: dict,
+          is_b: dict) -> float:
+    """The series as a stack, bars or lines (B's of a comparison dashed or hatched); returns the
+    highest value drawn."""
+    if p.kind == "stack" and vals:
+        ys = [[0.0 if math.isnan(a) else a for a in v[:n]] for v in vals]
+        ax.stackplot(x, *ys, labels=labels, colors=[colours[k] for k in labels], alpha=.85)
+        return max((sum(col) for col in zip(*ys)), default=0.0)
+    if p.kind == "bar" and vals:
+        w = 0.8 / len(vals)
+        for i, (k, v) in enumerate(zip(labels, vals)):
+            ax.bar([xx + (i - (len(vals) - 1) / 2) * w for xx in x], v[:n], w, label=k, color=colours[k],
+                   hatch="//" if is_b[k] else None, edgecolor="white" if not is_b[k] else None)
+        ax.set_xticks(x, (p.categories or [])[:n] or None)
+        if n > 8:
+            ax.tick_params(axis="x", labelrotation=45)
+    else:
+        for k, v in zip(labels, vals):
+            ax.plot(x, v[:n], "--" if is_b[k] else "-", marker="o" if n <= 30 else None, markersize=3,
+                    label=k, color=colours[k])
+    return max((a for v in vals for a in v[:n] if not math.isnan(a)), default=0.0)
+
+
+def _label(fig, ax, p: Plot, clock: list | None, labels: list[str]) -> None:
+    """Title, axis labels (a clock axis as time of day), grid and legend."""
+    import matplotlib.dates as mdates
+
+    ax.set_title(p.title)
+    ax.set_ylabel(p.ylabel)
+    if clock is not None:
+        ax.xaxis.set_major_formatter(mdates.DateFormatter("%H:%M:%S"))
+        ax.set_xlabel(f"time of day ({clock[0]:%Y-%m-%d})" if clock else "time of day")
+        fig.autofmt_xdate(rotation=30)
+    else:
+        ax.set_xlabel(p.xlabel)
+    ax.grid(True, alpha=.3)
+    if len(labels) > 1:
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False,
+                  ncol=2 if len(labels) > 14 else 1)
