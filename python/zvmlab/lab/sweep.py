@@ -69,62 +69,73 @@ def _switch_names() -> list[str]:
     return sorted({k for x in lv for k in x.get("switches", {})})
 
 
+def _unknown(n: str, doc: dict, file: str, why: str = "") -> InputError:
+    """No such sweep parameter: the message names the closest accepted one."""
+    acc = _accepted(doc)
+    close = difflib.get_close_matches(
+        n, acc + [f"switches.{k}" for k in _switch_names()] + [p["name"] for p in engine.params()], n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return InputError(f"the scenario has no parameter {n!r}{why}", file=file, field="--param",
+                      fix=f"{hint}accepted: {', '.join(acc)}")
+
+
 def resolve(name: str, doc: dict, file: str) -> tuple:
     """The document path of a sweep parameter, or an InputError if the scenario has no such thing."""
     n = name.strip()
-
-    def unknown(why: str = "") -> InputError:
-        acc = _accepted(doc)
-        close = difflib.get_close_matches(
-            n, acc + [f"switches.{k}" for k in _switch_names()] + [p["name"] for p in engine.params()], n=1)
-        hint = f"did you mean {close[0]!r}? " if close else ""
-        return InputError(f"the scenario has no parameter {n!r}{why}", file=file, field="--param",
-                          fix=f"{hint}accepted: {', '.join(acc)}")
-
     if n in _ALIASES:
         return _ALIASES[n]
     if n.startswith("switches."):
         if n[9:] not in _switch_names():
-            raise unknown(" (not a mechanism switch: `zvmlab levels` lists them)")
+            raise _unknown(n, doc, file, " (not a mechanism switch: `zvmlab levels` lists them)")
         return ("system", "switches", n[9:])
     head, _, rest = n.partition(".")
     if head in ("system", "run", "storage") and rest and "." not in rest:
-        allowed = {"system": scenario._SYSTEM_KEYS, "run": scenario._RUN_KEYS, "storage": scenario._STORAGE_KEYS}[head]
-        if rest not in allowed:
-            raise unknown()
-        if head == "storage" and "storage" not in doc:
-            raise unknown(" (the scenario has no [storage] table)")
-        return (head, rest)
+        return _table_key(n, head, rest, doc, file)
     model = {p["name"] for p in engine.params()}
     pname = rest if head == "params" else n
     if pname in model:
         return ("params", pname)
     m = _GUEST.match(n)
     if m:
-        guests = doc.get("guest", [])
-        if m.group(2) is not None:
-            i = int(m.group(2))
-            if i >= len(guests):
-                raise unknown(f" (the scenario has {len(guests)} guest(s))")
-        else:
-            ids = [str(g.get("userid", "")).upper() for g in guests]
-            uid = m.group(1).upper()
-            if uid not in ids:
-                close = difflib.get_close_matches(uid, ids, n=1)
-                raise InputError(f"the scenario has no guest {uid!r}", file=file, field="--param",
-                                 fix=(f"did you mean {close[0]!r}? " if close else "") + f"guests: {', '.join(ids)}")
-            i = ids.index(uid)
-        key = m.group(4)
-        if m.group(3):
-            kind = guests[i].get("workload", {}).get("kind")
-            allowed = [k for k in scenario._WORKLOAD_KEYS.get(kind, {}) if k != "kind"]
-            if key not in allowed:
-                raise unknown(f" (a {kind} workload has {', '.join(allowed)})")
-            return ("guest", i, "workload", key)
-        if key not in scenario._GUEST_KEYS or key in ("userid", "workload", "refs"):
-            raise unknown(" (guest keys: count, vcpus, share, storage, quickdsp)")
-        return ("guest", i, key)
-    raise unknown()
+        return _guest_key(n, m, doc, file)
+    raise _unknown(n, doc, file)
+
+
+def _table_key(n: str, head: str, rest: str, doc: dict, file: str) -> tuple:
+    """system.KEY, run.KEY or storage.KEY: a key the table accepts (storage only with a [storage])."""
+    allowed = {"system": scenario._SYSTEM_KEYS, "run": scenario._RUN_KEYS, "storage": scenario._STORAGE_KEYS}[head]
+    if rest not in allowed:
+        raise _unknown(n, doc, file)
+    if head == "storage" and "storage" not in doc:
+        raise _unknown(n, doc, file, " (the scenario has no [storage] table)")
+    return (head, rest)
+
+
+def _guest_key(n: str, m: re.Match, doc: dict, file: str) -> tuple:
+    """guest.USERID.KEY, guest.N.KEY or guest.USERID.workload.KEY: the guest exists and has the key."""
+    guests = doc.get("guest", [])
+    if m.group(2) is not None:
+        i = int(m.group(2))
+        if i >= len(guests):
+            raise _unknown(n, doc, file, f" (the scenario has {len(guests)} guest(s))")
+    else:
+        ids = [str(g.get("userid", "")).upper() for g in guests]
+        uid = m.group(1).upper()
+        if uid not in ids:
+            close = difflib.get_close_matches(uid, ids, n=1)
+            raise InputError(f"the scenario has no guest {uid!r}", file=file, field="--param",
+                             fix=(f"did you mean {close[0]!r}? " if close else "") + f"guests: {', '.join(ids)}")
+        i = ids.index(uid)
+    key = m.group(4)
+    if m.group(3):
+        kind = guests[i].get("workload", {}).get("kind")
+        allowed = [k for k in scenario._WORKLOAD_KEYS.get(kind, {}) if k != "kind"]
+        if key not in allowed:
+            raise _unknown(n, doc, file, f" (a {kind} workload has {', '.join(allowed)})")
+        return ("guest", i, "workload", key)
+    if key not in scenario._GUEST_KEYS or key in ("userid", "workload", "refs"):
+        raise _unknown(n, doc, file, " (guest keys: count, vcpus, share, storage, quickdsp)")
+    return ("guest", i, key)
 
 
 def parse_params(specs: list[str], doc: dict, file: str) -> list[Param]:
