@@ -60,10 +60,45 @@ def located(e: Exception, text: str) -> InputError:
     m = _AT.match(msg)
     if not m:
         return InputError(msg, fix="see `zvmlab validate`")
-    where = json_path_at(text, int(m.group(2)) - 1)
+    where = _by_value(text, json_path_at(text, int(m.group(2)) - 1), m.group(1))
     return InputError(f"the engine refused the value: {m.group(1).removeprefix('engine config: ')}",
                       field=f"engine config {where}" if where else "engine config",
                       fix="this value passed the scenario checks; please report it (see `zvmlab validate --json`)")
+
+
+def _by_value(text: str, where: str, msg: str) -> str:
+    """Serde reports a bad value of an internally tagged object (a workload, an action) at the
+    object's end, so the path names its last key; when the message quotes the value and exactly
+    one key of that object holds it, name that key instead."""
+    quoted = re.search(r"`([^`]*)`|string \"((?:[^\"\\]|\\.)*)\"", msg)
+    keys = re.findall(r"\[(\d+)\]|([^.\[\]]+)", where)
+    if not quoted or len(keys) < 2:
+        return where
+    literal = quoted.group(1) if quoted.group(1) is not None else json.loads(f'"{quoted.group(2)}"')
+    try:
+        obj = json.loads(text)
+        for idx, key in keys[:-1]:
+            obj = obj[int(idx)] if idx else obj[key]
+    except (ValueError, KeyError, IndexError, TypeError):
+        return where
+    if not isinstance(obj, dict):
+        return where
+    hits = [k for k, v in obj.items() if not isinstance(v, (dict, list)) and _same(v, literal)]
+    if len(hits) != 1:
+        return where
+    return where[: len(where) - len(keys[-1][1])] + hits[0] if keys[-1][1] else where
+
+
+def _same(v, literal: str) -> bool:
+    """Whether a JSON scalar is the value serde quotes as ``literal``."""
+    if isinstance(v, bool) or v is None:
+        return json.dumps(v) == literal
+    if isinstance(v, (int, float)):
+        try:
+            return float(literal) == float(v)
+        except ValueError:
+            return False
+    return str(v) == literal
 
 
 def json_path_at(text: str, pos: int) -> str:

@@ -392,6 +392,20 @@ def test_engine_refusal_names_the_field_and_file(tmp_path):
     assert err.field.startswith("engine config") and "refused" in err.message
 
 
+@pytest.mark.parametrize("key, value", [("cpu_ns", 351919.5), ("cpu_ns", "x"), ("servers", 5), ("dist", 3),
+                                        ("window", "eight")])
+def test_a_bad_value_inside_a_workload_names_its_own_key(key, value):
+    """Serde reports a bad value of an internally tagged object (the workload) at the object's
+    end, where the path is its last key; the message names the key that holds the value."""
+    from zvmlab import engine, scenario
+
+    cfg = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml").engine_config()
+    cfg["guests"][0]["workload"][key] = value
+    with pytest.raises(InputError) as e:
+        engine.simulate(cfg)
+    assert e.value.field == f"engine config guests[0].workload.{key}"
+
+
 def test_client_bytes_beyond_range_is_located(tmp_path):
     from conftest import assert_bad_scenario
 
