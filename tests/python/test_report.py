@@ -167,6 +167,23 @@ def test_vs_shows_a_b_and_the_change(runs, run_cli):
     assert "B-A" in text and " Vs " in text and "ZVM-5.3" in text
 
 
+def test_vs_of_two_run_directories_says_why_cpu_per_transaction_changed(runs, run_cli):
+    """Two run directories: the text ends with their CPU per transaction (from each summary) and
+    the change split by cause; a monitor file (no summary) gets no such line."""
+    from zvmlab.lab import scaling_why
+
+    a, b = runs["a1"], runs["a1-53"]
+    text = run_cli("report", a, "--vs", b, "--fcx", "USER").stdout
+    wa = scaling_why.breakdown(json.loads((a / "summary.json").read_text()))
+    wb = scaling_why.breakdown(json.loads((b / "summary.json").read_text()))
+    why = text[text.index("Why CPU per transaction changed"):]
+    assert f"{wa['cpu_us_per_tx']:.1f} -> {wb['cpu_us_per_tx']:.1f} us" in " ".join(why.split())
+    g = scaling_why.growth(wa, wb)
+    assert f"({g['total']:+.1f} %)" in why
+    plain = run_cli("report", a / "monitor.mon", "--vs", b / "monitor.mon", "--fcx", "USER").stdout
+    assert "Why CPU per transaction" not in plain
+
+
 @pytest.mark.parametrize("args, expect", [
     (["nonexistent-dir"], "no such file or directory"),
     (["{run}", "--fcx", "FCX999"], "unknown report 'FCX999'"),

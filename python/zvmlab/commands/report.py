@@ -120,6 +120,7 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     reports = [_noted(s.build(a.m), a) for s in specs]
     response.augment(reports, a.summary)
     dashed = None
+    b, la, lb = None, a.label, ""
     title = f"zvmlab performance reports: {a.label}"
     if other is not None:
         b = select(load(other), frm, to)
@@ -146,6 +147,8 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
                        + " (not shown; name one with --fcx to see it anyway)", err=True)
     if fmt == "text":
         body = plain_lines(render.text(reports))  # text from a monitor file never reaches a terminal as codes
+        if other is not None:
+            body += _why(a, b, la, lb)
     elif fmt == "csv":
         body = render.csv_text(reports[0])
     elif fmt == "json":
@@ -156,3 +159,13 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
         write_file(out, body)
     else:
         sys.stdout.write(body)
+
+
+def _why(a, b, la: str, lb: str) -> str:
+    """With two run directories: their CPU per transaction and the change by cause (scaling_why)."""
+    from ..lab import scaling_why
+
+    wa, wb = scaling_why.breakdown_or_none(a.summary), scaling_why.breakdown_or_none(b.summary)
+    if wa is None or wb is None:
+        return ""
+    return "\n" + plain_lines(scaling_why.versus(wa, wb, la, lb))

@@ -35,6 +35,8 @@ def breakdown(summary: dict[str, Any]) -> dict[str, Any] | None:
     """Processor time per transaction (us) by cause from one run's summary; None without
     transactions."""
     tx = summary.get("transactions") or 0
+    if not isinstance(tx, (int, float)):
+        return None
     if tx <= 0:
         return None
     us = 1e6 * summary["duration_s"] / 100.0 / tx  # percent of one processor -> us per transaction
@@ -130,3 +132,26 @@ def sentence(k: dict[str, Any]) -> str:
     why = "; ".join(parts) if parts else "no part above 0.5 pp"
     return (f"{where} CPU per transaction {'grows' if g['total'] >= 0 else 'falls'} {g['total']:+.1f} % from "
             f"{k['from_cores']} to {k['to_cores']} cores: {why}.")
+
+
+def breakdown_or_none(summary: Any) -> dict[str, Any] | None:
+    """``breakdown`` of a summary read from a file (a run directory's summary.json), None when
+    it lacks what the breakdown needs."""
+    try:
+        return breakdown(summary) if isinstance(summary, dict) else None
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return None
+
+
+def versus(a: dict[str, Any], b: dict[str, Any], la: str, lb: str) -> str:
+    """Two runs' processor time per transaction and the change from A to B by cause, in words."""
+    g = growth(a, b)
+    parts = [f"{g[k]:+.1f} pp {CAUSES[k]}" for k in sorted(CAUSES, key=lambda k: -abs(g[k])) if abs(g[k]) >= 0.05]
+    lock = f" (mostly {b['top_lock']})" if g["spin"] >= 0.05 and b["top_lock"] else ""
+    text = (f"Why CPU per transaction changed, {lb} against {la}: {a['cpu_us_per_tx']:.1f} -> "
+            f"{b['cpu_us_per_tx']:.1f} us ({g['total']:+.1f} %): {'; '.join(parts) or 'no part above 0.05 pp'}"
+            f"{lock}. CPI {a['cpi']:.3f} -> {b['cpi']:.3f}; spin {a['spin_us_per_tx']:.2f} -> "
+            f"{b['spin_us_per_tx']:.2f} us per transaction.")
+    import textwrap
+
+    return textwrap.fill(text, width=100, subsequent_indent="  ") + "\n"
