@@ -97,3 +97,17 @@ def test_growth_parts_add_up_for_any_runs(runs):
     assert sum(g[k] for k in why.CAUSES) == pytest.approx(g["total"], rel=1e-9, abs=1e-9)
     if b[0] == b[1]:
         assert all(abs(v) < 1e-9 for v in g.values())
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=5),
+                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=4),
+                     max_leaves=12)
+_keys = st.sampled_from(["transactions", "duration_s", "users", "system_pct", "locks", "smt", "cpi"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_keys, _json, max_size=7))
+def test_a_damaged_summary_gives_no_breakdown_rather_than_an_exception(summary):
+    """report --vs reads summary.json from run directories, which may be anything."""
+    w = why.breakdown_or_none(summary)
+    assert w is None or isinstance(w["cpu_us_per_tx"], float)

@@ -166,6 +166,6 @@ def _why(a, b, la: str, lb: str) -> str:
     from ..lab import scaling_why
 
     wa, wb = scaling_why.breakdown_or_none(a.summary), scaling_why.breakdown_or_none(b.summary)
-    if wa is None or wb is None:
+    if wa is None or wb is None or wa["cpu_us_per_tx"] <= 0:
         return ""
     return "\n" + plain_lines(scaling_why.versus(wa, wb, la, lb))

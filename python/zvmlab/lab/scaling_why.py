@@ -94,7 +94,7 @@ def knee(rows: list[dict[str, Any]], threshold: float = KNEE) -> dict[str, Any]:
     out: dict[str, Any] = {"threshold": threshold, "cores": at["cores"] if at else None,
                            "itr_vs_caf": target["itr_vs_caf"], "from_cores": rows[0]["cores"],
                            "to_cores": target["cores"]}
-    if rows[0]["why"] is None or target["why"] is None or len(rows) < 2:
+    if target["why"] is None or "growth" not in target["why"] or len(rows) < 2:
         out["growth"] = None
         return out
     g = target["why"]["growth"]
@@ -108,7 +108,7 @@ def explain(rows: list[dict[str, Any]]) -> None:
     """Add to each row's breakdown (``why``, from ``breakdown``) its growth from the first row's."""
     base = rows[0]["why"]
     for r in rows:
-        if r["why"] is not None and base is not None:
+        if r["why"] is not None and base is not None and base["cpu_us_per_tx"] > 0:
             r["why"]["growth"] = growth(base, r["why"])
 
 
@@ -139,7 +139,7 @@ def breakdown_or_none(summary: Any) -> dict[str, Any] | None:
     it lacks what the breakdown needs."""
     try:
         return breakdown(summary) if isinstance(summary, dict) else None
-    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+    except (AttributeError, KeyError, TypeError, ValueError, ZeroDivisionError, OverflowError):
         return None
 
 
