@@ -64,7 +64,7 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
                f"{'' if no_scale_count else ' (guest counts scaled with cores)'}: {safe(sc.title or '')}").rstrip(": ")
     if smt_modes is not None:
         modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
-        bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
+        bad = [m for m in modes if m not in scenario.SMT_MODES]
         if bad or not modes:
             raise InputError(f"{smt_modes!r} is not a list of SMT modes", field="--smt", fix="e.g. --smt off,smt2")
         if any(m != "off" for m in modes) and not _has_smt(sc):
