@@ -1076,27 +1076,41 @@ fn json_path_at(text: &str, line: usize, column: usize) -> String {
         .map(str::len)
         .sum();
     let end = (start + column.saturating_sub(1)).min(text.len());
-    let mut stack: Vec<(Option<String>, Option<usize>)> = vec![]; // (key, index) of each level
+    let mut out = String::new();
+    for level in open_levels(text, end) {
+        match level {
+            (_, Some(n)) => out += &format!("[{n}]"),
+            (Some(k), None) if out.is_empty() => out = k,
+            (Some(k), None) => out += &format!(".{k}"),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// The objects and arrays open at byte `end` of JSON `text`, outermost first: an object's
+/// current key, an array's current index.
+fn open_levels(text: &str, end: usize) -> Vec<(Option<String>, Option<usize>)> {
+    let mut stack: Vec<(Option<String>, Option<usize>)> = vec![];
     let (b, mut i, mut key_next) = (text.as_bytes(), 0, false);
     while i < end {
         match b[i] {
             b'"' => {
                 let j = string_end(b, i);
-                if key_next {
+                if std::mem::take(&mut key_next) {
                     if let Some(top) = stack.last_mut() {
                         top.0 = serde_json::from_str(&text[i..=j.min(b.len() - 1)]).ok();
                     }
-                    key_next = false;
                 }
                 i = j;
             }
-            b'{' => {
-                stack.push((None, None));
-                key_next = true;
+            b'{' | b'[' => {
+                stack.push((None, (b[i] == b'[').then_some(0)));
+                key_next = b[i] == b'{';
             }
-            b'[' => stack.push((None, Some(0))),
             b'}' | b']' => {
                 stack.pop();
+                key_next = false;
             }
             b',' => match stack.last_mut() {
                 Some((_, Some(n))) => *n += 1,
@@ -1107,16 +1121,7 @@ fn json_path_at(text: &str, line: usize, column: usize) -> String {
         }
         i += 1;
     }
-    let mut out = String::new();
-    for (key, index) in stack {
-        match (key, index) {
-            (_, Some(n)) => out += &format!("[{n}]"),
-            (Some(k), None) if out.is_empty() => out = k,
-            (Some(k), None) => out += &format!(".{k}"),
-            (None, None) => {}
-        }
-    }
-    out
+    stack
 }
 
 /// The index of the quote that closes the JSON string opening at `open` (or the text's end).
@@ -1130,7 +1135,29 @@ fn string_end(b: &[u8], open: usize) -> usize {
 
 #[cfg(test)]
 mod tests {
-    use super::json_path_at;
+    use super::{json_path_at, Workload};
+    use crate::contract::{SERVER_KINDS, WORKLOAD_KINDS};
+
+    /// The contract's workload kinds are the tags `Workload` reads (each is known; a server
+    /// kind is a server).
+    #[test]
+    fn workload_kinds_are_the_tags() {
+        let read = |k: &str| serde_json::from_str::<Workload>(&format!(r#"{{"kind": "{k}"}}"#));
+        for k in WORKLOAD_KINDS {
+            if let Err(e) = read(k) {
+                assert!(e.to_string().starts_with("missing field"), "{k}: {e}");
+            }
+        }
+        assert!(read("batch")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown variant"));
+        let server = r#"{"kind": "server", "cpu_ns": 1}"#;
+        assert!(serde_json::from_str::<Workload>(server)
+            .unwrap()
+            .is_server());
+        assert!(SERVER_KINDS.iter().all(|k| WORKLOAD_KINDS.contains(k)));
+    }
 
     #[test]
     fn path_of_a_position() {
