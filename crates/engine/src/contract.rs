@@ -52,7 +52,8 @@ macro_rules! words {
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 let w = std::borrow::Cow::<str>::deserialize(d)?;
-                Self::from_word(&w).ok_or_else(|| serde::de::Error::custom(unknown($what, &w, Self::WORDS)))
+                Self::from_word(&w)
+                    .ok_or_else(|| serde::de::Error::custom(unknown($what, &w, Self::WORDS)))
             }
         }
 

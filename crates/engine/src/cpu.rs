@@ -51,6 +51,7 @@ pub fn core_index(l: u32, cores: u32) -> u32 {
 pub const ONE: u64 = 1 << 32;
 const FRAC_MASK: u128 = (1u128 << 32) - 1;
 
+/// `system.smt`: off, or the SMT mode with one or two active threads per core (contract.rs).
 pub use crate::contract::SmtMode;
 
 /// z/VM's limits on logical cores (seed 000): non-SMT up to 64, SMT only on the first 32.

@@ -15,6 +15,7 @@
 //! - Placement: every Vh on its own physical core; every other shared logical core (Vm, Vl,
 //!   horizontal) on the physical cores left over, round robin; dedicated cores on dedicated ones.
 
+/// The CPC PR/SM works on is configuration data, its SRM settings are words of the contract.
 pub use crate::config::{CapGroup, CpcSpec, LparSpec};
 pub use crate::contract::{ExcessUse, Polarization, Unparking};
 use serde::Serialize;
