@@ -28,36 +28,9 @@ use crate::queue::Time;
 use serde::Serialize;
 use std::collections::VecDeque;
 
-/// A channel path type (CHPID type and feature).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ChanKind {
-    Escon,
-    Ficon,
-    FiconExpress8s,
-    FiconExpress16s,
-}
-
-/// Type names as scenarios spell them, and the first level that knows each.
-pub const KINDS: [(&str, ChanKind, &str); 4] = [
-    ("escon", ChanKind::Escon, "vmesa-2.3.0"),
-    ("ficon", ChanKind::Ficon, "vmesa-2.4.0"),
-    ("ficon-express8s", ChanKind::FiconExpress8s, "zvm-6.1"),
-    (
-        "ficon-express16s",
-        ChanKind::FiconExpress16s,
-        "zvm-6.3-compat",
-    ),
-];
-
-impl ChanKind {
-    pub fn parse(s: &str) -> Option<ChanKind> {
-        KINDS.iter().find(|k| k.0 == s).map(|k| k.1)
-    }
-    pub fn is_ficon(self) -> bool {
-        self != ChanKind::Escon
-    }
-}
+/// A channel path type (CHPID type and feature; its word and first level in contract.rs).
+pub use crate::contract::ChanKind;
+use crate::contract::CuClass;
 
 /// What a path type costs an I/O (ns), from the parameter table.
 #[derive(Clone, Copy, Debug)]
@@ -369,7 +342,7 @@ pub struct ChanState {
     pub interlock_ns: f64,
     /// Per I/O, the nullification window when not avoided (counted as pend).
     pub null_ns: f64,
-    pub cu_class: String,
+    pub cu_class: CuClass,
 }
 
 /// Other LPARs' I/O on a shared path: `rate` starts per second of one-page work.
@@ -404,27 +377,24 @@ fn partner(
 }
 
 /// The type of channel path `ch` (a [[chpid]] table), when the run's level (index `at` in
-/// `levels`) already knows it: its name, kind and first level.
+/// `levels`) already knows it.
 fn chpid_kind(
     ch: &crate::config::ChpidCfg,
     level: &str,
     levels: &[&str],
     at: usize,
-) -> Result<&'static (&'static str, ChanKind, &'static str), String> {
-    let Some(k) = KINDS.iter().find(|k| k.0 == ch.ctype) else {
-        let known: Vec<_> = KINDS.iter().map(|k| k.0).collect();
-        return Err(format!(
-            "chpid {}: unknown channel type '{}'; known: {}",
-            ch.id,
-            ch.ctype,
-            known.join(", ")
-        ));
-    };
-    let first = levels.iter().position(|n| *n == k.2).unwrap_or(0);
+) -> Result<ChanKind, String> {
+    let k = ch.ctype;
+    let first = levels
+        .iter()
+        .position(|n| *n == k.first_level())
+        .unwrap_or(0);
     if at < first {
         return Err(format!(
-            "chpid {}: level {} does not know {} channels (first at {})",
-            ch.id, level, k.0, k.2
+            "chpid {}: level {} does not know {k} channels (first at {})",
+            ch.id,
+            level,
+            k.first_level()
         ));
     }
     Ok(k)
@@ -467,7 +437,7 @@ fn chpid_paths(
         if paths.iter().any(|q: &Path| q.id == ch.id) {
             return Err(format!("chpid {} is defined twice", ch.id));
         }
-        let path = chpid_path(cfg, p, ch, k.1, paths.len())?;
+        let path = chpid_path(cfg, p, ch, k, paths.len())?;
         paths.push(path);
     }
     Ok(paths)
@@ -532,7 +502,8 @@ fn chan_state(
     let cost = paths[group[0]].cost;
     let ficon = cost.kind.is_ficon();
     let prefetch = sw.ficon_prefetch == crate::level::FiconPrefetch::On;
-    let avoided = sw.nullification == crate::level::Nullification::Avoided && c.cu_class == "ess";
+    let avoided =
+        sw.nullification == crate::level::Nullification::Avoided && c.cu_class == CuClass::Ess;
     ChanState {
         ch: Channels::new(paths, vec![group]),
         cost,
@@ -547,7 +518,7 @@ fn chan_state(
         } else {
             0.0
         },
-        cu_class: c.cu_class.clone(),
+        cu_class: c.cu_class,
     }
 }
 
@@ -565,12 +536,6 @@ pub fn channels_for(
     };
     let paths = chpid_paths(cfg, p, c)?;
     let group = cu_path_group(c, &paths)?;
-    if c.cu_class != "ess" && c.cu_class != "3990" {
-        return Err(format!(
-            "control unit class '{}' is not ess or 3990",
-            c.cu_class
-        ));
-    }
     mark_cu_devices(paging, dasd);
     Ok(Some(chan_state(p, sw, c, paths, group)))
 }
@@ -685,7 +650,7 @@ pub struct ChannelsSummary {
     pub paths: Vec<PathSummary>,
     /// The control unit: class, path group, starts that found no path free (share of all
     /// starts, percent) and the mean wait of a start for a path (ms, over all starts).
-    pub cu_class: String,
+    pub cu_class: CuClass,
     pub cu_paths: Vec<String>,
     pub starts: u64,
     pub delayed_pct: f64,
@@ -726,7 +691,7 @@ impl crate::sim::Sim {
             + c.ch.waiting.iter().map(|w| w.len() as u64).sum::<u64>();
         let n = starts.max(1) as f64;
         Some(ChannelsSummary {
-            cu_class: c.cu_class.clone(),
+            cu_class: c.cu_class,
             cu_paths: c.ch.groups[0]
                 .iter()
                 .map(|&i| c.ch.paths[i].id.clone())
@@ -754,7 +719,10 @@ impl crate::sim::Sim {
                 let mut q = p.clone();
                 q.advance(now);
                 let chpid = u64::from_str_radix(&p.id, 16).unwrap_or(0);
-                let code = 1 + KINDS.iter().position(|k| k.1 == p.cost.kind).unwrap_or(0) as u64;
+                let code = 1 + ChanKind::ALL
+                    .iter()
+                    .position(|&k| k == p.cost.kind)
+                    .unwrap_or(0) as u64;
                 snap.paths.push((chpid, code, p.cost.slots, q.stats));
             }
             snap.delayed = c.ch.delayed.iter().sum();

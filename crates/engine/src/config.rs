@@ -3,9 +3,19 @@
 //! The Python front parses and validates the TOML scenario file (with messages that name the
 //! file, line and field) and hands the engine this normalized form as JSON. The engine checks
 //! it again (it never trusts its input) and returns an error string rather than panicking.
+//!
+//! It speaks in types: every setting with a few accepted words is an enum of the scenario
+//! contract (contract.rs), which serde reads from those words, and the data shapes the
+//! subsystems take (a CPC's LPARs) are defined here; config depends on no subsystem.
 
-use crate::contract::{ABSOLUTE_SHARE, MAX_PROCESSORS, MAX_VCPUS, RELATIVE_SHARE};
-use crate::queue::Time;
+use crate::contract::{
+    unknown_machine, Time, ABSOLUTE_SHARE, MACHINES, MAX_DRAWERS, MAX_PROCESSORS, MAX_SMT_CORES,
+    MAX_VCPUS, RELATIVE_SHARE,
+};
+pub use crate::contract::{
+    ChanKind, Crypto, CuClass, DasdMethod, DasdType, Dist, Dspwd, ExcessUse, PagingCipher,
+    PagingVolumeType, PavMode, Polarization, PoolType, SmtMode, SslCipher, Unparking,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -14,8 +24,8 @@ use std::collections::BTreeMap;
 pub struct Config {
     pub level: String,
     pub processors: u32,
-    #[serde(default = "default_smt")]
-    pub smt: String,
+    #[serde(default)]
+    pub smt: SmtMode,
     /// Drawers the LPAR's cores span (None: as few as the machine's drawer size allows).
     #[serde(default)]
     pub drawers: Option<u32>,
@@ -80,15 +90,11 @@ pub struct PoolCfg {
     #[serde(default)]
     pub capacity: Option<f64>,
     /// TYPE CP | IFL (the model has one processor type: recorded and reported).
-    #[serde(default = "default_pool_type", rename = "type")]
-    pub ptype: String,
+    #[serde(default, rename = "type")]
+    pub ptype: PoolType,
     /// Userids scheduled to the pool at the start.
     #[serde(default)]
     pub members: Vec<String>,
-}
-
-fn default_pool_type() -> String {
-    "IFL".into()
 }
 
 impl PoolCfg {
@@ -99,9 +105,6 @@ impl PoolCfg {
                 "CPU pool name '{}' must be 1-8 characters A-Z 0-9 @ # $ _ -",
                 self.name
             ));
-        }
-        if !crate::contract::POOL_TYPES.contains(&self.ptype.as_str()) {
-            return Err(format!("CPU pool {}: TYPE must be CP or IFL", self.name));
         }
         Ok(())
     }
@@ -123,22 +126,6 @@ pub fn check_pool_limit(name: &str, lh: Option<f64>, cap: Option<f64>) -> Result
             "CPU pool {name}: give exactly one of LIMITHARD n% and CAPACITY n"
         )),
     }
-}
-
-/// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with one
-/// dispatch vector per logical CPU (6.3 levels; 6.4 looks aside at every vector's head, so the
-/// method has no effect there).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Dspwd {
-    /// Balance first: an idle logical CPU takes the most urgent work of the longest vector,
-    /// wherever it is (the older method; required with multithreading).
-    #[default]
-    Reshuffle,
-    /// Topology first: an idle logical CPU takes work from the nearest non-empty vector (its
-    /// sibling thread's, then its chip's, then its drawer's, then another drawer's), the
-    /// longest among equally near ones.
-    Rebalance,
 }
 
 /// A logical control unit's HyperPAV aliases and how they are shared (hyperpav.rs).
@@ -177,18 +164,18 @@ pub struct CpcCfg {
     pub dedicated: u32,
     /// Partner partitions (name, weight, logical cores, busy demand).
     #[serde(default)]
-    pub lpars: Vec<crate::prsm::LparSpec>,
+    pub lpars: Vec<LparSpec>,
     /// The simulated LPAR.
     #[serde(default = "default_lpar_name")]
     pub name: String,
     pub weight: u32,
-    #[serde(default = "default_pol")]
-    pub polarization: crate::prsm::Polarization,
+    #[serde(default)]
+    pub polarization: Polarization,
     /// SET SRM UNPARKING (vertical only; None for horizontal).
     #[serde(default)]
-    pub unparking: Option<crate::prsm::Unparking>,
-    #[serde(default = "default_excessuse")]
-    pub excessuse: crate::prsm::ExcessUse,
+    pub unparking: Option<Unparking>,
+    #[serde(default)]
+    pub excessuse: ExcessUse,
     /// Capping of the simulated LPAR (issue 18): initial capping, an absolute cap in
     /// processors, its absolute capping group; and the CPC's capping groups.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -198,23 +185,17 @@ pub struct CpcCfg {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub group: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<crate::prsm::CapGroup>,
+    pub groups: Vec<CapGroup>,
 }
 
 fn default_lpar_name() -> String {
     "ZVM".into()
 }
-fn default_pol() -> crate::prsm::Polarization {
-    crate::prsm::Polarization::Vertical
-}
-fn default_excessuse() -> crate::prsm::ExcessUse {
-    crate::prsm::ExcessUse::Medium
-}
 
 impl CpcCfg {
     /// The whole CPC, the simulated LPAR first, with `processors` logical cores.
-    pub fn spec(&self, processors: u32) -> crate::prsm::CpcSpec {
-        let mut lpars = vec![crate::prsm::LparSpec {
+    pub fn spec(&self, processors: u32) -> CpcSpec {
+        let mut lpars = vec![LparSpec {
             name: self.name.clone(),
             weight: self.weight,
             logical: processors,
@@ -228,7 +209,7 @@ impl CpcCfg {
             group: self.group.clone(),
         }];
         lpars.extend(self.lpars.iter().cloned());
-        crate::prsm::CpcSpec {
+        CpcSpec {
             shared: self.shared,
             dedicated: self.dedicated,
             lpars,
@@ -237,7 +218,7 @@ impl CpcCfg {
     }
 
     pub fn check(&self, processors: u32) -> Result<(), String> {
-        if self.polarization == crate::prsm::Polarization::Horizontal && self.unparking.is_some() {
+        if self.polarization == Polarization::Horizontal && self.unparking.is_some() {
             return Err("system.unparking applies only to a vertically polarized LPAR (system.polarization = \"vertical\")".into());
         }
         if self.weight == 0 {
@@ -245,6 +226,66 @@ impl CpcCfg {
         }
         self.spec(processors).check()
     }
+}
+
+/// A CPC as PR/SM sees it (prsm.rs): its physical IFLs, its LPARs (the simulated one first
+/// when it comes from a [cpc]) and capping groups.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CpcSpec {
+    /// Shared physical IFLs (the pool PR/SM dispatches shared logical cores on).
+    pub shared: u32,
+    /// Dedicated physical IFLs.
+    #[serde(default)]
+    pub dedicated: u32,
+    pub lpars: Vec<LparSpec>,
+    /// Absolute capping groups (LPARs name theirs in `group`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<CapGroup>,
+}
+
+/// A partner LPAR of the CPC (or the simulated one, from the [cpc] settings).
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct LparSpec {
+    pub name: String,
+    #[serde(default)]
+    pub weight: u32,
+    pub logical: u32,
+    #[serde(default)]
+    pub dedicated: bool,
+    #[serde(default)]
+    pub polarization: Polarization,
+    /// Demand of a partner LPAR: fraction of its logical cores it keeps busy (0..1).
+    #[serde(default)]
+    pub busy: f64,
+    /// A demand that changes: these fractions in turn, each held for `busy_period_ns`
+    /// (empty: `busy` all the time).
+    #[serde(default)]
+    pub busy_pattern: Vec<f64>,
+    #[serde(default)]
+    pub busy_period_ns: u64,
+    /// Capping (issue 18, `limits`): initial capping (never above its weight's share of the
+    /// pool), an absolute cap in processors, the capacity group it belongs to.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub capped: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abscap: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<String>,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// An absolute capping group of LPARs (HMC "absolute group capping"): the members together
+/// use at most `abscap` processors.
+#[derive(Clone, Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapGroup {
+    pub name: String,
+    pub abscap: f64,
 }
 
 /// Real storage available for guest pages (the DPA after locked pages and trace frames) and
@@ -265,18 +306,17 @@ pub struct StorageCfg {
     /// supports it (switch paging_hpf).
     #[serde(default)]
     pub hpf: bool,
-    /// SET ENCRYPT PAGING ON with this cipher ("aes128", "aes192", "aes256"), where the level
-    /// has it (switch paging_encrypt); None: off.
+    /// SET ENCRYPT PAGING ON with this cipher, where the level has it (switch
+    /// paging_encrypt); None: off.
     #[serde(default)]
-    pub encrypt: Option<String>,
+    pub encrypt: Option<PagingCipher>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PagingVolume {
-    /// "eckd" (3390) or "edev" (emulated FBA on a SCSI LUN).
     #[serde(rename = "type")]
-    pub dtype: String,
+    pub dtype: PagingVolumeType,
     /// Page slots (4 KB) on the volume.
     pub slots: u64,
     #[serde(default = "one")]
@@ -323,10 +363,6 @@ fn default_tx_unit() -> f64 {
 
 /// The largest [run] tx_unit accepted (completed requests per reported transaction).
 pub use crate::contract::MAX_TX_UNIT;
-
-fn default_smt() -> String {
-    "off".into()
-}
 
 #[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -377,13 +413,6 @@ impl Default for Share {
             limit: Limit::None,
         }
     }
-}
-
-#[derive(Clone, Copy, Debug, Deserialize, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum Dist {
-    Exp,
-    Fixed,
 }
 
 fn default_dist() -> Dist {
@@ -455,9 +484,9 @@ pub enum Workload {
         #[serde(default)]
         forward: Option<String>,
         #[serde(default)]
-        cipher: Option<String>,
+        cipher: Option<SslCipher>,
         #[serde(default)]
-        crypto: Option<String>,
+        crypto: Option<Crypto>,
     },
     /// SNAPDUMP (issue 6, row E4): CP dumps `size_mb` of storage to dump volume `volume`
     /// once with the level's dump channel programs; the guest is the operator who issued it.
@@ -467,9 +496,9 @@ pub enum Workload {
     DasdIo {
         volume: String,
         #[serde(rename = "type")]
-        dtype: String,
+        dtype: DasdType,
         #[serde(default = "default_method")]
-        method: String,
+        method: DasdMethod,
         cpu_ns: Time,
         ios: u32,
         blocks: u32,
@@ -499,7 +528,7 @@ pub enum Workload {
     Format {
         volume: String,
         #[serde(rename = "type")]
-        dtype: String,
+        dtype: DasdType,
         size_mb: u64,
         blocks: u32,
     },
@@ -545,8 +574,8 @@ impl Workload {
     }
 }
 
-fn default_method() -> String {
-    "ssch".into()
+fn default_method() -> DasdMethod {
+    DasdMethod::Ssch
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize)]
@@ -640,7 +669,7 @@ impl Config {
         Config {
             level: level.into(),
             processors,
-            smt: default_smt(),
+            smt: SmtMode::Off,
             drawers: None,
             machine: None,
             duration_ns,
@@ -664,8 +693,15 @@ impl Config {
 }
 
 impl Config {
+    /// The configuration in JSON `s`, checked. A value serde refuses (an unknown word, a
+    /// wrong type) is named by its key path before serde's message, which lists the accepted
+    /// words and ends with the position.
     pub fn from_json(s: &str) -> Result<Config, String> {
-        let c: Config = serde_json::from_str(s).map_err(|e| format!("engine config: {e}"))?;
+        let c: Config = serde_json::from_str(s).map_err(|e| {
+            let at = json_path_at(s, e.line(), e.column());
+            let field = if at.is_empty() { at } else { at + ": " };
+            format!("engine config: {field}{e}")
+        })?;
         c.check()?;
         Ok(c)
     }
@@ -719,7 +755,7 @@ impl Config {
         Ok(())
     }
 
-    /// A guest's DASD workload: minidisk cache eligibility, device type and I/O method, dump size.
+    /// A guest's DASD workload: minidisk cache eligibility, dump size.
     fn check_workload_dasd(&self, g: &Guest) -> Result<(), String> {
         match &g.workload {
             Workload::DasdIo {
@@ -728,32 +764,13 @@ impl Config {
                 extent_blocks,
                 blocks,
                 ..
-            } if dtype == "scsi"
-                || dtype == "vdisk"
+            } if matches!(dtype, DasdType::Scsi | DasdType::Vdisk)
                 || *extent_blocks < *blocks as u64
                 || self.mdc.as_ref().is_none_or(|m| m.frames == 0) =>
             {
                 Err(format!(
                     "guest {}: workload.mdc needs an eligible device (eckd or edev through CP, not {dtype}), an extent of at least one I/O, and an [mdc] section with frames",
                     g.userid
-                ))
-            }
-            Workload::DasdIo { dtype, method, .. }
-                if !crate::dasd::TYPES.contains(&dtype.as_str())
-                    || !crate::dasd::METHODS.contains(&method.as_str()) =>
-            {
-                Err(format!(
-                    "guest {}: workload.type must be one of {:?} and method one of {:?}",
-                    g.userid,
-                    crate::dasd::TYPES,
-                    crate::dasd::METHODS
-                ))
-            }
-            Workload::Format { dtype, .. } if !crate::dasd::TYPES.contains(&dtype.as_str()) => {
-                Err(format!(
-                    "guest {}: workload.type must be one of {:?}",
-                    g.userid,
-                    crate::dasd::TYPES
                 ))
             }
             Workload::Dump { size_mb: 0, .. } => Err(format!(
@@ -764,21 +781,9 @@ impl Config {
         }
     }
 
-    /// A guest's network workload: SSL cipher and crypto, and the server guests it forwards to or calls.
+    /// A guest's network workload: the server guests it forwards to or calls.
     fn check_workload_network(&self, g: &Guest) -> Result<(), String> {
         match &g.workload {
-            Workload::SslServer { cipher, crypto, .. }
-                if cipher
-                    .as_deref()
-                    .is_some_and(|c| !crate::ssl::CIPHERS.contains(&c))
-                    || crypto.as_deref().is_some_and(|c| c != "apvirt") =>
-            {
-                Err(format!(
-                    "guest {}: workload.cipher must be one of {:?} and crypto \"apvirt\"",
-                    g.userid,
-                    crate::ssl::CIPHERS
-                ))
-            }
             Workload::Server {
                 forward: Some(f), ..
             }
@@ -809,7 +814,7 @@ impl Config {
             match a {
                 Action::SetShare { userid, share, .. } => check_share(userid, share)?,
                 Action::SetMultithreading { threads, .. } => {
-                    if self.smt == "off" {
+                    if self.smt == SmtMode::Off {
                         return Err("SET MULTITHREAD needs an SMT mode: set system.smt = \"smt1\" or \"smt2\" (non-SMT to SMT needs a re-IPL)".into());
                     }
                     if !(1..=2).contains(threads) {
@@ -844,16 +849,10 @@ impl Config {
 
     /// Processor topology limits (seed 000): non-SMT up to 64 logical cores, SMT only on 32.
     fn check_cpu(&self) -> Result<(), String> {
-        use crate::cpu::{SmtMode, MAX_CORES, MAX_DRAWERS, MAX_SMT_CORES};
-        let Some(mode) = SmtMode::parse(&self.smt) else {
-            return Err(format!(
-                "system.smt = '{}' is not an SMT mode; accepted: off, smt1, smt2",
-                self.smt
-            ));
-        };
+        let mode = self.smt;
         if mode != SmtMode::Off && self.processors > MAX_SMT_CORES {
             return Err(format!(
-                "system.processors = {} with system.smt = \"{}\": z/VM multithreads at most {MAX_SMT_CORES} cores; use processors <= {MAX_SMT_CORES} or smt = \"off\" (up to {MAX_CORES} cores)",
+                "system.processors = {} with system.smt = \"{}\": z/VM multithreads at most {MAX_SMT_CORES} cores; use processors <= {MAX_SMT_CORES} or smt = \"off\" (up to {MAX_PROCESSORS} cores)",
                 self.processors, self.smt
             ));
         }
@@ -870,8 +869,8 @@ impl Config {
             ));
         }
         if let Some(m) = &self.machine {
-            if !crate::machine::NAMES.contains(&m.as_str()) {
-                return Err(crate::machine::Machine::unknown(m));
+            if !MACHINES.contains(&m.as_str()) {
+                return Err(unknown_machine(m));
             }
         }
         if let Some(d) = self.drawers {
@@ -950,12 +949,6 @@ impl Config {
                 return Err("storage.frames must be positive".into());
             }
             for v in &st.paging_volumes {
-                if v.dtype != "eckd" && v.dtype != "edev" {
-                    return Err(format!(
-                        "paging volume type '{}' is not modelled; use \"eckd\" or \"edev\"",
-                        v.dtype
-                    ));
-                }
                 if v.slots == 0 || v.count == 0 {
                     return Err("paging volume slots and count must be positive".into());
                 }
@@ -1047,27 +1040,22 @@ pub struct ChannelsCfg {
     pub chpids: Vec<ChpidCfg>,
     /// The control unit's paths by CHPID id, in rotation order (1 to 8).
     pub paths: Vec<String>,
-    /// The control unit's class: "ess" (2105 and later) or "3990" (older); the nullification
-    /// window can be avoided only on an ESS.
-    #[serde(default = "default_cu_class")]
-    pub cu_class: String,
+    /// The control unit's class; the nullification window can be avoided only on an ESS.
+    #[serde(default)]
+    pub cu_class: CuClass,
 }
 
-/// One channel path: its CHPID (two hex digits) and type (channel::KINDS).
+/// One channel path: its CHPID (two hex digits) and type.
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChpidCfg {
     pub id: String,
     #[serde(rename = "type")]
-    pub ctype: String,
+    pub ctype: ChanKind,
     /// A path shared with other LPARs of the [cpc] (MIF): the I/Os per second they start on
     /// it (0: not shared).
     #[serde(default)]
     pub partner_io_rate: f64,
-}
-
-fn default_cu_class() -> String {
-    "ess".into()
 }
 
 /// Static or dynamic PAV on the ECKD minidisk volumes' control unit ([cu] pav; pav.rs): the
@@ -1075,8 +1063,110 @@ fn default_cu_class() -> String {
 #[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PavCfg {
-    /// "static" (each alias stays with its base) or "dynamic" (workload management moves
-    /// aliases between the bases).
-    pub mode: String,
+    pub mode: PavMode,
     pub aliases: u32,
+}
+
+/// The key path (`guests[3].workload.type`) of the value JSON `text` holds before `line` and
+/// `column` (1-based, serde's position of an error), or "" at the top.
+fn json_path_at(text: &str, line: usize, column: usize) -> String {
+    let start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (start + column.saturating_sub(1)).min(text.len());
+    let mut out = String::new();
+    for level in open_levels(text, end) {
+        match level {
+            (_, Some(n)) => out += &format!("[{n}]"),
+            (Some(k), None) if out.is_empty() => out = k,
+            (Some(k), None) => out += &format!(".{k}"),
+            (None, None) => {}
+        }
+    }
+    out
+}
+
+/// The objects and arrays open at byte `end` of JSON `text`, outermost first: an object's
+/// current key, an array's current index.
+fn open_levels(text: &str, end: usize) -> Vec<(Option<String>, Option<usize>)> {
+    let mut stack: Vec<(Option<String>, Option<usize>)> = vec![];
+    let (b, mut i, mut key_next) = (text.as_bytes(), 0, false);
+    while i < end {
+        match b[i] {
+            b'"' => {
+                let j = string_end(b, i);
+                if std::mem::take(&mut key_next) {
+                    if let Some(top) = stack.last_mut() {
+                        top.0 = serde_json::from_str(&text[i..=j.min(b.len() - 1)]).ok();
+                    }
+                }
+                i = j;
+            }
+            b'{' | b'[' => {
+                stack.push((None, (b[i] == b'[').then_some(0)));
+                key_next = b[i] == b'{';
+            }
+            b'}' | b']' => {
+                stack.pop();
+                key_next = false;
+            }
+            b',' => match stack.last_mut() {
+                Some((_, Some(n))) => *n += 1,
+                Some(_) => key_next = true,
+                None => {}
+            },
+            _ => {}
+        }
+        i += 1;
+    }
+    stack
+}
+
+/// The index of the quote that closes the JSON string opening at `open` (or the text's end).
+fn string_end(b: &[u8], open: usize) -> usize {
+    let mut j = open + 1;
+    while j < b.len() && b[j] != b'"' {
+        j += if b[j] == b'\\' { 2 } else { 1 };
+    }
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{json_path_at, Workload};
+    use crate::contract::{SERVER_KINDS, WORKLOAD_KINDS};
+
+    /// The contract's workload kinds are the tags `Workload` reads (each is known; a server
+    /// kind is a server).
+    #[test]
+    fn workload_kinds_are_the_tags() {
+        let read = |k: &str| serde_json::from_str::<Workload>(&format!(r#"{{"kind": "{k}"}}"#));
+        for k in WORKLOAD_KINDS {
+            if let Err(e) = read(k) {
+                assert!(e.to_string().starts_with("missing field"), "{k}: {e}");
+            }
+        }
+        assert!(read("batch")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown variant"));
+        let server = r#"{"kind": "server", "cpu_ns": 1}"#;
+        assert!(serde_json::from_str::<Workload>(server)
+            .unwrap()
+            .is_server());
+        assert!(SERVER_KINDS.iter().all(|k| WORKLOAD_KINDS.contains(k)));
+    }
+
+    #[test]
+    fn path_of_a_position() {
+        let t = r#"{"a": 1, "g": [{"u": "x"}, {"w": {"k": "b\"c", "t": "z"}}]}"#;
+        let at = |s: &str| json_path_at(t, 1, t.find(s).unwrap() + s.len() + 1);
+        assert_eq!(at(r#""a": 1"#), "a");
+        assert_eq!(at(r#""u": "x""#), "g[0].u");
+        assert_eq!(at(r#""t": "z""#), "g[1].w.t");
+        assert_eq!(json_path_at(t, 1, 1), "");
+        assert_eq!(json_path_at("{\n\"s\": \"q\"}", 2, 9), "s");
+    }
 }

@@ -2,7 +2,9 @@
 //! table by table: the engine refuses every out-of-range value it is given, with a message
 //! naming the field (the Python front words the same rules with file and line).
 
-use crate::config::{Action, Config, Guest, Share, ShareKind, Workload};
+use crate::config::{
+    Action, Config, CpcSpec, DasdType, Guest, PagingVolumeType, Share, ShareKind, Workload,
+};
 use crate::contract::*;
 
 fn range<T: PartialOrd + std::fmt::Display>(what: &str, v: T, lo: T, hi: T) -> Result<(), String> {
@@ -83,16 +85,9 @@ impl Config {
         range("storage.frames", st.frames, 1, MAX_REAL_PAGES)?;
         for (j, v) in st.paging_volumes.iter().enumerate() {
             let w = format!("storage.paging_volumes[{j}]");
-            if !PAGING_VOLUME_TYPES.contains(&v.dtype.as_str()) {
-                return Err(format!(
-                    "{w}.type '{}' is not modelled; accepted: {}",
-                    v.dtype,
-                    PAGING_VOLUME_TYPES.join(", ")
-                ));
-            }
             range(&format!("{w}.count"), v.count, 1, MAX_VOLUME_COUNT)?;
             range(&format!("{w}.slots"), v.slots, 1, MAX_SIZE_PAGES)?;
-            if v.xiv && v.dtype != "edev" {
+            if v.xiv && v.dtype != PagingVolumeType::Edev {
                 return Err(format!(
                     "{w}.xiv marks an EDEV on an IBM XIV: type must be edev"
                 ));
@@ -101,13 +96,7 @@ impl Config {
         if st.hpf && !self.eckd_paging() {
             return Err("storage.hpf (SET PAGING HPF ON) needs eckd paging volumes".into());
         }
-        if let Some(c) = &st.encrypt {
-            if !PAGING_CIPHERS.contains(&c.as_str()) {
-                return Err(format!(
-                    "storage.encrypt '{c}' is not a paging cipher; accepted: {}",
-                    PAGING_CIPHERS.join(", ")
-                ));
-            }
+        if st.encrypt.is_some() {
             let m = self.machine.as_deref().unwrap_or(DEFAULT_MACHINE);
             if rank(&MACHINES, m) < rank(&MACHINES, FIRST_ENCRYPT_MACHINE) {
                 return Err(format!(
@@ -120,15 +109,19 @@ impl Config {
 
     /// ECKD paging volumes in [storage].
     fn eckd_paging(&self) -> bool {
-        self.storage
-            .as_ref()
-            .is_some_and(|s| s.paging_volumes.iter().any(|v| v.dtype == "eckd"))
+        self.storage.as_ref().is_some_and(|s| {
+            s.paging_volumes
+                .iter()
+                .any(|v| v.dtype == PagingVolumeType::Eckd)
+        })
     }
 
     /// ECKD minidisk volumes (dasd-io or format; with `dump`, dump volumes too, which are ECKD).
     fn eckd_minidisks(&self, dump: bool) -> bool {
         self.guests.iter().any(|g| match &g.workload {
-            Workload::DasdIo { dtype, .. } | Workload::Format { dtype, .. } => dtype == "eckd",
+            Workload::DasdIo { dtype, .. } | Workload::Format { dtype, .. } => {
+                *dtype == DasdType::Eckd
+            }
             Workload::Dump { .. } => dump,
             _ => false,
         })
@@ -164,13 +157,6 @@ impl Config {
             return Err(
                 "cu.pav: a control unit has HyperPAV or static/dynamic PAV, not both".into(),
             );
-        }
-        if !PAV_MODES.contains(&p.mode.as_str()) {
-            return Err(format!(
-                "cu.pav '{}' is not {}",
-                p.mode,
-                PAV_MODES.join(" or ")
-            ));
         }
         range("cu.aliases", p.aliases, ALIASES.0, ALIASES.1)?;
         let levels = crate::level::names();
@@ -228,6 +214,106 @@ impl Config {
         }
         for (i, g) in c.groups.iter().enumerate() {
             check_lpar_name(&format!("cpc.groups[{i}].name"), &g.name)?;
+        }
+        Ok(())
+    }
+}
+
+impl CpcSpec {
+    /// Structural checks (the Python front gives located messages for the same rules).
+    pub fn check(&self) -> Result<(), String> {
+        if self.shared == 0 && self.dedicated == 0 {
+            return Err("cpc: a CPC needs at least one physical IFL (shared or dedicated)".into());
+        }
+        if self.lpars.is_empty() {
+            return Err("cpc: no LPARs".into());
+        }
+        let mut ded = 0u32;
+        let mut seen = std::collections::BTreeSet::new();
+        for l in &self.lpars {
+            if !seen.insert(l.name.as_str()) {
+                return Err(format!("cpc: LPAR name '{}' is used twice", l.name));
+            }
+            if l.logical == 0 {
+                return Err(format!(
+                    "cpc: LPAR {}: logical cores must be at least 1",
+                    l.name
+                ));
+            }
+            if !l.busy_pattern.is_empty() && l.busy_period_ns == 0 {
+                return Err(format!(
+                    "cpc: LPAR {}: a busy pattern needs a positive period",
+                    l.name
+                ));
+            }
+            if let Some(b) = l.busy_pattern.iter().find(|b| !(0.0..=1.0).contains(*b)) {
+                return Err(format!(
+                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {b})",
+                    l.name
+                ));
+            }
+            if !(0.0..=1.0).contains(&l.busy) {
+                return Err(format!(
+                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {})",
+                    l.name, l.busy
+                ));
+            }
+            if l.dedicated {
+                ded += l.logical;
+            } else {
+                if l.weight == 0 || l.weight > 999 {
+                    return Err(format!(
+                        "cpc: LPAR {}: weight of a shared LPAR must be 1..999 (got {})",
+                        l.name, l.weight
+                    ));
+                }
+                if l.logical > self.shared {
+                    return Err(format!(
+                        "cpc: LPAR {}: {} shared logical cores but the CPC has {} shared physical IFLs",
+                        l.name, l.logical, self.shared
+                    ));
+                }
+            }
+        }
+        self.check_caps()?;
+        if ded > self.dedicated {
+            return Err(format!(
+                "cpc: dedicated LPARs need {ded} dedicated IFLs but the CPC has {}",
+                self.dedicated
+            ));
+        }
+        Ok(())
+    }
+
+    fn check_caps(&self) -> Result<(), String> {
+        for l in &self.lpars {
+            if let Some(c) = l.abscap {
+                if !(0.01..=255.0).contains(&c) {
+                    return Err(format!(
+                        "cpc: LPAR {}: an absolute cap must be 0.01..255 processors (got {c})",
+                        l.name
+                    ));
+                }
+            }
+            if (l.capped || l.abscap.is_some() || l.group.is_some()) && l.dedicated {
+                return Err(format!(
+                    "cpc: LPAR {}: a dedicated LPAR cannot be capped",
+                    l.name
+                ));
+            }
+            if let Some(g) = &l.group {
+                if !self.groups.iter().any(|x| &x.name == g) {
+                    return Err(format!("cpc: LPAR {}: no capping group {g}", l.name));
+                }
+            }
+        }
+        for g in &self.groups {
+            if !(0.01..=255.0).contains(&g.abscap) {
+                return Err(format!(
+                    "cpc: capping group {}: its cap must be 0.01..255 processors (got {})",
+                    g.name, g.abscap
+                ));
+            }
         }
         Ok(())
     }
@@ -369,11 +455,11 @@ fn check_guest_workload(g: &Guest) -> Result<(), String> {
             size_mb,
             ..
         } => {
-            if !FORMAT_TYPES.contains(&dtype.as_str()) {
+            if !DasdType::FORMAT.contains(dtype) {
                 return Err(format!(
                     "{} '{dtype}' cannot be formatted here; accepted: {}",
                     w("type"),
-                    FORMAT_TYPES.join(", ")
+                    DasdType::FORMAT.map(DasdType::word).join(", ")
                 ));
             }
             range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;

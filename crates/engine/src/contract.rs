@@ -5,35 +5,277 @@
 
 use serde_json::{json, Value};
 
+/// Simulated time in nanoseconds: the scenario's durations and times, and the event queue's.
+pub type Time = u64;
+
 // --- vocabulary -------------------------------------------------------------------------------
 
-/// `system.smt`.
-pub const SMT_MODES: [&str; 3] = ["off", "smt1", "smt2"];
+/// An enumeration of the words a scenario writes for one setting, stated once: the enum, its
+/// values in order (`ALL`), their words (`WORDS`, the contract's list) and each value's word
+/// (`word`); serde reads and writes the word, and refuses any other naming what it should be
+/// (`$what`) and the accepted words.
+macro_rules! words {
+    ($(#[$m:meta])* pub enum $name:ident($what:literal) {
+        $($(#[$vm:meta])* $v:ident = $w:literal,)+
+    }) => {
+        $(#[$m])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name {
+            $($(#[$vm])* $v,)+
+        }
+
+        impl $name {
+            /// Every value, in the vocabulary's order.
+            pub const ALL: &'static [$name] = &[$($name::$v,)+];
+            /// The words of `ALL`.
+            pub const WORDS: &'static [&'static str] = &[$($w,)+];
+
+            /// The word a scenario writes for this value.
+            pub const fn word(self) -> &'static str {
+                match self {
+                    $($name::$v => $w,)+
+                }
+            }
+
+            /// The value `word` names, if any.
+            pub fn from_word(word: &str) -> Option<$name> {
+                Self::ALL.iter().copied().find(|v| v.word() == word)
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.word())
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let w = std::borrow::Cow::<str>::deserialize(d)?;
+                Self::from_word(&w)
+                    .ok_or_else(|| serde::de::Error::custom(unknown($what, &w, Self::WORDS)))
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.word())
+            }
+        }
+    };
+}
+
+/// The refusal of `word` where a `what` is expected: serde's "unknown variant" message with the
+/// setting's name for "variant".
+fn unknown(what: &str, word: &str, words: &[&str]) -> String {
+    let quoted: Vec<String> = words.iter().map(|w| format!("`{w}`")).collect();
+    let expected = match quoted.as_slice() {
+        [a] => a.clone(),
+        [a, b] => format!("{a} or {b}"),
+        _ => format!("one of {}", quoted.join(", ")),
+    };
+    format!("unknown {what} `{word}`, expected {expected}")
+}
+
+words! {
+    /// `system.smt`: no multithreading, or an SMT mode with one or two active threads per core.
+    #[derive(Default)]
+    pub enum SmtMode("SMT mode") {
+        #[default]
+        Off = "off",
+        Smt1 = "smt1",
+        Smt2 = "smt2",
+    }
+}
+
+words! {
+    /// `dist` of a workload: exponential or fixed CPU bursts and think times.
+    pub enum Dist("distribution") {
+        Exp = "exp",
+        Fixed = "fixed",
+    }
+}
+
+words! {
+    /// SET SRM POLARIZATION of the simulated LPAR (and a partner's).
+    #[derive(Default)]
+    pub enum Polarization("polarization") {
+        #[default]
+        Vertical = "vertical",
+        Horizontal = "horizontal",
+    }
+}
+
+words! {
+    /// SET SRM UNPARKING (VM66063; vertical mode).
+    pub enum Unparking("unparking model") {
+        Large = "large",
+        Medium = "medium",
+        Small = "small",
+    }
+}
+
+words! {
+    /// SET SRM EXCESSUSE: how much unentitled capacity z/VM counts on when it unparks.
+    #[derive(Default)]
+    pub enum ExcessUse("excess use") {
+        High = "high",
+        #[default]
+        Medium = "medium",
+        Low = "low",
+        None = "none",
+    }
+}
+
+words! {
+    /// SET SRM DSPWDMETHOD (cp-model §3.2): the work-distribution method of the dispatcher with
+    /// one dispatch vector per logical CPU (6.3 levels; 6.4 looks aside at every vector's head,
+    /// so the method has no effect there).
+    #[derive(Default)]
+    pub enum Dspwd("work-distribution method") {
+        /// Balance first: an idle logical CPU takes the most urgent work of the longest
+        /// vector, wherever it is (the older method; required with multithreading).
+        #[default]
+        Reshuffle = "reshuffle",
+        /// Topology first: an idle logical CPU takes work from the nearest non-empty vector
+        /// (its sibling thread's, then its chip's, then its drawer's, then another drawer's),
+        /// the longest among equally near ones.
+        Rebalance = "rebalance",
+    }
+}
+
+words! {
+    /// The device type of a dasd-io workload; a format workload takes `FORMAT`, a [[volume]]
+    /// `VOLUME` (a VDISK is no volume).
+    pub enum DasdType("DASD type") {
+        Eckd = "eckd",
+        Edev = "edev",
+        Scsi = "scsi",
+        Vdisk = "vdisk",
+    }
+}
+
+impl DasdType {
+    pub const FORMAT: [DasdType; 2] = [DasdType::Eckd, DasdType::Edev];
+    pub const VOLUME: [DasdType; 3] = [DasdType::Eckd, DasdType::Edev, DasdType::Scsi];
+}
+
+words! {
+    /// A paging volume: an ECKD (3390) or an EDEV (FBA emulated on a SCSI LUN).
+    pub enum PagingVolumeType("paging volume type") {
+        Eckd = "eckd",
+        Edev = "edev",
+    }
+}
+
+words! {
+    /// The I/O method of a dasd-io workload: SSCH with CCW translation, or Diagnose X'250'.
+    pub enum DasdMethod("I/O method") {
+        Ssch = "ssch",
+        Diag250 = "diag250",
+    }
+}
+
+words! {
+    /// An SSL server's cipher suite (`cipher`; also the level's default, switch ssl_cipher):
+    /// TLS 1.0 RSA_AES_256 (SHA-1 MAC), or TLS 1.2 RSA_AES_128_SHA256.
+    #[derive(Default)]
+    pub enum SslCipher("SSL cipher") {
+        #[default]
+        RsaAes256 = "rsa-aes256",
+        RsaAes128Sha256 = "rsa-aes128-sha256",
+    }
+}
+
+words! {
+    /// An SSL server's crypto directory statement: CRYPTO APVIRT.
+    pub enum Crypto("crypto statement") {
+        Apvirt = "apvirt",
+    }
+}
+
+words! {
+    /// SET ENCRYPT PAGING's cipher.
+    pub enum PagingCipher("paging cipher") {
+        Aes128 = "aes128",
+        Aes192 = "aes192",
+        Aes256 = "aes256",
+    }
+}
+
+impl PagingCipher {
+    /// AES rounds of the key length (FIPS 197).
+    pub fn rounds(self) -> f64 {
+        match self {
+            PagingCipher::Aes128 => 10.0,
+            PagingCipher::Aes192 => 12.0,
+            PagingCipher::Aes256 => 14.0,
+        }
+    }
+}
+
+words! {
+    /// The control unit's class: an ESS (2105 and later), which can avoid the nullification
+    /// window, or an older 3990.
+    #[derive(Default)]
+    pub enum CuClass("control unit class") {
+        #[default]
+        Ess = "ess",
+        C3990 = "3990",
+    }
+}
+
+words! {
+    /// Static PAV (each alias stays with its base) or dynamic PAV (workload management moves
+    /// aliases between the bases).
+    pub enum PavMode("PAV mode") {
+        Static = "static",
+        Dynamic = "dynamic",
+    }
+}
+
+words! {
+    /// A CPU pool's processor type (the model has one: recorded and reported).
+    #[derive(Default)]
+    pub enum PoolType("CPU pool type") {
+        #[default]
+        Ifl = "IFL",
+        Cp = "CP",
+    }
+}
+
+words! {
+    /// A channel path type (CHPID type and feature).
+    pub enum ChanKind("channel type") {
+        Escon = "escon",
+        Ficon = "ficon",
+        FiconExpress8s = "ficon-express8s",
+        FiconExpress16s = "ficon-express16s",
+    }
+}
+
+impl ChanKind {
+    /// The first level that knows this path type.
+    pub fn first_level(self) -> &'static str {
+        match self {
+            ChanKind::Escon => "vmesa-2.3.0",
+            ChanKind::Ficon => "vmesa-2.4.0",
+            ChanKind::FiconExpress8s => "zvm-6.1",
+            ChanKind::FiconExpress16s => "zvm-6.3-compat",
+        }
+    }
+
+    pub fn is_ficon(self) -> bool {
+        self != ChanKind::Escon
+    }
+}
+
 /// `system.machine`, oldest first (machine.rs has their figures).
 pub const MACHINES: [&str; 7] = ["z196", "zEC12", "z13", "z14", "z15", "z16", "z17"];
 /// The machine a scenario runs on when it names none.
 pub const DEFAULT_MACHINE: &str = "z14";
 /// The first machine with CPACF AES fast enough for encrypted paging (VM65993).
 pub const FIRST_ENCRYPT_MACHINE: &str = "z14";
-/// `dist` of a workload.
-pub const DISTS: [&str; 2] = ["exp", "fixed"];
-/// SET SRM POLARIZATION, UNPARKING, EXCESSUSE, DSPWDMETHOD.
-pub const POLARIZATIONS: [&str; 2] = ["vertical", "horizontal"];
-pub const UNPARKINGS: [&str; 3] = ["large", "medium", "small"];
-pub const EXCESSUSES: [&str; 4] = ["high", "medium", "low", "none"];
-pub const DSPWDMETHODS: [&str; 2] = ["reshuffle", "rebalance"];
-/// Device types of a dasd-io workload; a format workload takes the first two, a [[volume]]
-/// the first three (a VDISK is no volume), a paging volume the first two.
-pub const DASD_TYPES: [&str; 4] = ["eckd", "edev", "scsi", "vdisk"];
-pub const FORMAT_TYPES: [&str; 2] = ["eckd", "edev"];
-pub const VOLUME_TYPES: [&str; 3] = ["eckd", "edev", "scsi"];
-pub const PAGING_VOLUME_TYPES: [&str; 2] = ["eckd", "edev"];
-/// I/O methods of a dasd-io workload.
-pub const DASD_METHODS: [&str; 2] = ["ssch", "diag250"];
-/// Ciphers of an SSL server (`cipher`), its crypto statement, and the paging ciphers.
-pub const SSL_CIPHERS: [&str; 2] = ["rsa-aes256", "rsa-aes128-sha256"];
-pub const CRYPTO: [&str; 1] = ["apvirt"];
-pub const PAGING_CIPHERS: [&str; 3] = ["aes128", "aes192", "aes256"];
 /// Workload kinds, and those that are servers of the virtual network.
 pub const WORKLOAD_KINDS: [&str; 9] = [
     "cpu-bound",
@@ -47,12 +289,16 @@ pub const WORKLOAD_KINDS: [&str; 9] = [
     "format",
 ];
 pub const SERVER_KINDS: [&str; 2] = ["server", "ssl-server"];
-/// The control unit's class, its static/dynamic PAV modes, CPU pool types.
-pub const CU_CLASSES: [&str; 2] = ["ess", "3990"];
-pub const PAV_MODES: [&str; 2] = ["static", "dynamic"];
+/// The message for a `system.machine` that is not modelled.
+pub fn unknown_machine(name: &str) -> String {
+    format!(
+        "system.machine = '{name}' is not modelled; accepted: {}",
+        MACHINES.join(", ")
+    )
+}
+
 /// The first level with PAV volumes as minidisks (VM63952).
 pub const FIRST_PAV_LEVEL: &str = "zvm-5.2";
-pub const POOL_TYPES: [&str; 2] = ["IFL", "CP"];
 /// Characters of a userid, a CPU pool name (1-8 of them, upper case).
 pub const NAME_CHARS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789@#$_-";
 pub const MAX_NAME: usize = 8;
@@ -128,27 +374,35 @@ pub fn rank(list: &[&str], name: &str) -> Option<usize> {
 
 /// The contract as JSON: what the Python front reads (`_engine.contract_json`).
 pub fn contract() -> Value {
-    let kinds: Vec<&str> = crate::channel::KINDS.iter().map(|k| k.0).collect();
-    let firsts: serde_json::Map<String, Value> = crate::channel::KINDS
-        .iter()
-        .map(|k| (k.0.to_string(), json!(k.2)))
-        .collect();
     json!({
-        "vocabulary": {
-            "smt": SMT_MODES, "machine": MACHINES, "default_machine": DEFAULT_MACHINE,
-            "first_encrypt_machine": FIRST_ENCRYPT_MACHINE,
-            "dist": DISTS, "polarization": POLARIZATIONS, "unparking": UNPARKINGS,
-            "excessuse": EXCESSUSES, "dspwdmethod": DSPWDMETHODS,
-            "dasd_type": DASD_TYPES, "format_type": FORMAT_TYPES, "volume_type": VOLUME_TYPES,
-            "paging_volume_type": PAGING_VOLUME_TYPES, "dasd_method": DASD_METHODS,
-            "ssl_cipher": SSL_CIPHERS, "crypto": CRYPTO, "paging_cipher": PAGING_CIPHERS,
-            "workload_kind": WORKLOAD_KINDS, "server_kind": SERVER_KINDS,
-            "cu_class": CU_CLASSES, "pav_mode": PAV_MODES, "first_pav_level": FIRST_PAV_LEVEL,
-            "pool_type": POOL_TYPES, "chpid_type": kinds, "chpid_first_level": firsts,
-            "name_chars": NAME_CHARS, "max_name": MAX_NAME, "sum_slack": SUM_SLACK,
-        },
+        "vocabulary": vocabulary(),
         "limits": limits(),
         "rules": rules(),
+    })
+}
+
+/// The words of each vocabulary, and the single names the rules refer to.
+fn vocabulary() -> Value {
+    let firsts: serde_json::Map<String, Value> = ChanKind::ALL
+        .iter()
+        .map(|k| (k.word().to_string(), json!(k.first_level())))
+        .collect();
+    json!({
+        "smt": SmtMode::WORDS, "machine": MACHINES, "default_machine": DEFAULT_MACHINE,
+        "first_encrypt_machine": FIRST_ENCRYPT_MACHINE,
+        "dist": Dist::WORDS, "polarization": Polarization::WORDS,
+        "unparking": Unparking::WORDS, "excessuse": ExcessUse::WORDS,
+        "dspwdmethod": Dspwd::WORDS, "dasd_type": DasdType::WORDS,
+        "format_type": DasdType::FORMAT.map(DasdType::word),
+        "volume_type": DasdType::VOLUME.map(DasdType::word),
+        "paging_volume_type": PagingVolumeType::WORDS, "dasd_method": DasdMethod::WORDS,
+        "ssl_cipher": SslCipher::WORDS, "crypto": Crypto::WORDS,
+        "paging_cipher": PagingCipher::WORDS,
+        "workload_kind": WORKLOAD_KINDS, "server_kind": SERVER_KINDS,
+        "cu_class": CuClass::WORDS, "pav_mode": PavMode::WORDS,
+        "first_pav_level": FIRST_PAV_LEVEL, "pool_type": PoolType::WORDS,
+        "chpid_type": ChanKind::WORDS, "chpid_first_level": firsts,
+        "name_chars": NAME_CHARS, "max_name": MAX_NAME, "sum_slack": SUM_SLACK,
     })
 }
 
@@ -205,15 +459,31 @@ mod tests {
         for m in [DEFAULT_MACHINE, FIRST_ENCRYPT_MACHINE] {
             assert!(MACHINES.contains(&m));
         }
-        for k in crate::channel::KINDS {
-            assert!(
-                crate::level::find(k.2).is_some(),
-                "{} first level {}",
-                k.0,
-                k.2
-            );
+        for &k in ChanKind::ALL {
+            assert!(crate::level::find(k.first_level()).is_some(), "{k}");
         }
         assert!(crate::level::find(FIRST_PAV_LEVEL).is_some());
+    }
+
+    /// Each value is read from and written as its word; another word is refused with the
+    /// accepted ones, in order.
+    #[test]
+    fn words_are_the_wire_format() {
+        for &m in SmtMode::ALL {
+            let text = serde_json::to_string(&m).unwrap();
+            assert_eq!(text, format!("\"{}\"", m.word()));
+            assert_eq!(serde_json::from_str::<SmtMode>(&text).unwrap(), m);
+        }
+        assert_eq!(PoolType::from_word("IFL"), Some(PoolType::Ifl));
+        assert_eq!(ChanKind::WORDS[2], ChanKind::FiconExpress8s.word());
+        let e = serde_json::from_str::<CuClass>("\"2107\"").unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("unknown control unit class `2107`, expected `ess` or `3990`"),
+            "{e}"
+        );
+        assert_eq!(Dspwd::default(), Dspwd::Reshuffle);
+        assert_eq!(ExcessUse::default(), ExcessUse::Medium);
     }
 
     #[test]

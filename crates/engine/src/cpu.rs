@@ -51,30 +51,8 @@ pub fn core_index(l: u32, cores: u32) -> u32 {
 pub const ONE: u64 = 1 << 32;
 const FRAC_MASK: u128 = (1u128 << 32) - 1;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SmtMode {
-    Off,
-    Smt1,
-    Smt2,
-}
-
-impl SmtMode {
-    pub fn parse(s: &str) -> Option<SmtMode> {
-        match s {
-            "off" => Some(SmtMode::Off),
-            "smt1" => Some(SmtMode::Smt1),
-            "smt2" => Some(SmtMode::Smt2),
-            _ => None,
-        }
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            SmtMode::Off => "off",
-            SmtMode::Smt1 => "smt1",
-            SmtMode::Smt2 => "smt2",
-        }
-    }
-}
+/// `system.smt`: off, or the SMT mode with one or two active threads per core (contract.rs).
+pub use crate::contract::SmtMode;
 
 /// z/VM's limits on logical cores (seed 000): non-SMT up to 64, SMT only on the first 32.
 pub const MAX_CORES: u32 = crate::contract::MAX_PROCESSORS;
@@ -296,17 +274,12 @@ impl Cpu {
         cfg: &crate::config::Config,
         p: &crate::params::Params,
     ) -> Result<Cpu, String> {
-        let mode = SmtMode::parse(&cfg.smt).ok_or_else(|| {
-            format!(
-                "system.smt = '{}' is not an SMT mode; accepted: off, smt1, smt2",
-                cfg.smt
-            )
-        })?;
+        let mode = cfg.smt;
         let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);
         let machine = crate::machine::Machine::from_params(name, p)
-            .ok_or_else(|| crate::machine::Machine::unknown(name))?;
+            .ok_or_else(|| crate::contract::unknown_machine(name))?;
         let cores = cfg.processors;
-        machine.check(cores, &cfg.smt)?;
+        machine.check(cores, mode)?;
         let (cpc, per_drawer) = (machine.cores_per_chip, machine.cores_per_drawer());
         let need = cores.div_ceil(per_drawer);
         let drawers = cfg.drawers.unwrap_or(need);

@@ -21,7 +21,7 @@
 //! share it. Minidisk workloads here re-read small files or write sequentially: reads are cache
 //! hits (no disconnect time) and writes go at the subsystem's sustained write rate.
 
-use crate::config::{Dist, Workload};
+use crate::config::{DasdMethod, DasdType, Dist, Workload};
 use crate::entity::Entity;
 use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{ScsiContainer, Switches, WriteSame};
@@ -31,9 +31,6 @@ use crate::rng::Rng;
 use crate::sim::{path_ns, Sim, VState, NONE};
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-pub const TYPES: [&str; 4] = crate::contract::DASD_TYPES;
-pub const METHODS: [&str; 2] = crate::contract::DASD_METHODS;
 
 /// A guest's I/O program.
 #[derive(Clone, Debug)]
@@ -186,25 +183,24 @@ struct Target {
 
 /// The volume and DASD type a guest's workload names (a dump volume is ECKD, issue 6, row
 /// E4), or None when the guest does no DASD I/O.
-fn dasd_volume(w: &Workload) -> Option<(&str, &str)> {
+fn dasd_volume(w: &Workload) -> Option<(&str, DasdType)> {
     match w {
         Workload::DasdIo { volume, dtype, .. } | Workload::Format { volume, dtype, .. } => {
-            Some((volume, dtype))
+            Some((volume, *dtype))
         }
-        Workload::Dump { volume, .. } => Some((volume, "eckd")),
+        Workload::Dump { volume, .. } => Some((volume, DasdType::Eckd)),
         _ => None,
     }
 }
 
 /// The device type CP drives for a guest's DASD type (a VDISK is FBA in a CP-owned address
 /// space; it is modelled with ECKD's figures and no device).
-fn dasd_type(userid: &str, dtype: &str) -> Result<DevType, String> {
-    Ok(match dtype {
-        "eckd" | "vdisk" => DevType::Eckd,
-        "edev" => DevType::Edev,
-        "scsi" => DevType::Scsi,
-        other => return Err(format!("guest {userid}: unknown DASD type '{other}'")),
-    })
+fn dasd_type(dtype: DasdType) -> DevType {
+    match dtype {
+        DasdType::Eckd | DasdType::Vdisk => DevType::Eckd,
+        DasdType::Edev => DevType::Edev,
+        DasdType::Scsi => DevType::Scsi,
+    }
 }
 
 /// The index of real volume `volume` of type `t`, added to `vols` the first time a guest names
@@ -236,10 +232,10 @@ fn place(
     vols: &mut Vec<(String, DevType)>,
     g: &crate::config::Guest,
     volume: &str,
-    dtype: &str,
+    dtype: DasdType,
 ) -> Result<Target, String> {
-    let vdisk = dtype == "vdisk";
-    let t = dasd_type(&g.userid, dtype)?;
+    let vdisk = dtype == DasdType::Vdisk;
+    let t = dasd_type(dtype);
     let vol = if vdisk {
         0
     } else {
@@ -273,7 +269,7 @@ fn dasd_io_program(
     (read_pp, write_pp): (f64, f64),
 ) -> IoProgram {
     let Workload::DasdIo {
-        ref method,
+        method,
         cpu_ns,
         ios,
         blocks,
@@ -294,7 +290,7 @@ fn dasd_io_program(
         dtype: t,
         vdisk,
     } = at;
-    let ssch = method == "ssch";
+    let ssch = method == DasdMethod::Ssch;
     let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
     let block_ns = path_ns(p, p.vdisk_path_block() * blocks as f64, 0.0);
     IoProgram {

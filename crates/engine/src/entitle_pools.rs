@@ -163,7 +163,7 @@ mod tests {
                 name: "P".into(),
                 limithard_pct: None,
                 capacity: None,
-                ptype: "IFL".into(),
+                ptype: crate::config::PoolType::Ifl,
                 members: vec![],
             };
             sim.pool_action(&Action::DefineCpupool { at_ns: stop, pool })

@@ -230,14 +230,8 @@ pub enum PagingPayload {
 
 /// The SSL server's default cipher suite (issue 6, rows E5/E6): TLS 1.0 RSA_AES_256 (SHA-1
 /// MAC) before the 6.3 TLS 1.2 service (PI40702, VM65717, VM65718), TLS 1.2 RSA_AES_128_SHA256
-/// with it and in 6.4.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "kebab-case")]
-pub enum SslCipher {
-    #[default]
-    RsaAes256,
-    RsaAes128Sha256,
-}
+/// with it and in 6.4 (a workload's `cipher` too; its words in contract.rs).
+pub use crate::contract::SslCipher;
 
 /// The SSL server's level: V2.1 (z/VM 6.3) or V2.2 (z/VM 6.4, a new System SSL with a longer
 /// path per TLS record).

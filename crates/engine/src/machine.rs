@@ -3,6 +3,7 @@
 //! L4 nodes per drawer, drawers, clock, the largest LPAR z/VM runs on it, SMT support, and the
 //! cache size of each level. Every figure and its public source is a row of `params.rs`.
 
+use crate::contract::SmtMode;
 use crate::params::Params;
 
 /// The machines modelled, oldest first (`system.machine`).
@@ -177,19 +178,10 @@ impl Machine {
         self.cores_per_chip * self.chips_per_drawer
     }
 
-    /// The message for a machine name that is not modelled.
-    pub fn unknown(name: &str) -> String {
-        format!(
-            "system.machine = '{name}' is not modelled; accepted: {}",
-            NAMES.join(", ")
-        )
-    }
-
-    /// Whether `processors` cores with `smt` (off | smt1 | smt2) fit this machine: the located
-    /// message if not.
-    pub fn check(&self, processors: u32, smt: &str) -> Result<(), String> {
+    /// Whether `processors` cores with `smt` fit this machine: the located message if not.
+    pub fn check(&self, processors: u32, smt: SmtMode) -> Result<(), String> {
         let m = self.name;
-        if smt != "off" && !self.smt {
+        if smt != SmtMode::Off && !self.smt {
             return Err(format!(
                 "system.smt = \"{smt}\" on a {m}: the {m} has no SMT (multithreading came with the z13); use smt = \"off\" or a z13 or later machine"
             ));
@@ -246,12 +238,18 @@ mod tests {
     fn located_errors_for_smt_and_size() {
         let p = Params::default();
         let zec12 = Machine::from_params("zEC12", &p).unwrap();
-        assert!(zec12.check(16, "smt2").unwrap_err().contains("has no SMT"));
-        assert!(zec12.check(16, "smt1").is_err());
-        assert!(zec12.check(40, "off").unwrap_err().contains("at most 32"));
-        assert!(zec12.check(32, "off").is_ok());
+        assert!(zec12
+            .check(16, SmtMode::Smt2)
+            .unwrap_err()
+            .contains("has no SMT"));
+        assert!(zec12.check(16, SmtMode::Smt1).is_err());
+        assert!(zec12
+            .check(40, SmtMode::Off)
+            .unwrap_err()
+            .contains("at most 32"));
+        assert!(zec12.check(32, SmtMode::Off).is_ok());
         let z16 = Machine::from_params("z16", &p).unwrap();
-        assert!(z16.check(64, "off").is_ok() && z16.check(32, "smt2").is_ok());
-        assert!(Machine::unknown("z12").contains("z196, zEC12, z13"));
+        assert!(z16.check(64, SmtMode::Off).is_ok() && z16.check(32, SmtMode::Smt2).is_ok());
+        assert!(crate::contract::unknown_machine("z12").contains("z196, zEC12, z13"));
     }
 }

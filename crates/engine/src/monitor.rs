@@ -376,7 +376,7 @@ impl Sim {
             1.0
         };
         SmtSummary {
-            mode: self.cpu.mode.name().to_string(),
+            mode: self.cpu.mode.word().to_string(),
             cores: self.cpu.cores,
             threads_per_core: self.cpu.threads,
             logical_cpus: self.cpu.cores * self.cpu.threads,

@@ -10,7 +10,7 @@
 //! system (nonchargeable) time. A virtual CPU in page wait has left its processor (state
 //! `PageWait`, not runnable for the scheduler) until its page-in completes.
 
-use crate::config::{Config, PagingVolume, Refs, StorageCfg};
+use crate::config::{Config, PagingCipher, PagingVolume, PagingVolumeType, Refs, StorageCfg};
 use crate::entity::Entity;
 use crate::io::{DevType, Device, DeviceSummary, IoReq, Service};
 use crate::level::{EdevPaging, Switches};
@@ -39,7 +39,7 @@ pub struct Paging {
     pub hpf: bool,
     /// Encrypted paging (VM65993): the cipher in effect, CP time (ns) to encrypt a page written
     /// and to decrypt a page read, and the pages and time spent on each.
-    pub cipher: Option<String>,
+    pub cipher: Option<PagingCipher>,
     pub cost_encrypt: Time,
     pub cost_decrypt: Time,
     pub encrypted: u64,
@@ -95,7 +95,7 @@ pub struct Paging {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct EncryptSummary {
-    pub cipher: String,
+    pub cipher: PagingCipher,
     pub pages_encrypted_per_s: f64,
     pub pages_decrypted_per_s: f64,
     pub encrypt_us_per_page: f64,
@@ -653,7 +653,7 @@ impl Sim {
             contig_examined_per_search: pg.contig_examined as f64
                 / pg.contig_searches.max(1) as f64,
             contig_search_ms_per_s: pg.contig_ns as f64 / 1e6 / dur,
-            encryption: pg.cipher.clone().map(|c| EncryptSummary {
+            encryption: pg.cipher.map(|c| EncryptSummary {
                 cipher: c,
                 pages_encrypted_per_s: pg.encrypted as f64 / dur,
                 pages_decrypted_per_s: pg.decrypted as f64 / dur,
@@ -732,17 +732,11 @@ struct PagingVolumes {
 /// Encrypted paging (VM65993): the cipher and the CP cost to encrypt and decrypt one page. AES
 /// rounds by key length (FIPS 197); the cipher's cycles per byte and round are the CPACF figure
 /// the SSL server uses (ssl.aes_cycles_per_byte_round).
-fn paging_cipher(sc: &StorageCfg, p: &Params, sw: &Switches) -> (Option<String>, Time, Time) {
+fn paging_cipher(sc: &StorageCfg, p: &Params, sw: &Switches) -> (Option<PagingCipher>, Time, Time) {
     let cipher = sc
         .encrypt
-        .clone()
         .filter(|_| sw.paging_encrypt == crate::level::PagingEncrypt::Vm65993);
-    let rounds = match cipher.as_deref() {
-        Some("aes128") => 10.0,
-        Some("aes192") => 12.0,
-        Some("aes256") => 14.0,
-        _ => 0.0,
-    };
+    let rounds = cipher.map_or(0.0, PagingCipher::rounds);
     let aes = 4096.0 * rounds * p.ssl_aes_cpb_round() / p.clock_ghz();
     let setup = if rounds > 0.0 {
         path_ns(p, p.crypt_setup(), 0.0) as f64
@@ -772,7 +766,7 @@ fn paging_volumes(
         for _ in 0..v.count {
             let k = vols.devs.len();
             // zHPF transport mode (ECKD only): shorter pend and connect, a smaller SSCH path.
-            let tm = hpf && v.dtype == "eckd";
+            let tm = hpf && v.dtype == PagingVolumeType::Eckd;
             let ssch = p.path_ssch()
                 * if tm {
                     p.hpf_ssch_factor().max(0.0)
@@ -807,7 +801,7 @@ fn paging_device(
     tm: bool,
 ) -> (DevType, u32, Service, f64) {
     let ms = 1e6;
-    if v.dtype == "eckd" {
+    if v.dtype == PagingVolumeType::Eckd {
         let (pf, cf) = if tm {
             (
                 p.hpf_pend_factor().max(0.0),

@@ -19,12 +19,8 @@ use crate::entity::Entity;
 use crate::queue::Time;
 use serde::Serialize;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum PavMode {
-    Static,
-    Dynamic,
-}
+/// Static or dynamic PAV (its words in contract.rs).
+pub use crate::contract::PavMode;
 
 /// One alias move (a state change CP records): when, from which volume to which (indexes of
 /// the minidisk volumes).
@@ -104,11 +100,7 @@ pub fn pav_for(
     let Some(c) = cfg.pav.as_ref() else {
         return Ok(None);
     };
-    let mode = match c.mode.as_str() {
-        "static" => PavMode::Static,
-        "dynamic" => PavMode::Dynamic,
-        m => return Err(format!("PAV mode '{m}' is not static or dynamic")),
-    };
+    let mode = c.mode;
     let Some(d) = dasd else {
         return Err("PAV aliases without ECKD minidisk volumes".into());
     };

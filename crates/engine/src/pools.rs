@@ -18,7 +18,7 @@
 //! applies as well (the more restrictive wins). In 6.4 the entitlement pass also water-fills
 //! within each pool (`pool_fill`), so members' target rates add up to no more than the pool.
 
-use crate::config::{Action, PoolCfg};
+use crate::config::{Action, PoolCfg, PoolType};
 use crate::queue::Time;
 use crate::sim::{Entity, Sim, VState, NONE};
 use serde::Serialize;
@@ -27,7 +27,7 @@ use serde::Serialize;
 #[derive(Clone, Debug)]
 pub struct Pool {
     pub name: String,
-    pub ptype: String,
+    pub ptype: PoolType,
     /// LIMITHARD as a fraction of the online processors, or CAPACITY in processors.
     pub limithard: Option<f64>,
     pub capacity: Option<f64>,
@@ -68,7 +68,7 @@ pub struct PoolInterval {
 #[derive(Clone, Debug, Default)]
 pub struct PoolSnap {
     pub name: String,
-    pub ptype: String,
+    pub ptype: PoolType,
     pub limited: bool,
     pub capacity: bool,
     pub deleted: bool,
@@ -86,7 +86,7 @@ pub struct PoolSnap {
 pub struct PoolSummary {
     pub name: String,
     #[serde(rename = "type")]
-    pub ptype: String,
+    pub ptype: PoolType,
     /// "limithard" or "capacity", and the value as given (percent or processors).
     pub limit_kind: &'static str,
     pub limit_value: f64,
@@ -103,7 +103,7 @@ impl Pool {
     fn new(c: &PoolCfg, now: Time) -> Pool {
         Pool {
             name: c.name.clone(),
-            ptype: c.ptype.clone(),
+            ptype: c.ptype,
             limithard: c.limithard_pct.map(|p| p / 100.0),
             capacity: c.capacity,
             deleted: false,
@@ -485,7 +485,7 @@ impl Sim {
                 let r = p.rate(n);
                 PoolSnap {
                     name: p.name.clone(),
-                    ptype: p.ptype.clone(),
+                    ptype: p.ptype,
                     limited: p.until > self.now,
                     capacity: p.limithard.is_none(),
                     deleted: p.deleted,
@@ -513,7 +513,7 @@ impl Sim {
                 .iter()
                 .map(|p| PoolSummary {
                     name: p.name.clone(),
-                    ptype: p.ptype.clone(),
+                    ptype: p.ptype,
                     limit_kind: if p.limithard.is_some() {
                         "limithard"
                     } else {

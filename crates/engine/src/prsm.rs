@@ -15,7 +15,10 @@
 //! - Placement: every Vh on its own physical core; every other shared logical core (Vm, Vl,
 //!   horizontal) on the physical cores left over, round robin; dedicated cores on dedicated ones.
 
-use serde::{Deserialize, Serialize};
+/// The CPC PR/SM works on is configuration data, its SRM settings are words of the contract.
+pub use crate::config::{CapGroup, CpcSpec, LparSpec};
+pub use crate::contract::{ExcessUse, Polarization, Unparking};
+use serde::Serialize;
 
 /// An exact entitlement in cores: num / den.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -43,13 +46,6 @@ impl Ent {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Polarization {
-    Vertical,
-    Horizontal,
-}
-
 /// Polarization of one logical core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Pol {
@@ -65,49 +61,6 @@ pub enum Pol {
     Ded,
 }
 
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct LparSpec {
-    pub name: String,
-    #[serde(default)]
-    pub weight: u32,
-    pub logical: u32,
-    #[serde(default)]
-    pub dedicated: bool,
-    #[serde(default = "vertical")]
-    pub polarization: Polarization,
-    /// Demand of a partner LPAR: fraction of its logical cores it keeps busy (0..1).
-    #[serde(default)]
-    pub busy: f64,
-    /// A demand that changes: these fractions in turn, each held for `busy_period_ns`
-    /// (empty: `busy` all the time).
-    #[serde(default)]
-    pub busy_pattern: Vec<f64>,
-    #[serde(default)]
-    pub busy_period_ns: u64,
-    /// Capping (issue 18, `limits`): initial capping (never above its weight's share of the
-    /// pool), an absolute cap in processors, the capacity group it belongs to.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub capped: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub abscap: Option<f64>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub group: Option<String>,
-}
-
-fn is_false(b: &bool) -> bool {
-    !*b
-}
-
-/// An absolute capping group of LPARs (HMC "absolute group capping"): the members together
-/// use at most `abscap` processors.
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct CapGroup {
-    pub name: String,
-    pub abscap: f64,
-}
-
 impl LparSpec {
     /// The partner's busy fraction at time `t` (ns).
     pub fn busy_at(&self, t: u64) -> f64 {
@@ -117,24 +70,6 @@ impl LparSpec {
         let k = (t / self.busy_period_ns) as usize % self.busy_pattern.len();
         self.busy_pattern[k]
     }
-}
-
-fn vertical() -> Polarization {
-    Polarization::Vertical
-}
-
-#[derive(Clone, Debug, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct CpcSpec {
-    /// Shared physical IFLs (the pool PR/SM dispatches shared logical cores on).
-    pub shared: u32,
-    /// Dedicated physical IFLs.
-    #[serde(default)]
-    pub dedicated: u32,
-    pub lpars: Vec<LparSpec>,
-    /// Absolute capping groups (LPARs name theirs in `group`).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub groups: Vec<CapGroup>,
 }
 
 /// One logical core after polarization and placement.
@@ -176,108 +111,6 @@ pub struct CpcPol {
     /// Shared logical cores that are not vertical-high, and the physical cores left for them.
     pub non_vh_total: u32,
     pub non_vh_physical: u32,
-}
-
-impl CpcSpec {
-    /// Structural checks (the Python front gives located messages for the same rules).
-    pub fn check(&self) -> Result<(), String> {
-        if self.shared == 0 && self.dedicated == 0 {
-            return Err("cpc: a CPC needs at least one physical IFL (shared or dedicated)".into());
-        }
-        if self.lpars.is_empty() {
-            return Err("cpc: no LPARs".into());
-        }
-        let mut ded = 0u32;
-        let mut seen = std::collections::BTreeSet::new();
-        for l in &self.lpars {
-            if !seen.insert(l.name.as_str()) {
-                return Err(format!("cpc: LPAR name '{}' is used twice", l.name));
-            }
-            if l.logical == 0 {
-                return Err(format!(
-                    "cpc: LPAR {}: logical cores must be at least 1",
-                    l.name
-                ));
-            }
-            if !l.busy_pattern.is_empty() && l.busy_period_ns == 0 {
-                return Err(format!(
-                    "cpc: LPAR {}: a busy pattern needs a positive period",
-                    l.name
-                ));
-            }
-            if let Some(b) = l.busy_pattern.iter().find(|b| !(0.0..=1.0).contains(*b)) {
-                return Err(format!(
-                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {b})",
-                    l.name
-                ));
-            }
-            if !(0.0..=1.0).contains(&l.busy) {
-                return Err(format!(
-                    "cpc: LPAR {}: busy must be a fraction 0..1 (got {})",
-                    l.name, l.busy
-                ));
-            }
-            if l.dedicated {
-                ded += l.logical;
-            } else {
-                if l.weight == 0 || l.weight > 999 {
-                    return Err(format!(
-                        "cpc: LPAR {}: weight of a shared LPAR must be 1..999 (got {})",
-                        l.name, l.weight
-                    ));
-                }
-                if l.logical > self.shared {
-                    return Err(format!(
-                        "cpc: LPAR {}: {} shared logical cores but the CPC has {} shared physical IFLs",
-                        l.name, l.logical, self.shared
-                    ));
-                }
-            }
-        }
-        self.check_caps()?;
-        if ded > self.dedicated {
-            return Err(format!(
-                "cpc: dedicated LPARs need {ded} dedicated IFLs but the CPC has {}",
-                self.dedicated
-            ));
-        }
-        Ok(())
-    }
-}
-
-impl CpcSpec {
-    fn check_caps(&self) -> Result<(), String> {
-        for l in &self.lpars {
-            if let Some(c) = l.abscap {
-                if !(0.01..=255.0).contains(&c) {
-                    return Err(format!(
-                        "cpc: LPAR {}: an absolute cap must be 0.01..255 processors (got {c})",
-                        l.name
-                    ));
-                }
-            }
-            if (l.capped || l.abscap.is_some() || l.group.is_some()) && l.dedicated {
-                return Err(format!(
-                    "cpc: LPAR {}: a dedicated LPAR cannot be capped",
-                    l.name
-                ));
-            }
-            if let Some(g) = &l.group {
-                if !self.groups.iter().any(|x| &x.name == g) {
-                    return Err(format!("cpc: LPAR {}: no capping group {g}", l.name));
-                }
-            }
-        }
-        for g in &self.groups {
-            if !(0.01..=255.0).contains(&g.abscap) {
-                return Err(format!(
-                    "cpc: capping group {}: its cap must be 0.01..255 processors (got {})",
-                    g.name, g.abscap
-                ));
-            }
-        }
-        Ok(())
-    }
 }
 
 /// The most each LPAR may use (cores; infinite: not capped), issue 18 (PR/SM Planning Guide,
@@ -629,23 +462,6 @@ pub fn dispatch_interval_ms(
 
 // ---------------------------------------------------------------------------------------------
 // z/VM vertical mode: parking and unparking (VM66063, cp-model §3.3).
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Unparking {
-    Large,
-    Medium,
-    Small,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ExcessUse {
-    High,
-    Medium,
-    Low,
-    None,
-}
 
 /// How many logical cores z/VM keeps unparked (cp-model §3.3, [A] shaped to seed 000):
 /// - `powered` P = min(logical, E + f(EXCESSUSE) × projected excess): what appears powered;

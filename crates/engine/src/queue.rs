@@ -19,7 +19,8 @@
 //! the 32-bit sequence would wrap, the pending events are renumbered in order (no change of
 //! behaviour, O(n log n) once every 4 billion schedules).
 
-pub type Time = u64;
+/// Simulated time in nanoseconds (defined with the scenario contract, whose durations are in it).
+pub use crate::contract::Time;
 
 const NONE: u32 = u32::MAX;
 const ENT_MASK: u128 = 0xFFFF_FFFF;

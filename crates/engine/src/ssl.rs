@@ -27,6 +27,7 @@
 //! TCP/IP, the SSL server) are in the `servers` section of the summary.
 
 use crate::config::{Config, Workload};
+use crate::contract::Crypto;
 use crate::entity::Entity;
 use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{SslApvirt, SslCipher, SslServer, Switches};
@@ -37,27 +38,9 @@ use crate::vnet::Role;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// Cipher names a workload may give (`cipher = ...`).
-pub const CIPHERS: [&str; 2] = crate::contract::SSL_CIPHERS;
-
 /// A queue entry of a server that is the end of a handshake whose RSA operation the crypto
 /// adapter did (the rest of the entry is the client virtual CPU).
 pub const CONT: u32 = 1 << 31;
-
-fn cipher_of(name: &str) -> Option<SslCipher> {
-    match name {
-        "rsa-aes256" => Some(SslCipher::RsaAes256),
-        "rsa-aes128-sha256" => Some(SslCipher::RsaAes128Sha256),
-        _ => None,
-    }
-}
-
-fn cipher_name(c: SslCipher) -> &'static str {
-    match c {
-        SslCipher::RsaAes256 => "rsa-aes256",
-        SslCipher::RsaAes128Sha256 => "rsa-aes128-sha256",
-    }
-}
 
 /// One SSL server guest's configuration and costs (ns at nominal speed).
 #[derive(Clone, Debug)]
@@ -151,18 +134,14 @@ impl Ssl {
         for g in &cfg.guests {
             let c = match &g.workload {
                 Workload::SslServer { cipher, crypto, .. } => {
-                    let cipher = cipher
-                        .as_deref()
-                        .and_then(cipher_of)
-                        .unwrap_or(sw.ssl_cipher);
+                    let cipher = cipher.unwrap_or(sw.ssl_cipher);
                     let record = match sw.ssl_server {
                         SslServer::V21 => p.ssl_path_record_v21(),
                         SslServer::V22 => p.ssl_path_record_v22(),
                     };
                     Some(SslConf {
                         cipher,
-                        offload: crypto.as_deref() == Some("apvirt")
-                            && sw.ssl_apvirt == SslApvirt::On,
+                        offload: *crypto == Some(Crypto::Apvirt) && sw.ssl_apvirt == SslApvirt::On,
                         per_byte_ns: cipher_ns_per_byte(p, cipher),
                         record_ns: path_ns(p, record, 0.0) as f64,
                     })
@@ -318,7 +297,7 @@ impl Sim {
                 ssl_users.insert(
                     self.users[u].userid.clone(),
                     SslUser {
-                        cipher: cipher_name(c.cipher),
+                        cipher: c.cipher.word(),
                         crypto_offload: c.offload,
                         requests: k.requests,
                         handshakes: k.handshakes,

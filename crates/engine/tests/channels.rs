@@ -122,9 +122,13 @@ fn bad_channel_input_is_an_error() {
         (
             "/channels/chpids/0/type",
             json!("bus-and-tag"),
-            "unknown channel type",
+            "channels.chpids[0].type: unknown channel type `bus-and-tag`, expected one of `escon`, `ficon`,",
         ),
-        ("/channels/cu_class", json!("2107"), "not ess or 3990"),
+        (
+            "/channels/cu_class",
+            json!("2107"),
+            "channels.cu_class: unknown control unit class `2107`, expected `ess` or `3990`",
+        ),
         ("/level", json!("vmesa-2.3.0"), "does not know"),
     ] {
         let saved = c.clone();
@@ -142,7 +146,7 @@ fn bad_channel_input_is_an_error() {
     let mut p = cfg(2, "escon", 2, false, Some("sideways"), 1);
     assert!(zvm::run_json(&p.to_string())
         .unwrap_err()
-        .contains("not static or dynamic"));
+        .contains("pav.mode: unknown PAV mode `sideways`, expected `static` or `dynamic`"));
     p["pav"]["mode"] = json!("static");
     assert!(zvm::run_json(&p.to_string())
         .unwrap_err()

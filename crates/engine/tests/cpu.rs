@@ -3,7 +3,7 @@
 //! MULTITHREAD during a run, and the drawer CPI model against its calibration row.
 
 use proptest::prelude::*;
-use zvm::config::{Action, Config, Dist, Guest, Share, Workload};
+use zvm::config::{Action, Config, Dist, Guest, PagingVolumeType, Share, SmtMode, Workload};
 use zvm::Sim;
 
 mod common;
@@ -27,7 +27,7 @@ fn guest(userid: &str, count: u32, workload: Workload) -> Guest {
 
 fn config(processors: u32, smt: &str, guests: Vec<Guest>, dur_ms: u64, seed: u64) -> Config {
     Config {
-        smt: smt.into(),
+        smt: SmtMode::from_word(smt).expect("an SMT mode"),
         seed,
         ..Config::base(
             "zvm-6.4",
@@ -382,10 +382,15 @@ fn smt_limits_are_errors() {
     assert!(e.contains("system.processors") && e.contains("32"), "{e}");
     assert!(Sim::new(config(64, "off", vec![guest("W", 1, cb.clone())], 100, 1)).is_ok());
     assert!(Sim::new(config(32, "smt2", vec![guest("W", 1, cb.clone())], 100, 1)).is_ok());
-    let e = Sim::new(config(4, "smt3", vec![guest("W", 1, cb.clone())], 100, 1))
-        .err()
-        .unwrap();
-    assert!(e.contains("system.smt"), "{e}");
+    // An unknown mode is refused as the JSON is read, naming the field and the modes.
+    let mut j =
+        serde_json::to_value(config(4, "off", vec![guest("W", 1, cb.clone())], 100, 1)).unwrap();
+    j["smt"] = "smt3".into();
+    let e = Config::from_json(&j.to_string()).err().unwrap();
+    assert!(
+        e.contains("smt: unknown SMT mode `smt3`") && e.contains("`off`, `smt1`, `smt2`"),
+        "{e}"
+    );
     let mut c = config(4, "off", vec![guest("W", 1, cb)], 100, 1);
     c.actions = vec![Action::SetMultithreading {
         at_ns: MS,
@@ -444,7 +449,7 @@ fn set_multithread_with_paging_keeps_faults_going() {
     cfg.storage = Some(StorageCfg {
         frames: 12_000,
         paging_volumes: vec![PagingVolume {
-            dtype: "eckd".into(),
+            dtype: PagingVolumeType::Eckd,
             slots: 100_000,
             count: 2,
             xiv: false,

@@ -115,7 +115,12 @@ fn bad_storage_input() {
     let e = zvm::run_json(&base(json!({"userid": "A", "storage_pages": 100, "refs": {"pattern": "uniform", "range_pages": 100}, "workload": wl}), json!({"frames": 10}))).unwrap_err();
     assert!(e.contains("no paging volumes"), "{e}");
     let e = zvm::run_json(&base(json!({"userid": "A", "storage_pages": 100, "refs": {"pattern": "uniform", "range_pages": 100}, "workload": wl}), json!({"frames": 10, "paging_volumes": [{"type": "xiv", "slots": 1000}]}))).unwrap_err();
-    assert!(e.contains("not modelled"), "{e}");
+    assert!(
+        e.contains(
+            "storage.paging_volumes[0].type: unknown paging volume type `xiv`, expected `eckd` or `edev`"
+        ),
+        "{e}"
+    );
 }
 
 /// Pre-6.3 reorder: the guest waits for a walk of all its resident pages; the delay grows with

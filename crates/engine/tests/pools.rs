@@ -6,7 +6,7 @@
 
 use proptest::prelude::*;
 use zvm::config::{
-    Action, Config, Dist, Guest, Limit, PoolCfg, Share, ShareKind, ShareValue, Workload,
+    Action, Config, Dist, Guest, Limit, PoolCfg, PoolType, Share, ShareKind, ShareValue, Workload,
 };
 use zvm::monitor::Summary;
 use zvm::Sim;
@@ -44,7 +44,7 @@ fn pool(name: &str, limithard: Option<f64>, capacity: Option<f64>, members: &[&s
         name: name.into(),
         limithard_pct: limithard,
         capacity,
-        ptype: "IFL".into(),
+        ptype: PoolType::Ifl,
         members: members.iter().map(|m| m.to_string()).collect(),
     }
 }

@@ -108,7 +108,7 @@ def _smt_modes(smt_modes: str | None, sc, ns: list[int]) -> list[str] | None:
                              fix=f"use core counts up to {scenario.MAX_SMT_CORES}, or a non-SMT scenario")
         return None
     modes = [m.strip() for m in smt_modes.split(",") if m.strip()]
-    bad = [m for m in modes if m not in ("off", "smt1", "smt2")]
+    bad = [m for m in modes if m not in scenario.SMT_MODES]
     if bad or not modes:
         raise InputError(f"{smt_modes!r} is not a list of SMT modes", field="--smt", fix="e.g. --smt off,smt2")
     if any(m != "off" for m in modes) and not _has_smt(sc):

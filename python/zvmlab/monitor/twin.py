@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .. import contract
 from ..errors import InputError
 from .derive import Measurements
 from .reader import MonitorData
@@ -262,7 +263,7 @@ def apply(twin: Twin, edits: list[str]) -> Twin:
         key, who, val = mt.group(1).lower(), mt.group(2), mt.group(3).strip('"')
         if key == "processors" and who is None and val.isdigit() and int(val) > 0:
             t.processors = int(val)
-        elif key == "smt" and who is None and val in ("off", "smt1", "smt2"):
+        elif key == "smt" and who is None and val in contract.vocabulary("smt"):
             t.smt = val
         elif key == "level" and who is None:
             t.level = val

@@ -90,7 +90,11 @@ fn mtrsys(sim: &Sim) -> Vec<u8> {
 }
 
 fn zvmsys(sim: &Sim) -> Vec<u8> {
-    let smt = if sim.cfg.smt == "off" { 0 } else { 2 };
+    let smt = if sim.cfg.smt == crate::cpu::SmtMode::Off {
+        0
+    } else {
+        2
+    };
     build(
         &ZVMSYS,
         tod_at(0),
@@ -200,7 +204,13 @@ fn zvmcpl(p: &crate::pools::PoolSnap, tod: u64) -> Vec<u8> {
         &[
             ("ZVMCPL_NAME", Val::S(&p.name)),
             ("ZVMCPL_FLAGS", Val::U(flags)),
-            ("ZVMCPL_CPUTY", Val::U(if p.ptype == "CP" { 0 } else { 3 })),
+            (
+                "ZVMCPL_CPUTY",
+                Val::U(match p.ptype {
+                    crate::config::PoolType::Cp => 0,
+                    crate::config::PoolType::Ifl => 3,
+                }),
+            ),
             ("ZVMCPL_MEMBERS", Val::U(p.members as u64)),
             ("ZVMCPL_LIMITV", h(p.limit_value)),
             ("ZVMCPL_LIMITC", h(p.limit_processors)),
@@ -322,7 +332,7 @@ fn sytprp(c: &Cum, i: usize, end: u64, tod: u64, cpu_type: u64) -> Vec<u8> {
 /// ([cpc] shared_ifls / dedicated_ifls) or multithreads (z/VM runs SMT on IFLs only); otherwise
 /// CP (0), the type the scenario does not say otherwise.
 fn cpu_type(sim: &Sim) -> u64 {
-    if sim.cfg.cpc.is_some() || sim.cfg.smt != "off" {
+    if sim.cfg.cpc.is_some() || sim.cfg.smt != crate::cpu::SmtMode::Off {
         2
     } else {
         0
