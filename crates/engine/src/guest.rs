@@ -53,50 +53,56 @@ pub enum UList {
 }
 
 /// A virtual CPU (a VMDBK).
+///
+/// Layout (`repr(C)`): the fields a transaction touches (its burst, dispatch, accounting and
+/// random stream) first, in declaration order, the rarely used ones (open-stream arrival,
+/// limit deadline, page-in device) last, so that a burst's loads share cache lines (README,
+/// "Performance", fourth round: aligning each to 64 bytes measured no better).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Vcpu {
     pub user: u32,
+    /// Home dispatch vector (the logical processor it last ran on).
+    pub home: u32,
+    /// Minor time slices completed in the current transaction (interactive bias).
+    pub tx_slices: u32,
     pub state: VState,
+    /// Its current run is a page fault's CP time, after which it waits for a page-in.
+    pub pagewait: bool,
     /// CPU work left in the current burst (ns at nominal speed).
     pub remaining: Time,
     /// Minor time slice left.
     pub slice_left: Time,
     /// Dispatch priority (deadline) of its current dispatch-vector entry.
     pub deadline: Time,
-    pub rng: Rng,
-    /// Home dispatch vector (the logical processor it last ran on).
-    pub home: u32,
     /// Sequence number of its live dispatch-vector entry (older entries are stale).
     pub heap_seq: u64,
     /// Since when it has wanted a processor without running (Ready, Eligible or Limited).
     pub want_since: Time,
     /// Dispatch instant of the current run, and CPU (guest + chargeable CP) used in it.
-    pub run_start: Time,
     pub run_used: Time,
-    /// Minor time slices completed in the current transaction (interactive bias).
-    pub tx_slices: u32,
-    /// Next arrival of work (open-stream workloads).
-    pub next_arrival: Time,
+    pub rng: Rng,
+    pub run_start: Time,
     /// 6.4 scheduler: virtual start tag (ns of the dispatch list's virtual time), and the tag
     /// its current dispatch-vector entry was queued with.
     pub vtag: Time,
     pub start: Time,
-    /// LIMITHARD deadline methods: not dispatchable before this instant.
-    pub limit_until: Time,
+    /// Since when it has been in `state`, and the time it spent in each state before that
+    /// (index: the state's discriminant): the user wait-state analysis (FCX114 USTAT), exact
+    /// rather than sampled.
+    pub state_since: Time,
     /// Chargeable CP time owed (page-fault handling), run at the head of its next run.
     pub cp_owed: Time,
     /// CP sourcing stall owed (message data from another drawer, vnet.rs): run with `cp_owed`,
     /// already a stall (the coherence model does not lengthen it).
     pub cp_stall: Time,
-    /// Its current run is a page fault's CP time, after which it waits for a page-in.
-    pub pagewait: bool,
+    pub state_ns: [Time; N_VSTATES],
+    /// Next arrival of work (open-stream workloads).
+    pub next_arrival: Time,
+    /// LIMITHARD deadline methods: not dispatchable before this instant.
+    pub limit_until: Time,
     /// Paging device of that page-in (NONE: none can be started).
     pub pagein: u32,
-    /// Since when it has been in `state`, and the time it spent in each state before that
-    /// (index: the state's discriminant): the user wait-state analysis (FCX114 USTAT), exact
-    /// rather than sampled.
-    pub state_since: Time,
-    pub state_ns: [Time; N_VSTATES],
 }
 
 impl Vcpu {
@@ -157,86 +163,97 @@ pub struct Acct {
 }
 
 /// A guest virtual machine (its base VMDBK carries the share).
+///
+/// Layout (`repr(C)`): the accounting, the virtual CPU list, the program, the share and the
+/// scheduler state's per-transaction fields come first (about 250 bytes); the userid, the
+/// maximum share and the rest of the scheduler state after.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct User {
-    pub userid: String,
-    pub share: Share,
-    pub program: Program,
+    pub acct: Acct,
     pub vcpus: Vec<u32>,
+    pub program: Program,
     /// Normalized share over all logged-on users (fraction of the whole system).
     pub ns_all: f64,
+    pub share: Share,
+    pub sch: UserSched,
+    pub userid: String,
     /// Maximum share over all logged-on users (fraction of the system), if any.
     pub max_all: Option<f64>,
-    pub acct: Acct,
-    pub sch: UserSched,
 }
 
 /// A user's scheduler state (lists, transaction class, measured demand, limits).
+///
+/// Layout (`repr(C)`): the fields read or written at every transaction (lists, class,
+/// test-idle, dispatch-list stay, wait accounting, the 6.4 slice rate) first, right after the
+/// user's share (`User`); those of the scheduler pass, limits and storage admission after.
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct UserSched {
+    /// Virtual CPUs that are runnable (Ready, Running, Eligible or Limited).
+    pub n_runnable: u32,
+    /// (See `tidle_ns`.)
+    pub tidle_vcpus: u32,
+    /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
+    pub pool: u32,
     pub list: UList,
     /// SET QUICKDSP ON: transaction class E0, never held on the eligible list.
     pub quickdsp: bool,
     /// Transaction class 1..3 (E1..E3 on the eligible list, Q1..Q3 on the dispatch list).
     pub class: u8,
-    /// Entry into the dispatch list (elapsed time slice) / into the eligible list.
-    pub dl_since: Time,
-    pub el_since: Time,
-    /// Time spent on the eligible list before the current dispatch-list stay (taken once).
-    pub el_delay: Time,
-    /// Virtual CPUs that are runnable (Ready, Running, Eligible or Limited).
-    pub n_runnable: u32,
     /// Test-idle: on the dispatch list with no runnable virtual CPU since `tidle_since`.
     pub tidle: bool,
+    pub touched: bool,
+    pub dl_loading: bool,
+    pub wss_trend: i8,
+    pub loading: bool,
     pub tidle_since: Time,
     /// Virtual-CPU time spent dormant while test-idle before the current period (FCX114 USTAT
     /// %TI), and the user's dormant virtual CPUs in the current period (constant within it: any
     /// of them becoming runnable ends the period).
     pub tidle_ns: Time,
-    pub tidle_vcpus: u32,
-    /// Share counted in the list normalization sums (relative, absolute fraction).
-    pub in_sums: (f64, f64),
-    /// Sequence number of its live eligible-list entry.
-    pub el_seq: u64,
+    /// Entry into the dispatch list (elapsed time slice) / into the eligible list.
+    pub dl_since: Time,
     /// 6.4 measurement: CPU at the last tick, time wanting CPU since; measured at the next
     /// scheduler pass (runnable since the last one). The smoothed demand is the scheduler's.
-    pub used_mark: u64,
     pub want_ns: u64,
-    pub touched: bool,
+    /// 1 / rate_v, and one minor time slice at that rate (virtual ns), kept for the hot path.
+    pub inv_rate_v: f64,
+    pub slice_v: Time,
+    pub dl_wss: f64,
+    /// Consumption method: CPU credit (ns) at `lim_last`; not dispatchable before `lim_until`.
+    pub lim_until: Time,
+    pub lim_credit: f64,
+    pub lim_last: Time,
+    pub used_mark: u64,
     /// 6.4 target rate (processors; NaN before the first) and per virtual CPU, used to
     /// advance virtual deadlines.
     pub rate: f64,
     pub rate_v: f64,
-    /// 1 / rate_v, and one minor time slice at that rate (virtual ns), kept for the hot path.
-    pub inv_rate_v: f64,
-    pub slice_v: Time,
     /// 6.4 entitlement plus excess from the last water-fill (processors), and the water-fill
     /// these rates were derived from (`Entitlement::gen`).
     pub alloc: f64,
     pub fill_gen: u64,
-    /// Consumption method: CPU credit (ns) at `lim_last`; not dispatchable before `lim_until`.
-    pub lim_credit: f64,
-    pub lim_last: Time,
-    pub lim_until: Time,
-    /// The CPU pool the user is scheduled to (pools.rs; NONE: none).
-    pub pool: u32,
+    pub el_since: Time,
+    /// Time spent on the eligible list before the current dispatch-list stay (taken once).
+    pub el_delay: Time,
+    /// Share counted in the list normalization sums (relative, absolute fraction).
+    pub in_sums: (f64, f64),
+    /// Sequence number of its live eligible-list entry.
+    pub el_seq: u64,
     /// Its share of the pool's limit (fraction of the system; infinite outside a pool).
     pub pool_ns: f64,
     /// Storage admission (STORBUF, LDUBUF, MAXWSS): projected working set (pages), the sign of
     /// its last change, loading user or not, page-ins and first touches so far, and at the
     /// stay's start the page-ins, pages brought in, resident pages and CPU; what the current
-    /// dispatch-list stay was counted as.
+    /// dispatch-list stay was counted as (`dl_wss`, `dl_loading`).
     pub wss: f64,
-    pub wss_trend: i8,
-    pub loading: bool,
     pub pageins: u64,
     pub firsts: u64,
     pub stay_pageins: u64,
     pub stay_in: u64,
     pub stay_res: u64,
     pub stay_cpu: u64,
-    pub dl_wss: f64,
-    pub dl_loading: bool,
 }
 
 impl UserSched {

@@ -844,11 +844,16 @@ impl Sim {
                 s.tidle = true;
                 s.tidle_since = self.now;
                 self.sched.tidle.push_back((self.now, u as u32));
-                let dormant = self.users[u]
-                    .vcpus
-                    .iter()
-                    .filter(|&&w| self.vcpus[w as usize].state == VState::Dormant)
-                    .count() as u32;
+                // A one-CPU user's virtual CPU is `v` (not its list, another allocation).
+                let dormant = if self.users[u].vcpus.len() == 1 {
+                    (self.vcpus[v as usize].state == VState::Dormant) as u32
+                } else {
+                    self.users[u]
+                        .vcpus
+                        .iter()
+                        .filter(|&&w| self.vcpus[w as usize].state == VState::Dormant)
+                        .count() as u32
+                };
                 self.users[u].sch.tidle_vcpus = dormant;
             }
             UList::Eligible => {

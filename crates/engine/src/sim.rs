@@ -35,37 +35,44 @@ pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
 }
 
 /// A logical processor of the LPAR.
+///
+/// Layout (`repr(C)`, 64-byte aligned): what accounting a run (`charge`) reads and writes is
+/// the first cache line; the owed system time, the speed fraction and the totals the monitor
+/// reads are the second.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct Lpu {
     /// Virtual CPU being run, or NONE.
     pub vcpu: u32,
+    /// Running a LIMITSOFT user in the background (preempted when anyone else wants it).
+    pub bg: bool,
+    /// (See `rate`.)
+    pub busy: bool,
+    /// (See `susp_left`.)
+    pub parked: bool,
+    pub waiting: bool,
     /// Time up to which this processor's work has been accounted.
     pub charged_to: Time,
+    /// PR/SM (with a [cpc]): wall time left suspended (not powered) at the head of the run,
+    /// and the total suspended; parked by z/VM; in an enabled wait (waking it is a dispatch).
+    pub susp_left: Time,
+    /// Speed: nominal work-ns per wall-ns (fixed point, `cpu::ONE` = 1.0), the fraction of a
+    /// work-ns done and not yet accounted, and whether the thread is busy (SMT modes; cpu.rs).
+    pub rate: u64,
     /// Nonchargeable CP (system) time left at the head of the current run.
     pub sys_left: Time,
     /// Chargeable CP time left (after system time, before guest time).
     pub cp_left: Time,
     /// Guest (virtual) time of the current run, not yet accounted.
     pub virt_left: Time,
+    pub busy_ns: u64,
+    pub frac: u64,
     /// System time owed for work already done (slice end), run before the next dispatch.
     pub sys_owed: Time,
-    pub busy_ns: u64,
     pub sys_ns: u64,
-    /// Running a LIMITSOFT user in the background (preempted when anyone else wants it).
-    pub bg: bool,
-    /// Speed: nominal work-ns per wall-ns (fixed point, `cpu::ONE` = 1.0), the fraction of a
-    /// work-ns done and not yet accounted, and whether the thread is busy (SMT modes; cpu.rs).
-    pub rate: u64,
-    pub frac: u64,
-    pub busy: bool,
+    pub susp_ns: u64,
     /// Busy wall time not matched by nominal work (slow threads): work done = busy_ns - slow_ns.
     pub slow_ns: u64,
-    /// PR/SM (with a [cpc]): wall time left suspended (not powered) at the head of the run,
-    /// and the total suspended; parked by z/VM; in an enabled wait (waking it is a dispatch).
-    pub susp_left: Time,
-    pub susp_ns: u64,
-    pub parked: bool,
-    pub waiting: bool,
     /// Parked time up to `parked_since` (the last park), for the monitor (D0R2).
     pub parked_ns: u64,
     pub parked_since: Time,
