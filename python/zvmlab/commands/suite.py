@@ -70,26 +70,14 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
 
     s = st.load(suite_name, duration=duration)
     cells = st.select(s, only)  # bad input is found before the store or a cluster is touched
-    if not list_cells:
-        for opt, v in (("--base", base_level), ("--compare", compare_level)):
-            if not v:
-                raise InputError("missing", field=opt, fix="e.g. --base zvm-6.3 --compare zvm-6.4 (`zvmlab levels`)")
-        base = st.check_level(base_level, "--base")
-        compare = st.check_level(compare_level, "--compare")
-    else:
-        if as_json:
-            print_json({"suite": s.name, "cells": [{"id": c.id, "family": c.family, "axes": c.axes,
-                                                     "intended": s.families[c.family].intended,
-                                                     "today": s.families[c.family].today} for c in cells]})
-            return
-        t = Table(title=f"{safe(s.title)}: {len(cells)} cells", title_justify="left")
-        for col in ("Cell", "Stands for", "Runs today as"):
-            t.add_column(col, overflow="fold")
-        for c in cells:
-            f = s.families[c.family]
-            t.add_row(c.id, f.intended, f.today)
-        console.print(t)
+    if list_cells:
+        _list_cells(s, cells, as_json)
         return
+    for opt, v in (("--base", base_level), ("--compare", compare_level)):
+        if not v:
+            raise InputError("missing", field=opt, fix="e.g. --base zvm-6.3 --compare zvm-6.4 (`zvmlab levels`)")
+    base = st.check_level(base_level, "--base")
+    compare = st.check_level(compare_level, "--compare")
     executor = ex.make(executor_spec, jobs)
     t0 = time.perf_counter()
     try:
@@ -97,17 +85,8 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
             if not as_json:
                 err_console.print(f"suite {safe(s.name)}: {len(cells)} scenarios x 2 levels x {repeat} seeds "
                                   f"on {executor.description}; store {store_path}")
-            try:
-                with progress(f"suite {s.name}", True) as update:
-                    res, (made, reused) = st.run(s, base, compare, repeat, executor, store, only=only, progress=update)
-            except KeyboardInterrupt:
-                try:
-                    n = f"{store.counts()['runs']} runs"
-                except Exception:  # the store is whole (each run is one transaction); only the count failed
-                    n = "count unavailable"
-                err_console.print(f"interrupted: finished runs are kept in {safe(store_path)} ({n}); "
-                                  "run the same command again to resume")
-                raise
+            res, (made, reused) = _run_keeping_finished(st, s, base, compare, repeat, executor, store, only,
+                                                        store_path)
     finally:
         executor.close()
     wall = time.perf_counter() - t0
@@ -116,6 +95,37 @@ def suite(suite_name: str, base_level: str | None, compare_level: str | None, re
         print_json(res)
         return
     _print(res, s)
+
+
+def _list_cells(s, cells, as_json: bool) -> None:
+    """--list: each cell, what it stands for and how it runs today."""
+    if as_json:
+        print_json({"suite": s.name, "cells": [{"id": c.id, "family": c.family, "axes": c.axes,
+                                                 "intended": s.families[c.family].intended,
+                                                 "today": s.families[c.family].today} for c in cells]})
+        return
+    t = Table(title=f"{safe(s.title)}: {len(cells)} cells", title_justify="left")
+    for col in ("Cell", "Stands for", "Runs today as"):
+        t.add_column(col, overflow="fold")
+    for c in cells:
+        f = s.families[c.family]
+        t.add_row(c.id, f.intended, f.today)
+    console.print(t)
+
+
+def _run_keeping_finished(st, s, base, compare, repeat: int, executor, store, only, store_path: str):
+    """Run the suite with a progress bar; on Ctrl-C say that finished runs are kept, then stop."""
+    try:
+        with progress(f"suite {s.name}", True) as update:
+            return st.run(s, base, compare, repeat, executor, store, only=only, progress=update)
+    except KeyboardInterrupt:
+        try:
+            n = f"{store.counts()['runs']} runs"
+        except Exception:  # the store is whole (each run is one transaction); only the count failed
+            n = "count unavailable"
+        err_console.print(f"interrupted: finished runs are kept in {safe(store_path)} ({n}); "
+                          "run the same command again to resume")
+        raise
 
 
 def _print(res: dict, s) -> None:
