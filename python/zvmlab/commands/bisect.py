@@ -52,30 +52,8 @@ def bisect(file: str, base_level: str, compare_level: str, metric: str, seed: in
     sw_b, sw_c = engine.switches(sc.level), engine.switches(sc_c.level)
     diff = [k for k in sw_b if sw_b[k] != sw_c.get(k)]
     runs = 2 + 2 * len(diff) + max(0, len(diff) - 1)
-    done = 0
     with progress("bisect", not as_json) as update:
-        def m(level, sw):
-            nonlocal done
-            v = _measure(sc, level, sw, metric)
-            done += 1
-            update(done, runs)
-            return v
-
-        base = m(sc.level, {})
-        comp = m(sc_c.level, {})
-        rows = []
-        for k in diff:
-            on = m(sc.level, {k: sw_c[k]})
-            off = m(sc_c.level, {k: sw_b[k]})
-            rows.append({"switch": k, "base_value": sw_b[k], "compare_value": sw_c[k],
-                         "turned_on_in_base": on, "effect_on": on - base,
-                         "turned_off_in_compare": off, "effect_off": comp - off})
-        path = [{"switches_on": [], "value": base}]
-        for i in range(1, len(diff)):
-            sw = {k: sw_c[k] for k in diff[:i]}
-            path.append({"switches_on": diff[:i], "value": m(sc.level, sw)})
-        if diff:
-            path.append({"switches_on": diff, "value": comp})
+        base, comp, rows, path = _measure_all(sc, sc_c, sw_b, sw_c, diff, metric, lambda k: update(k, runs))
     total = comp - base
     culprit = max(rows, key=lambda r: abs(r["effect_on"]) + abs(r["effect_off"]))["switch"] if rows else None
     out = {"metric": metric, "base_level": sc.level, "compare_level": sc_c.level, "base": base, "compare": comp,
@@ -83,15 +61,53 @@ def bisect(file: str, base_level: str, compare_level: str, metric: str, seed: in
     if as_json:
         print_json(out)
         return
-    console.print(f"[bold]{metric}[/bold]: {sc.level} {base:.4g} → {sc_c.level} {comp:.4g} (change {total:+.4g})")
-    if not diff:
+    _print_bisect(out)
+
+
+def _measure_all(sc, sc_c, sw_b: dict, sw_c: dict, diff: list[str], metric: str, update) -> tuple:
+    """The base and comparison runs, each differing switch turned on in the base and off in the
+    comparison, and the path that turns them on one at a time."""
+    done = 0
+
+    def m(level, sw):
+        nonlocal done
+        v = _measure(sc, level, sw, metric)
+        done += 1
+        update(done)
+        return v
+
+    base = m(sc.level, {})
+    comp = m(sc_c.level, {})
+    rows = []
+    for k in diff:
+        on = m(sc.level, {k: sw_c[k]})
+        off = m(sc_c.level, {k: sw_b[k]})
+        rows.append({"switch": k, "base_value": sw_b[k], "compare_value": sw_c[k],
+                     "turned_on_in_base": on, "effect_on": on - base,
+                     "turned_off_in_compare": off, "effect_off": comp - off})
+    path = [{"switches_on": [], "value": base}]
+    for i in range(1, len(diff)):
+        sw = {k: sw_c[k] for k in diff[:i]}
+        path.append({"switches_on": diff[:i], "value": m(sc.level, sw)})
+    if diff:
+        path.append({"switches_on": diff, "value": comp})
+    return base, comp, rows, path
+
+
+def _print_bisect(out: dict) -> None:
+    """The change, each differing switch's effect both ways, the path and the largest effect."""
+    bl, cl = out["base_level"], out["compare_level"]
+    console.print(f"[bold]{out['metric']}[/bold]: {bl} {out['base']:.4g} → {cl} {out['compare']:.4g} "
+                  f"(change {out['change']:+.4g})")
+    if not out["switches"]:
         console.print("the two levels have the same mechanism switches: nothing to bisect")
         return
     t = Table(title="Mechanism switches that differ", title_justify="left")
-    for c in ("Switch", f"{sc.level}", f"{sc_c.level}", "Effect turned on in base", "Effect turned off in compare"):
+    for c in ("Switch", f"{bl}", f"{cl}", "Effect turned on in base", "Effect turned off in compare"):
         t.add_column(c, justify="right" if c.startswith("Effect") else "left")
-    for r in rows:
+    for r in out["switches"]:
         t.add_row(r["switch"], r["base_value"], r["compare_value"], f"{r['effect_on']:+.4g}", f"{r['effect_off']:+.4g}")
     console.print(t)
-    console.print("path: " + " → ".join(f"{'+'.join(p['switches_on']) or 'base'} {p['value']:.4g}" for p in path))
-    console.print(f"largest effect: [bold]{culprit}[/bold]")
+    console.print("path: " + " → ".join(f"{'+'.join(p['switches_on']) or 'base'} {p['value']:.4g}"
+                                        for p in out["path"]))
+    console.print(f"largest effect: [bold]{out['culprit']}[/bold]")
