@@ -1097,6 +1097,7 @@ def parse_size(text: Any, *, where: str, file: str | None, line: int | None, hi:
 
 
 def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | None]:
+    """A guest's storage size (pages) and its page-reference pattern (refs), each None when absent."""
     spages = None
     if "storage" in g:
         spages = parse_size(g["storage"], where=f"{where}.storage", file=file, line=line("storage"))
@@ -1105,7 +1106,12 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
                              line=line("storage"), field=f"{where}.storage", fix="give at most 1T")
     if "refs" not in g:
         return spages, None
-    r, rl, rw = g["refs"], line("refs"), f"{where}.refs"
+    return spages, _refs(g, spages, file=file, rl=line("refs"), rw=f"{where}.refs")
+
+
+def _refs(g: dict, spages: int | None, *, file, rl, rw: str) -> dict:
+    """refs = { pattern, range, touches, stride | hot, hot_fraction }: within the guest's storage."""
+    r = g["refs"]
     if not isinstance(r, dict) or not isinstance(r.get("pattern"), str) or r["pattern"] not in _REFS_KEYS:
         raise InputError(f"{r!r} is not a page-reference pattern", file=file, line=rl, field=rw,
                          fix='e.g. refs = { pattern = "uniform", range = "480M" }; patterns: uniform, strided')
@@ -1131,20 +1137,25 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
             raise InputError("missing stride", file=file, line=rl, field=f"{rw}.stride", fix='e.g. stride = "4K"')
         out["stride_pages"] = parse_size(r["stride"], where=f"{rw}.stride", file=file, line=rl)
     if r["pattern"] == "hotset":
-        for k in ("hot", "hot_fraction"):
-            if k not in r:
-                raise InputError(f"missing {k}", file=file, line=rl, field=f"{rw}.{k}",
-                                 fix='e.g. refs = { pattern = "hotset", range = "4G", hot = "512M", hot_fraction = 0.9 }')
-        out["hot_pages"] = parse_size(r["hot"], where=f"{rw}.hot", file=file, line=rl)
-        hf = r["hot_fraction"]
-        if isinstance(hf, bool) or not isinstance(hf, (int, float)) or not 0 <= hf <= 1:
-            raise InputError(f"{hf!r} is not a fraction in [0, 1]", file=file, line=rl, field=f"{rw}.hot_fraction",
-                             fix="e.g. hot_fraction = 0.9")
-        if out["hot_pages"] >= rng:
-            raise InputError(f"hot set {r['hot']!r} is not smaller than the range {r['range']!r}", file=file,
-                             line=rl, field=f"{rw}.hot", fix="the hot set is the first part of the range")
-        out["hot_fraction"] = float(hf)
-    return spages, out
+        out.update(_hotset(r, rng, file=file, rl=rl, rw=rw))
+    return out
+
+
+def _hotset(r: dict, rng: int, *, file, rl, rw: str) -> dict:
+    """A hot-set pattern's hot pages (the first part of the range) and the share of references to them."""
+    for k in ("hot", "hot_fraction"):
+        if k not in r:
+            raise InputError(f"missing {k}", file=file, line=rl, field=f"{rw}.{k}",
+                             fix='e.g. refs = { pattern = "hotset", range = "4G", hot = "512M", hot_fraction = 0.9 }')
+    hot = parse_size(r["hot"], where=f"{rw}.hot", file=file, line=rl)
+    hf = r["hot_fraction"]
+    if isinstance(hf, bool) or not isinstance(hf, (int, float)) or not 0 <= hf <= 1:
+        raise InputError(f"{hf!r} is not a fraction in [0, 1]", file=file, line=rl, field=f"{rw}.hot_fraction",
+                         fix="e.g. hot_fraction = 0.9")
+    if hot >= rng:
+        raise InputError(f"hot set {r['hot']!r} is not smaller than the range {r['range']!r}", file=file,
+                         line=rl, field=f"{rw}.hot", fix="the hot set is the first part of the range")
+    return {"hot_pages": hot, "hot_fraction": float(hf)}
 
 
 def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
