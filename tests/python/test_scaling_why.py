@@ -111,3 +111,16 @@ def test_a_damaged_summary_gives_no_breakdown_rather_than_an_exception(summary):
     """report --vs reads summary.json from run directories, which may be anything."""
     w = why.breakdown_or_none(summary)
     assert w is None or isinstance(w["cpu_us_per_tx"], float)
+
+
+def test_a_pure_cpu_workload_costs_its_nominal_cpu_per_transaction():
+    """scaling-web's transactions are 4 ms of guest CPU (exponential) at a one-chip CPI: the
+    breakdown reads back about 4000 us of guest time per transaction, almost no CP, no spin
+    growth and no CPI change from 1 to 4 cores (one chip)."""
+    r = _rows(ROOT / "scenarios" / "scaling-web.toml", "--cores", "1,4", "--duration", "60s")
+    for row in r["rows"]:
+        w = row["why"]
+        assert w["guest_us_per_tx"] == pytest.approx(4000, rel=0.04)
+        assert w["cp_us_per_tx"] < 0.01 * w["guest_us_per_tx"]
+    g = r["rows"][1]["why"]["growth"]
+    assert g["cpi"] == 0.0 and abs(g["spin"]) < 0.01
