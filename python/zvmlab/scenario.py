@@ -1812,30 +1812,9 @@ def _net_workload(wl: Workload, w: dict, kind: str, *, file, line, where) -> Non
 
 def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
     """Issue 6 options of clients and servers, as the engine's fields."""
-    out: dict[str, Any] = {}
     if kind == "client":
-        if "bytes" in w:
-            b = w["bytes"]
-            if isinstance(b, bool) or not isinstance(b, (int, str)):
-                raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
-                                 fix='payload bytes per request: a whole number such as 1920 or a size such as "1M"')
-            if isinstance(b, str):
-                m = _SIZE.match(b)
-                if not m:
-                    raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
-                                     fix='e.g. bytes = 1920 or bytes = "1M"')
-                mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
-                b = float(m.group(1)) * mult
-            if not (contract.limit("bytes")[0] <= b <= contract.limit("bytes")[1]):
-                raise InputError(f"bytes {w['bytes']!r} is out of range", file=file, line=line,
-                                 field=f"{where}.bytes", fix="payload bytes per request, 0..16G")
-            out["bytes"] = int(b)
-        if "connect" in w:
-            if not isinstance(w["connect"], bool):
-                raise InputError(f"{w['connect']!r} is not true or false", file=file, line=line,
-                                 field=f"{where}.connect", fix="connect = true: each request opens a new connection")
-            out["connect"] = w["connect"]
-        return out
+        return _client_options(w, file=file, line=line, where=where)
+    out: dict[str, Any] = {}
     if "forward" in w:
         f = w["forward"]
         if not isinstance(f, str) or not f:
@@ -1843,19 +1822,58 @@ def _net_options(w: dict, kind: str, *, file, line, where) -> dict:
                              fix='the userid of the server guests the request goes on to, e.g. forward = "TCPIP"')
         out["forward"] = f.upper()
     if kind == "ssl-server":
-        if "cipher" in w:
-            if w["cipher"] not in SSL_CIPHERS:
-                close = difflib.get_close_matches(str(w["cipher"]), list(SSL_CIPHERS), n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise InputError(f"{w['cipher']!r} is not a cipher zvmlab models", file=file, line=line,
-                                 field=f"{where}.cipher",
-                                 fix=f"{hint}accepted: {', '.join(SSL_CIPHERS)}; leave it out for the level's default")
-            out["cipher"] = w["cipher"]
-        if "crypto" in w:
-            if w["crypto"] != "apvirt":
-                raise InputError(f"{w['crypto']!r} is not a crypto statement zvmlab models", file=file, line=line,
-                                 field=f"{where}.crypto", fix='crypto = "apvirt" (CRYPTO APVIRT), or leave it out')
-            out["crypto"] = "apvirt"
+        out.update(_ssl_options(w, file=file, line=line, where=where))
+    return out
+
+
+def _client_options(w: dict, *, file, line, where) -> dict:
+    """A client's payload bytes per request and whether each request opens a connection."""
+    out: dict[str, Any] = {}
+    if "bytes" in w:
+        out["bytes"] = _payload_bytes(w["bytes"], file=file, line=line, where=where)
+    if "connect" in w:
+        if not isinstance(w["connect"], bool):
+            raise InputError(f"{w['connect']!r} is not true or false", file=file, line=line,
+                             field=f"{where}.connect", fix="connect = true: each request opens a new connection")
+        out["connect"] = w["connect"]
+    return out
+
+
+def _payload_bytes(raw: Any, *, file, line, where) -> int:
+    """bytes = 1920 or bytes = "1M": payload bytes per request within the contract's range."""
+    b = raw
+    if isinstance(b, bool) or not isinstance(b, (int, str)):
+        raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
+                         fix='payload bytes per request: a whole number such as 1920 or a size such as "1M"')
+    if isinstance(b, str):
+        m = _SIZE.match(b)
+        if not m:
+            raise InputError(f"bytes {b!r} is not a size", file=file, line=line, field=f"{where}.bytes",
+                             fix='e.g. bytes = 1920 or bytes = "1M"')
+        mult = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
+        b = float(m.group(1)) * mult
+    if not (contract.limit("bytes")[0] <= b <= contract.limit("bytes")[1]):
+        raise InputError(f"bytes {raw!r} is out of range", file=file, line=line,
+                         field=f"{where}.bytes", fix="payload bytes per request, 0..16G")
+    return int(b)
+
+
+def _ssl_options(w: dict, *, file, line, where) -> dict:
+    """An SSL server's cipher (one zvmlab models; the level's default without one) and CRYPTO APVIRT."""
+    out: dict[str, Any] = {}
+    if "cipher" in w:
+        if w["cipher"] not in SSL_CIPHERS:
+            close = difflib.get_close_matches(str(w["cipher"]), list(SSL_CIPHERS), n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise InputError(f"{w['cipher']!r} is not a cipher zvmlab models", file=file, line=line,
+                             field=f"{where}.cipher",
+                             fix=f"{hint}accepted: {', '.join(SSL_CIPHERS)}; leave it out for the level's default")
+        out["cipher"] = w["cipher"]
+    if "crypto" in w:
+        if w["crypto"] != "apvirt":
+            raise InputError(f"{w['crypto']!r} is not a crypto statement zvmlab models", file=file, line=line,
+                             field=f"{where}.crypto", fix='crypto = "apvirt" (CRYPTO APVIRT), or leave it out')
+        out["crypto"] = "apvirt"
     return out
 
 
