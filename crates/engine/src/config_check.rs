@@ -413,7 +413,7 @@ fn check_guest(g: &Guest) -> Result<(), String> {
 
 /// The limits of a guest's workload fields.
 fn check_guest_workload(g: &Guest) -> Result<(), String> {
-    let w = |f: &str| format!("guest {}: workload.{f}", g.userid);
+    let w = |f: &str| workload_field(g, f);
     match &g.workload {
         Workload::CpuBound {
             tx_cpu_ns: Some(0), ..
@@ -422,49 +422,8 @@ fn check_guest_workload(g: &Guest) -> Result<(), String> {
             range(&w("window"), *window, 1, MAX_CLIENT_WINDOW)?;
             range(&w("bytes"), *bytes, 0, MAX_BYTES)
         }
-        Workload::DasdIo {
-            window,
-            ios,
-            blocks,
-            rate,
-            think_ns,
-            extent_blocks,
-            ..
-        } => {
-            range(&w("window"), *window, 1, MAX_IO_WINDOW)?;
-            range(&w("ios"), *ios, 1, MAX_IOS)?;
-            range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
-            range(&w("extent_blocks"), *extent_blocks, 0, MAX_SIZE_PAGES)?;
-            if !(0.0..=MAX_IO_RATE).contains(rate) {
-                return Err(format!(
-                    "{} must be 0..{MAX_IO_RATE} (got {rate})",
-                    w("rate")
-                ));
-            }
-            if *rate > 0.0 && *think_ns > 0 {
-                return Err(format!(
-                    "{}: a paced driver (rate) has no think time",
-                    w("rate")
-                ));
-            }
-            Ok(())
-        }
-        Workload::Format {
-            dtype,
-            blocks,
-            size_mb,
-            ..
-        } => {
-            if !DasdType::FORMAT.contains(dtype) {
-                return Err(format!(
-                    "{} '{dtype}' cannot be formatted here; accepted: {}",
-                    w("type"),
-                    DasdType::FORMAT.map(DasdType::word).join(", ")
-                ));
-            }
-            range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
-            range(&w("size_mb"), *size_mb, 1, MAX_SIZE_PAGES / 256)
-        }
+        Workload::DasdIo { .. } => check_dasd_io_limits(g),
+        Workload::Format { .. } => check_format_limits(g),
         Workload::Dump { volume, size_mb } => {
             if volume.is_empty() {
                 return Err(format!("{} must name a volume", w("volume")));
@@ -473,6 +432,70 @@ fn check_guest_workload(g: &Guest) -> Result<(), String> {
         }
         _ => Ok(()),
     }
+}
+
+/// How a limit names a field of guest `g`'s workload: `guest NAME: workload.FIELD`.
+fn workload_field(g: &Guest, f: &str) -> String {
+    format!("guest {}: workload.{f}", g.userid)
+}
+
+/// The limits of an I/O driver's fields (`dasd_io`): I/Os in flight, I/Os and blocks per
+/// transaction, the extent MDC sees, and a paced driver's rate (which has no think time).
+fn check_dasd_io_limits(g: &Guest) -> Result<(), String> {
+    let w = |f: &str| workload_field(g, f);
+    let Workload::DasdIo {
+        window,
+        ios,
+        blocks,
+        rate,
+        think_ns,
+        extent_blocks,
+        ..
+    } = &g.workload
+    else {
+        unreachable!("an I/O driver's limits of another workload")
+    };
+    range(&w("window"), *window, 1, MAX_IO_WINDOW)?;
+    range(&w("ios"), *ios, 1, MAX_IOS)?;
+    range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
+    range(&w("extent_blocks"), *extent_blocks, 0, MAX_SIZE_PAGES)?;
+    if !(0.0..=MAX_IO_RATE).contains(rate) {
+        return Err(format!(
+            "{} must be 0..{MAX_IO_RATE} (got {rate})",
+            w("rate")
+        ));
+    }
+    if *rate > 0.0 && *think_ns > 0 {
+        return Err(format!(
+            "{}: a paced driver (rate) has no think time",
+            w("rate")
+        ));
+    }
+    Ok(())
+}
+
+/// The limits of a CMS FORMAT's fields: a device type FORMAT accepts, blocks per write, and
+/// the minidisk's size.
+fn check_format_limits(g: &Guest) -> Result<(), String> {
+    let w = |f: &str| workload_field(g, f);
+    let Workload::Format {
+        dtype,
+        blocks,
+        size_mb,
+        ..
+    } = &g.workload
+    else {
+        unreachable!("a FORMAT's limits of another workload")
+    };
+    if !DasdType::FORMAT.contains(dtype) {
+        return Err(format!(
+            "{} '{dtype}' cannot be formatted here; accepted: {}",
+            w("type"),
+            DasdType::FORMAT.map(DasdType::word).join(", ")
+        ));
+    }
+    range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
+    range(&w("size_mb"), *size_mb, 1, MAX_SIZE_PAGES / 256)
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@
 //! share it. Minidisk workloads here re-read small files or write sequentially: reads are cache
 //! hits (no disconnect time) and writes go at the subsystem's sustained write rate.
 
-use crate::config::{DasdMethod, DasdType, Dist, Workload};
+use crate::config::{DasdMethod, DasdType, Dist, Guest, Workload};
 use crate::entity::Entity;
 use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{ScsiContainer, Switches, WriteSame};
@@ -260,14 +260,9 @@ fn page_rates(p: &Params, t: DevType) -> (f64, f64) {
 
 /// The program of a guest's I/O driver (`dasd_io`): CP's path per I/O (SSCH with CCW
 /// translation or Diagnose X'250'; a VDISK's translation and data move), the device's
-/// transfer, the MDC's hit and insert paths, and a paced driver's period.
-fn dasd_io_program(
-    p: &Params,
-    sw: &Switches,
-    g: &crate::config::Guest,
-    at: Target,
-    (read_pp, write_pp): (f64, f64),
-) -> IoProgram {
+/// transfer, the MDC's hit and insert paths, and a paced driver's period. (A VDISK's data move
+/// is priced for every driver: the run reports the parameters it read.)
+fn dasd_io_program(p: &Params, sw: &Switches, g: &Guest, at: Target, pp: (f64, f64)) -> IoProgram {
     let Workload::DasdIo {
         method,
         cpu_ns,
@@ -285,46 +280,79 @@ fn dasd_io_program(
     else {
         unreachable!("an I/O driver's program from another workload")
     };
-    let Target {
-        vol,
-        dtype: t,
-        vdisk,
-    } = at;
     let ssch = method == DasdMethod::Ssch;
-    let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
-    let block_ns = path_ns(p, p.vdisk_path_block() * blocks as f64, 0.0);
+    let translate = ccw_translation(p, ssch);
+    let block_ns = vdisk_move(p, blocks);
     IoProgram {
-        vol,
-        move_ns: if vdisk { block_ns } else { 0 },
+        vol: at.vol,
+        move_ns: if at.vdisk { block_ns } else { 0 },
         cpu: cpu_ns as f64 / (ios as f64 + 1.0),
         ios,
         blocks,
         think: think_ns as f64,
-        pace: if rate > 0.0 {
-            ios.max(1) as f64 * g.vcpus.max(1) as f64 / rate * 1e9
-        } else {
-            0.0
-        },
+        pace: pace_ns(ios, g.vcpus, rate),
         write,
         format: false,
-        vdisk,
-        window: if vdisk { 1 } else { window.max(1) },
+        vdisk: at.vdisk,
+        window: if at.vdisk { 1 } else { window.max(1) },
         dist,
-        cost: if vdisk {
-            let translate = if ssch { p.mdisk_path_ccw() } else { 0.0 };
-            path_ns(p, translate + p.vdisk_path_io(), 0.0) + block_ns
-        } else {
-            io_cost(p, sw, t, ssch, blocks, false)
-        },
-        xfer: if vdisk {
-            0.0
-        } else {
-            blocks as f64 * if write { write_pp } else { read_pp }
-        },
-        mdc: mdc && !vdisk && t != DevType::Scsi,
+        cost: dasd_io_cost(p, sw, at, ssch, blocks, block_ns),
+        xfer: transfer_ns(at, blocks, write, pp),
+        mdc: mdc && !at.vdisk && at.dtype != DevType::Scsi,
         units: (extent_blocks / blocks.max(1) as u64).max(1),
         hit_cost: path_ns(p, translate + p.mdc_path_hit() * blocks as f64, 0.0),
         insert_cost: path_ns(p, p.mdc_path_insert() * blocks as f64, 0.0),
+    }
+}
+
+/// CP's CCW translation of an I/O started by SSCH (Diagnose X'250' has none).
+fn ccw_translation(p: &Params, ssch: bool) -> f64 {
+    if ssch {
+        p.mdisk_path_ccw()
+    } else {
+        0.0
+    }
+}
+
+/// CP's data move of `blocks` 4 KB blocks from a VDISK's address space.
+fn vdisk_move(p: &Params, blocks: u32) -> Time {
+    path_ns(p, p.vdisk_path_block() * blocks as f64, 0.0)
+}
+
+/// CP's time of one I/O of `blocks` blocks: on a VDISK the translation, the VDISK path and
+/// the data move (`move_ns`); on a real device the minidisk path (`io_cost`).
+fn dasd_io_cost(
+    p: &Params,
+    sw: &Switches,
+    at: Target,
+    ssch: bool,
+    blocks: u32,
+    move_ns: Time,
+) -> Time {
+    if at.vdisk {
+        path_ns(p, ccw_translation(p, ssch) + p.vdisk_path_io(), 0.0) + move_ns
+    } else {
+        io_cost(p, sw, at.dtype, ssch, blocks, false)
+    }
+}
+
+/// The device's transfer time of one I/O (ns): `blocks` pages at the read or write rate
+/// (`page_rates`); none for a VDISK.
+fn transfer_ns(at: Target, blocks: u32, write: bool, (read_pp, write_pp): (f64, f64)) -> f64 {
+    if at.vdisk {
+        0.0
+    } else {
+        blocks as f64 * if write { write_pp } else { read_pp }
+    }
+}
+
+/// A paced driver's period: the time between transaction starts of one of its `vcpus`
+/// virtual CPUs (ns) when the guest starts `rate` I/Os per second (0: not paced).
+fn pace_ns(ios: u32, vcpus: u32, rate: f64) -> f64 {
+    if rate > 0.0 {
+        ios.max(1) as f64 * vcpus.max(1) as f64 / rate * 1e9
+    } else {
+        0.0
     }
 }
 

@@ -347,7 +347,6 @@ pub(crate) fn guests(
 ) -> Result<(Vec<User>, Vec<Vcpu>), String> {
     let mut users = Vec::new();
     let mut vcpus = Vec::new();
-    let ms = 1e6;
     for g in &cfg.guests {
         for k in 0..g.count {
             let userid = if g.count > 1 {
@@ -356,32 +355,8 @@ pub(crate) fn guests(
                 g.userid.clone()
             };
             let uid = users.len() as u32;
-            let servers = match &g.workload {
-                crate::config::Workload::Client { servers, .. } => server_users(cfg, servers),
-                crate::config::Workload::Server {
-                    forward: Some(f), ..
-                }
-                | crate::config::Workload::SslServer {
-                    forward: Some(f), ..
-                } => server_users(cfg, f),
-                _ => Vec::new(),
-            };
-            let program = Program::new(
-                &g.workload,
-                params.tx_cpu_default() * ms,
-                params.burst_default() * ms,
-                servers,
-            );
-            let mut ids = Vec::new();
-            for _ in 0..g.vcpus {
-                let id = vcpus.len() as u32;
-                ids.push(id);
-                vcpus.push(Vcpu::new(
-                    uid,
-                    Rng::stream(cfg.seed, 1000 + id as u64),
-                    id % p_online,
-                ));
-            }
+            let program = user_program(cfg, params, g);
+            let ids = logon_vcpus(cfg.seed, uid, g.vcpus, p_online, &mut vcpus);
             let sch = UserSched {
                 quickdsp: g.quickdsp,
                 ..Default::default()
@@ -398,11 +373,55 @@ pub(crate) fn guests(
             });
         }
     }
+    check_unique_userids(&users)?;
+    Ok((users, vcpus))
+}
+
+/// The program a guest of group `g` runs, with the server users a client calls or a server
+/// forwards to.
+fn user_program(cfg: &Config, params: &Params, g: &crate::config::Guest) -> Program {
+    let ms = 1e6;
+    let servers = match &g.workload {
+        crate::config::Workload::Client { servers, .. } => server_users(cfg, servers),
+        crate::config::Workload::Server {
+            forward: Some(f), ..
+        }
+        | crate::config::Workload::SslServer {
+            forward: Some(f), ..
+        } => server_users(cfg, f),
+        _ => Vec::new(),
+    };
+    Program::new(
+        &g.workload,
+        params.tx_cpu_default() * ms,
+        params.burst_default() * ms,
+        servers,
+    )
+}
+
+/// User `uid`'s `n` virtual CPUs, appended to `vcpus` (numbered in logon order, each with its
+/// own random stream, homed round robin over the `p_online` processors); their numbers.
+fn logon_vcpus(seed: u64, uid: u32, n: u32, p_online: u32, vcpus: &mut Vec<Vcpu>) -> Vec<u32> {
+    let mut ids = Vec::new();
+    for _ in 0..n {
+        let id = vcpus.len() as u32;
+        ids.push(id);
+        vcpus.push(Vcpu::new(
+            uid,
+            Rng::stream(seed, 1000 + id as u64),
+            id % p_online,
+        ));
+    }
+    ids
+}
+
+/// Every userid is defined once (a group's `count` numbers its userids).
+fn check_unique_userids(users: &[User]) -> Result<(), String> {
     let mut seen = std::collections::BTreeSet::new();
-    for u in &users {
+    for u in users {
         if !seen.insert(u.userid.clone()) {
             return Err(format!("userid {} is defined twice", u.userid));
         }
     }
-    Ok((users, vcpus))
+    Ok(())
 }

@@ -550,69 +550,111 @@ pub fn check_sequence(
     actions: &[Action],
     users: &[crate::sim::User],
 ) -> Result<(), String> {
-    use std::collections::BTreeMap;
     let known = |u: &str| users.iter().any(|x| x.userid == u);
-    let mut pools: BTreeMap<String, u32> = BTreeMap::new();
-    let mut member: BTreeMap<String, String> = BTreeMap::new();
-    let key = |s: &str| s.to_ascii_uppercase();
+    let (mut pools, mut member) = check_start_pools(cfg, &known)?;
+    for a in actions {
+        check_pool_action(a, &mut pools, &mut member, &known)?;
+    }
+    Ok(())
+}
+
+/// The pools a check follows: each defined pool (by its upper-case name) with its member count.
+type PoolCounts = std::collections::BTreeMap<String, u32>;
+/// The pool (upper-case name) each userid in a pool is a member of.
+type Membership = std::collections::BTreeMap<String, String>;
+
+/// A pool's name as CP compares it (upper case).
+fn pool_key(s: &str) -> String {
+    s.to_ascii_uppercase()
+}
+
+/// The pools at the start: each defined once, its members known userids, none in two pools.
+fn check_start_pools(
+    cfg: &crate::config::Config,
+    known: &impl Fn(&str) -> bool,
+) -> Result<(PoolCounts, Membership), String> {
+    let mut pools = PoolCounts::new();
+    let mut member = Membership::new();
     for c in &cfg.cpupools {
-        if pools.insert(key(&c.name), 0).is_some() {
+        if pools.insert(pool_key(&c.name), 0).is_some() {
             return Err(format!("CPU pool {} is defined twice", c.name));
         }
         for m in &c.members {
             if !known(m) {
                 return Err(format!("CPU pool {}: member {m} is no userid", c.name));
             }
-            if member.insert(m.clone(), key(&c.name)).is_some() {
+            if member.insert(m.clone(), pool_key(&c.name)).is_some() {
                 return Err(format!("{m} is a member of two CPU pools"));
             }
-            *pools.get_mut(&key(&c.name)).unwrap() += 1;
+            *pools.get_mut(&pool_key(&c.name)).unwrap() += 1;
         }
     }
-    for a in actions {
-        match a {
-            Action::DefineCpupool { pool, .. } => {
-                if !pool.members.is_empty() {
-                    return Err(format!(
-                        "DEFINE CPUPOOL {}: members join with SCHEDULE",
-                        pool.name
-                    ));
-                }
-                if pools.insert(key(&pool.name), 0).is_some() {
-                    return Err(format!("DEFINE CPUPOOL {}: the pool exists", pool.name));
-                }
+    Ok((pools, member))
+}
+
+/// One timed pool command against the pools so far (DEFINE, SET, DELETE, SCHEDULE), which
+/// it then changes as CP would.
+fn check_pool_action(
+    a: &Action,
+    pools: &mut PoolCounts,
+    member: &mut Membership,
+    known: &impl Fn(&str) -> bool,
+) -> Result<(), String> {
+    match a {
+        Action::DefineCpupool { pool, .. } => {
+            if !pool.members.is_empty() {
+                return Err(format!(
+                    "DEFINE CPUPOOL {}: members join with SCHEDULE",
+                    pool.name
+                ));
             }
-            Action::SetCpupool { name, .. } if !pools.contains_key(&key(name)) => {
-                return Err(format!("SET CPUPOOL {name}: no such pool"));
+            if pools.insert(pool_key(&pool.name), 0).is_some() {
+                return Err(format!("DEFINE CPUPOOL {}: the pool exists", pool.name));
             }
-            Action::DeleteCpupool { name, .. } => match pools.get(&key(name)) {
-                None => return Err(format!("DELETE CPUPOOL {name}: no such pool")),
-                Some(n) if *n > 0 => {
-                    return Err(format!("DELETE CPUPOOL {name}: the pool has members"))
-                }
-                Some(_) => {
-                    pools.remove(&key(name));
-                }
-            },
-            Action::SchedulePool { userid, pool, .. } => {
-                if !known(userid) {
-                    return Err(format!("SCHEDULE {userid}: unknown userid"));
-                }
-                if let Some(p) = pool {
-                    if !pools.contains_key(&key(p)) {
-                        return Err(format!("SCHEDULE {userid} TO POOL {p}: no such pool"));
-                    }
-                }
-                if let Some(old) = member.remove(userid) {
-                    *pools.get_mut(&old).unwrap() -= 1;
-                }
-                if let Some(p) = pool {
-                    member.insert(userid.clone(), key(p));
-                    *pools.get_mut(&key(p)).unwrap() += 1;
-                }
-            }
-            _ => {}
         }
+        Action::SetCpupool { name, .. } if !pools.contains_key(&pool_key(name)) => {
+            return Err(format!("SET CPUPOOL {name}: no such pool"));
+        }
+        Action::DeleteCpupool { name, .. } => match pools.get(&pool_key(name)) {
+            None => return Err(format!("DELETE CPUPOOL {name}: no such pool")),
+            Some(n) if *n > 0 => {
+                return Err(format!("DELETE CPUPOOL {name}: the pool has members"))
+            }
+            Some(_) => {
+                pools.remove(&pool_key(name));
+            }
+        },
+        Action::SchedulePool { userid, pool, .. } => {
+            check_schedule(userid, pool.as_deref(), pools, member, known)?
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// SCHEDULE `userid` TO POOL `pool` (None: out of its pool): a known userid and a defined
+/// pool; it leaves its old pool and joins the new one.
+fn check_schedule(
+    userid: &str,
+    pool: Option<&str>,
+    pools: &mut PoolCounts,
+    member: &mut Membership,
+    known: &impl Fn(&str) -> bool,
+) -> Result<(), String> {
+    if !known(userid) {
+        return Err(format!("SCHEDULE {userid}: unknown userid"));
+    }
+    if let Some(p) = pool {
+        if !pools.contains_key(&pool_key(p)) {
+            return Err(format!("SCHEDULE {userid} TO POOL {p}: no such pool"));
+        }
+    }
+    if let Some(old) = member.remove(userid) {
+        *pools.get_mut(&old).unwrap() -= 1;
+    }
+    if let Some(p) = pool {
+        member.insert(userid.to_string(), pool_key(p));
+        *pools.get_mut(&pool_key(p)).unwrap() += 1;
     }
     Ok(())
 }

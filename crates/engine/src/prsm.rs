@@ -162,6 +162,15 @@ pub fn limits(cpc: &CpcSpec, ents: &[Ent], want: &[f64]) -> Vec<f64> {
 
 /// Entitlement of every LPAR (dedicated ones: their logical cores, outside the pool).
 pub fn entitlements(cpc: &CpcSpec) -> Vec<Ent> {
+    let mut out = dedicated_entitlements(cpc);
+    share_pool_by_weight(cpc, &mut out);
+    out.into_iter()
+        .map(|e| e.unwrap_or(Ent { num: 0, den: 1 }))
+        .collect()
+}
+
+/// A dedicated LPAR is entitled to its logical cores; the shared ones are still open (None).
+fn dedicated_entitlements(cpc: &CpcSpec) -> Vec<Option<Ent>> {
     let n = cpc.lpars.len();
     let mut out: Vec<Option<Ent>> = vec![None; n];
     for (i, l) in cpc.lpars.iter().enumerate() {
@@ -172,32 +181,19 @@ pub fn entitlements(cpc: &CpcSpec) -> Vec<Ent> {
             });
         }
     }
-    // Water-fill: an LPAR whose weight share exceeds its logical cores holds its logical cores;
-    // the rest of the pool is shared again by weight among the others.
+    out
+}
+
+/// Water-fill: an LPAR whose weight share exceeds its logical cores holds its logical cores;
+/// the rest of the pool is shared again by weight among the others.
+fn share_pool_by_weight(cpc: &CpcSpec, out: &mut [Option<Ent>]) {
     let mut pool = cpc.shared as u128;
     loop {
-        let wsum: u128 = cpc
-            .lpars
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| out[*i].is_none())
-            .map(|(_, l)| l.weight as u128)
-            .sum();
+        let wsum = open_weight(cpc, out);
         if wsum == 0 {
             break;
         }
-        let mut capped = false;
-        for (i, l) in cpc.lpars.iter().enumerate() {
-            if out[i].is_none() && pool * l.weight as u128 > l.logical as u128 * wsum {
-                out[i] = Some(Ent {
-                    num: l.logical as u128,
-                    den: 1,
-                });
-                pool -= l.logical as u128;
-                capped = true;
-            }
-        }
-        if !capped {
+        if !hold_logical_cores(cpc, out, &mut pool, wsum) {
             for (i, l) in cpc.lpars.iter().enumerate() {
                 if out[i].is_none() {
                     out[i] = Some(Ent {
@@ -209,9 +205,33 @@ pub fn entitlements(cpc: &CpcSpec) -> Vec<Ent> {
             break;
         }
     }
-    out.into_iter()
-        .map(|e| e.unwrap_or(Ent { num: 0, den: 1 }))
-        .collect()
+}
+
+/// The weight of the LPARs whose entitlement is still open.
+fn open_weight(cpc: &CpcSpec, out: &[Option<Ent>]) -> u128 {
+    cpc.lpars
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| out[*i].is_none())
+        .map(|(_, l)| l.weight as u128)
+        .sum()
+}
+
+/// Each open LPAR whose weight share of `pool` exceeds its logical cores is entitled to its
+/// logical cores, which leave the pool; whether any was.
+fn hold_logical_cores(cpc: &CpcSpec, out: &mut [Option<Ent>], pool: &mut u128, wsum: u128) -> bool {
+    let mut capped = false;
+    for (i, l) in cpc.lpars.iter().enumerate() {
+        if out[i].is_none() && *pool * l.weight as u128 > l.logical as u128 * wsum {
+            out[i] = Some(Ent {
+                num: l.logical as u128,
+                den: 1,
+            });
+            *pool -= l.logical as u128;
+            capped = true;
+        }
+    }
+    capped
 }
 
 /// Vertical-high and vertical-medium counts for entitlement `e` (cp-model §1.3).
@@ -375,8 +395,28 @@ pub fn pool_share_capped(
     limits: &[f64],
 ) -> Vec<Vec<f64>> {
     let mut out: Vec<Vec<f64>> = pol.lpars.iter().map(|l| vec![0.0; l.cores.len()]).collect();
-    let mut used = 0.0;
     let mut caps: Vec<Vec<(usize, f64)>> = vec![Vec::new(); pol.lpars.len()];
+    let used = guaranteed_share(pol, unparked, d, &mut out, &mut caps);
+    let used = scale_to_limits(&mut out, limits, used);
+    let left = (pol.shared as f64 - used).max(0.0);
+    let w: Vec<f64> = weights.iter().map(|&x| x as f64).collect();
+    let cap = wants_within_limits(&caps, &out, limits);
+    let extra = crate::waterfill::water_fill(left, &w, &cap);
+    spread_extra(&mut out, &caps, &extra);
+    out
+}
+
+/// Each unparked core's guaranteed part into `out`: a dedicated core or a vertical-high all it
+/// wants, any other shared core min(d, its entitlement), with what it wants beyond that into
+/// `caps` (core, want); the pool capacity the guaranteed parts use (dedicated cores aside).
+fn guaranteed_share(
+    pol: &CpcPol,
+    unparked: &[u32],
+    d: &[f64],
+    out: &mut [Vec<f64>],
+    caps: &mut [Vec<(usize, f64)>],
+) -> f64 {
+    let mut used = 0.0;
     for (j, l) in pol.lpars.iter().enumerate() {
         let dj = d[j].clamp(0.0, 1.0);
         let n = (unparked[j] as usize).min(l.cores.len());
@@ -398,6 +438,12 @@ pub fn pool_share_capped(
             }
         }
     }
+    used
+}
+
+/// An LPAR whose guaranteed part alone is above its cap has every core scaled down to it;
+/// the pool capacity `used` then.
+fn scale_to_limits(out: &mut [Vec<f64>], limits: &[f64], mut used: f64) -> f64 {
     let mut over = false;
     for (j, o) in out.iter_mut().enumerate() {
         let g: f64 = o.iter().sum();
@@ -412,10 +458,12 @@ pub fn pool_share_capped(
     if over {
         used = used.max(0.0);
     }
-    let left = (pol.shared as f64 - used).max(0.0);
-    let w: Vec<f64> = weights.iter().map(|&x| x as f64).collect();
-    let cap: Vec<f64> = caps
-        .iter()
+    used
+}
+
+/// What each LPAR wants beyond its guaranteed part, held to what its cap leaves.
+fn wants_within_limits(caps: &[Vec<(usize, f64)>], out: &[Vec<f64>], limits: &[f64]) -> Vec<f64> {
+    caps.iter()
         .enumerate()
         .map(|(j, c)| {
             let want: f64 = c.iter().map(|x| x.1).sum();
@@ -425,8 +473,12 @@ pub fn pool_share_capped(
                 want
             }
         })
-        .collect();
-    let extra = crate::waterfill::water_fill(left, &w, &cap);
+        .collect()
+}
+
+/// LPAR j's share `extra[j]` of the rest of the pool, spread evenly over its cores that want
+/// more (each up to what it wants).
+fn spread_extra(out: &mut [Vec<f64>], caps: &[Vec<(usize, f64)>], extra: &[f64]) {
     for (j, cj) in caps.iter().enumerate() {
         if cj.is_empty() || extra[j] <= 0.0 {
             continue;
@@ -440,7 +492,6 @@ pub fn pool_share_capped(
             out[j][*k] += e;
         }
     }
-    out
 }
 
 /// PR/SM dispatch interval (cp-model §1.4): k × shared physical / active shared logical cores,
