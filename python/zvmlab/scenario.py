@@ -29,6 +29,7 @@ DEFAULT_MACHINE = contract.word("default_machine")
 MAX_SMT_CORES = contract.limit("smt_processors")[1]  # seed 000: with SMT only the first 32 cores are used
 MAX_DRAWERS = contract.limit("drawers")[1]  # each machine has its own (cpu.<machine>.drawers)
 DISTS = contract.vocabulary("dist")
+CRYPTOS = contract.vocabulary("crypto")  # crypto statements of an SSL server (CRYPTO APVIRT)
 MAX_PROCESSORS = contract.limit("processors")[1]
 MAX_VCPUS = contract.limit("vcpus")[1]
 MAX_COUNT = contract.limit("count")[1]
@@ -1870,10 +1871,10 @@ def _ssl_options(w: dict, *, file, line, where) -> dict:
                              fix=f"{hint}accepted: {', '.join(SSL_CIPHERS)}; leave it out for the level's default")
         out["cipher"] = w["cipher"]
     if "crypto" in w:
-        if w["crypto"] != "apvirt":
+        if w["crypto"] not in CRYPTOS:
             raise InputError(f"{w['crypto']!r} is not a crypto statement zvmlab models", file=file, line=line,
                              field=f"{where}.crypto", fix='crypto = "apvirt" (CRYPTO APVIRT), or leave it out')
-        out["crypto"] = "apvirt"
+        out["crypto"] = w["crypto"]
     return out
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import SHOWCASE, run_json, zvmlab
+from conftest import ROOT, SHOWCASE, run_json, zvmlab
 
 REQUIRED = {"etr", "itr", "tv_ratio", "avg_processor_busy_pct", "events", "wall_s", "events_per_s", "users",
             "intervals"}
@@ -32,6 +32,21 @@ def test_run_prints_a_readable_summary():
     assert p.returncode == 0, p.stderr
     for text in ("ETR", "ITR", "T/V", "USER0", "USER1", "CPU % by interval"):
         assert text in p.stdout
+
+
+def test_run_says_where_a_transactions_cpu_went():
+    """The headline splits CPU per transaction into guest, CP, SMT and lock spin (scaling_why),
+    and the parts add up to the figure."""
+    import re
+
+    p = zvmlab("run", ROOT / "scenarios" / "replicate" / "c5-high.toml", "--duration", "2s")
+    assert p.returncode == 0, p.stderr
+    m = re.search(r"CPU per transaction ([\d.]+) us: guest ([\d.]+), CP ([\d.]+), SMT ([\d.]+), lock spin "
+                  r"([\d.]+) \(SRMSLOCK\)", " ".join(p.stdout.split()))  # rich wraps at 80 columns
+    assert m, p.stdout[:600]
+    total, *parts = map(float, m.groups())
+    assert sum(parts) == pytest.approx(total, abs=0.02)
+    assert float(m.group(5)) > 1.0  # C5's shape spins on the scheduler lock at 32 processors
 
 
 def _strip_timing(s):

@@ -10,6 +10,7 @@ import click
 from rich.table import Table
 
 from .. import admission, engine, scenario, tables
+from ..lab import scaling_why
 from ..errors import InputError
 from ..output import console, dumps, print_json, progress, result_dir, safe
 
@@ -109,6 +110,12 @@ def _print_headline(sc: scenario.Scenario, s: dict) -> None:
                   f"{s['duration_s']:g} s simulated, seed {s['seed']}")
     console.print(f"  ETR {s['etr']:.3f} tx/s   ITR {s['itr']:.3f} tx/s   T/V {s['tv_ratio']:.4f}   "
                   f"processor busy {s['avg_processor_busy_pct']:.2f} %   system {s['system_pct']:.2f} %")
+    why = scaling_why.breakdown_or_none(s)
+    if why is not None:
+        lock = f" ({why['top_lock']})" if why["spin_us_per_tx"] >= 0.005 and why["top_lock"] else ""
+        console.print(f"  CPU per transaction {why['cpu_us_per_tx']:.1f} us: guest {why['guest_us_per_tx']:.1f}, "
+                      f"CP {why['cp_us_per_tx']:.1f}, SMT {why['smt_us_per_tx']:.1f}, lock spin "
+                      f"{why['spin_us_per_tx']:.2f}{lock}")
     smt, cpi = s.get("smt") or {}, s.get("cpi") or {}
     if smt.get("mode", "off") != "off" or cpi.get("speed_factor", 1.0) < 1.0:
         console.print(f"  {smt['mode']}: {smt['cores']} cores, {smt['logical_cpus']} logical CPUs   "
