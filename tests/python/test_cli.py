@@ -45,7 +45,7 @@ def test_run_says_where_a_transactions_cpu_went():
                   r"([\d.]+) \(SRMSLOCK\)", " ".join(p.stdout.split()))  # rich wraps at 80 columns
     assert m, p.stdout[:600]
     total, *parts = map(float, m.groups())
-    assert sum(parts) == pytest.approx(total, abs=0.02)
+    assert sum(parts) == pytest.approx(total, abs=0.2)  # each printed to 0.1 us (spin 0.01)
     assert float(m.group(5)) > 1.0  # C5's shape spins on the scheduler lock at 32 processors
 
 
