@@ -1330,41 +1330,58 @@ def _chpids(raw: Any, level: str, has_cpc: bool, *, file, lines) -> list[dict]:
                                    fix='write channel paths as [[chpid]] tables: id = "40", type = "ficon"',
                                    item_fix="write channel paths as [[chpid]] tables"):
         _unknown_keys(c, _CHPID_KEYS, file=file, lines=lines, table="chpid", index=i, where=where)
-        cid = c.get("id")
-        if not isinstance(cid, str) or not _CHPID_RE.fullmatch(cid.upper()):
-            raise InputError(f"id {cid!r} is not a CHPID", file=file, line=lines.find("chpid", "id", i),
-                             field=f"{where}.id", fix='a CHPID is two hex digits, e.g. id = "40"')
-        cid = cid.upper()
-        if any(o["id"] == cid for o in out):
-            raise InputError(f"CHPID {cid} is defined twice", file=file, line=lines.find("chpid", "id", i),
-                             field=f"{where}.id", fix="give each [[chpid]] its own id")
-        ctype = c.get("type")
-        if not isinstance(ctype, str) or ctype not in _CHPID_TYPES:
-            close = difflib.get_close_matches(str(ctype), list(_CHPID_TYPES), n=1)
-            raise InputError(f"unknown channel type {ctype!r}", file=file, line=lines.find("chpid", "type", i),
-                             field=f"{where}.type", fix=(f"did you mean {close[0]!r}? " if close else "")
-                             + "known: " + ", ".join(_CHPID_TYPES))
-        first = _CHPID_TYPES[ctype]
-        if order.index(level) < order.index(first):
-            raise InputError(f"level {level} does not know {ctype} channels", file=file,
-                             line=lines.find("chpid", "type", i), field=f"{where}.type",
-                             fix=f"{ctype} channels need level {first} or later; use type = \"escon\" or a later level")
+        cid = _chpid_id(c, out, file=file, line=lines.find("chpid", "id", i), where=where)
+        ctype = _chpid_type(c, level, order, file=file, line=lines.find("chpid", "type", i), where=where)
         entry: dict = {"id": cid, "type": ctype}
         if "partner_io_rate" in c:
-            rate = c["partner_io_rate"]
-            line = lines.find("chpid", "partner_io_rate", i)
-            lo, hi = contract.limit("partner_io_rate")
-            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not lo <= rate <= hi:
-                raise InputError(f"partner_io_rate {rate!r} is out of range", file=file, line=line,
-                                 field=f"{where}.partner_io_rate", fix=f"I/Os per second, {lo:g} to {hi:.0f}")
-            if rate and not has_cpc:
-                raise InputError("a shared channel path without a [cpc]", file=file, line=line,
-                                 field=f"{where}.partner_io_rate",
-                                 fix="other LPARs share channels on a CPC: add [cpc] tables, or leave it out")
+            rate = _partner_rate(c["partner_io_rate"], has_cpc, file=file,
+                                 line=lines.find("chpid", "partner_io_rate", i), where=where)
             if rate:
-                entry["partner_io_rate"] = float(rate)
+                entry["partner_io_rate"] = rate
         out.append(entry)
     return out
+
+
+def _chpid_id(c: dict, out: list[dict], *, file, line, where) -> str:
+    """A CHPID: two hex digits, not defined before."""
+    cid = c.get("id")
+    if not isinstance(cid, str) or not _CHPID_RE.fullmatch(cid.upper()):
+        raise InputError(f"id {cid!r} is not a CHPID", file=file, line=line,
+                         field=f"{where}.id", fix='a CHPID is two hex digits, e.g. id = "40"')
+    cid = cid.upper()
+    if any(o["id"] == cid for o in out):
+        raise InputError(f"CHPID {cid} is defined twice", file=file, line=line,
+                         field=f"{where}.id", fix="give each [[chpid]] its own id")
+    return cid
+
+
+def _chpid_type(c: dict, level: str, order: list[str], *, file, line, where) -> str:
+    """A channel type the contract knows and the level has (FICON from its first level)."""
+    ctype = c.get("type")
+    if not isinstance(ctype, str) or ctype not in _CHPID_TYPES:
+        close = difflib.get_close_matches(str(ctype), list(_CHPID_TYPES), n=1)
+        raise InputError(f"unknown channel type {ctype!r}", file=file, line=line,
+                         field=f"{where}.type", fix=(f"did you mean {close[0]!r}? " if close else "")
+                         + "known: " + ", ".join(_CHPID_TYPES))
+    first = _CHPID_TYPES[ctype]
+    if order.index(level) < order.index(first):
+        raise InputError(f"level {level} does not know {ctype} channels", file=file, line=line,
+                         field=f"{where}.type",
+                         fix=f"{ctype} channels need level {first} or later; use type = \"escon\" or a later level")
+    return ctype
+
+
+def _partner_rate(rate: Any, has_cpc: bool, *, file, line, where) -> float:
+    """I/Os per second other LPARs start on a shared path (only with a [cpc])."""
+    lo, hi = contract.limit("partner_io_rate")
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not lo <= rate <= hi:
+        raise InputError(f"partner_io_rate {rate!r} is out of range", file=file, line=line,
+                         field=f"{where}.partner_io_rate", fix=f"I/Os per second, {lo:g} to {hi:.0f}")
+    if rate and not has_cpc:
+        raise InputError("a shared channel path without a [cpc]", file=file, line=line,
+                         field=f"{where}.partner_io_rate",
+                         fix="other LPARs share channels on a CPC: add [cpc] tables, or leave it out")
+    return float(rate)
 
 
 def _channels(raw: Any, cu: dict, storage: dict | None, guests: list[Guest], level: str, has_cpc: bool, *,
