@@ -422,8 +422,27 @@ fn check_guest_workload(g: &Guest) -> Result<(), String> {
             range(&w("window"), *window, 1, MAX_CLIENT_WINDOW)?;
             range(&w("bytes"), *bytes, 0, MAX_BYTES)
         }
-        Workload::DasdIo { .. } => check_dasd_io_limits(g),
-        Workload::Format { .. } => check_format_limits(g),
+        Workload::DasdIo {
+            window,
+            ios,
+            blocks,
+            rate,
+            think_ns,
+            extent_blocks,
+            ..
+        } => check_dasd_io_limits(
+            &w,
+            [*window, *ios, *blocks],
+            *extent_blocks,
+            *rate,
+            *think_ns,
+        ),
+        Workload::Format {
+            dtype,
+            blocks,
+            size_mb,
+            ..
+        } => check_format_limits(&w, *dtype, *blocks, *size_mb),
         Workload::Dump { volume, size_mb } => {
             if volume.is_empty() {
                 return Err(format!("{} must name a volume", w("volume")));
@@ -441,31 +460,24 @@ fn workload_field(g: &Guest, f: &str) -> String {
 
 /// The limits of an I/O driver's fields (`dasd_io`): I/Os in flight, I/Os and blocks per
 /// transaction, the extent MDC sees, and a paced driver's rate (which has no think time).
-fn check_dasd_io_limits(g: &Guest) -> Result<(), String> {
-    let w = |f: &str| workload_field(g, f);
-    let Workload::DasdIo {
-        window,
-        ios,
-        blocks,
-        rate,
-        think_ns,
-        extent_blocks,
-        ..
-    } = &g.workload
-    else {
-        unreachable!("an I/O driver's limits of another workload")
-    };
-    range(&w("window"), *window, 1, MAX_IO_WINDOW)?;
-    range(&w("ios"), *ios, 1, MAX_IOS)?;
-    range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
-    range(&w("extent_blocks"), *extent_blocks, 0, MAX_SIZE_PAGES)?;
-    if !(0.0..=MAX_IO_RATE).contains(rate) {
+fn check_dasd_io_limits(
+    w: &dyn Fn(&str) -> String,
+    [window, ios, blocks]: [u32; 3],
+    extent_blocks: u64,
+    rate: f64,
+    think_ns: Time,
+) -> Result<(), String> {
+    range(&w("window"), window, 1, MAX_IO_WINDOW)?;
+    range(&w("ios"), ios, 1, MAX_IOS)?;
+    range(&w("blocks"), blocks, 1, MAX_BLOCKS)?;
+    range(&w("extent_blocks"), extent_blocks, 0, MAX_SIZE_PAGES)?;
+    if !(0.0..=MAX_IO_RATE).contains(&rate) {
         return Err(format!(
             "{} must be 0..{MAX_IO_RATE} (got {rate})",
             w("rate")
         ));
     }
-    if *rate > 0.0 && *think_ns > 0 {
+    if rate > 0.0 && think_ns > 0 {
         return Err(format!(
             "{}: a paced driver (rate) has no think time",
             w("rate")
@@ -476,26 +488,21 @@ fn check_dasd_io_limits(g: &Guest) -> Result<(), String> {
 
 /// The limits of a CMS FORMAT's fields: a device type FORMAT accepts, blocks per write, and
 /// the minidisk's size.
-fn check_format_limits(g: &Guest) -> Result<(), String> {
-    let w = |f: &str| workload_field(g, f);
-    let Workload::Format {
-        dtype,
-        blocks,
-        size_mb,
-        ..
-    } = &g.workload
-    else {
-        unreachable!("a FORMAT's limits of another workload")
-    };
-    if !DasdType::FORMAT.contains(dtype) {
+fn check_format_limits(
+    w: &dyn Fn(&str) -> String,
+    dtype: DasdType,
+    blocks: u32,
+    size_mb: u64,
+) -> Result<(), String> {
+    if !DasdType::FORMAT.contains(&dtype) {
         return Err(format!(
             "{} '{dtype}' cannot be formatted here; accepted: {}",
             w("type"),
             DasdType::FORMAT.map(DasdType::word).join(", ")
         ));
     }
-    range(&w("blocks"), *blocks, 1, MAX_BLOCKS)?;
-    range(&w("size_mb"), *size_mb, 1, MAX_SIZE_PAGES / 256)
+    range(&w("blocks"), blocks, 1, MAX_BLOCKS)?;
+    range(&w("size_mb"), size_mb, 1, MAX_SIZE_PAGES / 256)
 }
 
 #[cfg(test)]
