@@ -25,6 +25,7 @@ Growth from the series' first run to another is split into parts that add up exa
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 #: ITR below this fraction of the CAF expectation counts as "stopped scaling" (default of --knee).
@@ -152,6 +153,4 @@ def versus(a: dict[str, Any], b: dict[str, Any], la: str, lb: str) -> str:
             f"{b['cpu_us_per_tx']:.1f} us ({g['total']:+.1f} %): {'; '.join(parts) or 'no part above 0.05 pp'}"
             f"{lock}. CPI {a['cpi']:.3f} -> {b['cpi']:.3f}; spin {a['spin_us_per_tx']:.2f} -> "
             f"{b['spin_us_per_tx']:.2f} us per transaction.")
-    import textwrap
-
     return textwrap.fill(text, width=100, subsequent_indent="  ") + "\n"
