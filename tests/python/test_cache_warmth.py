@@ -187,3 +187,26 @@ def test_same_seed_same_results_with_the_model_on():
         return s
 
     assert once() == once()
+
+
+def test_sibling_sharing_charges_multi_way_guests_only():
+    # cache.guest_shared (0 by default): DayTrader's 2-way and 4-way guests pay for lines their
+    # other virtual CPUs wrote; the same work in one-way guests pays nothing.
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "b4-daytrader.toml").with_overrides(duration="2s")
+    sc = dataclasses.replace(sc, processors=16)
+
+    def go(gs, one_way=False):
+        s = dataclasses.replace(sc, params={**sc.params, **ON, "cache.guest_shared": gs})
+        cfg = s.engine_config()
+        if one_way:
+            for g in cfg["guests"]:
+                g["vcpus"] = 1
+        return engine.simulate(cfg)
+
+    base, shared = go(0.0), go(0.3)
+    assert base["cpi"]["cache"]["sibling_pct_of_guest"] == 0
+    assert shared["cpi"]["cache"]["sibling_pct_of_guest"] > 1
+    assert shared["itr"] < base["itr"]
+    assert go(1.0, one_way=True)["cpi"]["cache"]["sibling_pct_of_guest"] == 0
+    off = engine.simulate(sc.engine_config())
+    assert "cache.guest_shared" not in off["params_read"] and "cache.guest_shared" in base["params_read"]

@@ -27,6 +27,12 @@
 //!   the spread of the LPAR, not with its virtual CPUs' moves: the stall lengthens the run's
 //!   chargeable CP time (`coherence`).
 //!
+//! - Sibling sharing (`cache.guest_shared`, 0 by default): a share of a multi-way guest's misses
+//!   go to lines its other virtual CPUs write (the guest kernel's run queues, a JVM heap), each
+//!   last written by one of its virtual CPUs alike and sourced from the core that one last ran
+//!   on; a one-way guest pays none. So spreading a guest's virtual CPUs costs, and keeping them
+//!   on one chip (what z/VM's dispatcher aims at, "to maximize cache reuses") does not.
+//!
 //! With the model on (`cache.warmth = 1`) the static within-drawer sourcing mix of `cpu.rs` is off
 //! (every core at its one-chip CPI): where the misses are sourced follows from where virtual CPUs
 //! ran. Off (`0`): the static mix, no footprints (the model before issue 18).
@@ -58,6 +64,9 @@ pub struct CacheSummary {
     pub reload_pct_of_guest: f64,
     /// Coherence stalls (misses to shared lines) as a share of the chargeable CP time.
     pub coherence_pct_of_cp: f64,
+    /// Sibling-sharing stalls (misses to lines the guest's other virtual CPUs wrote,
+    /// `cache.guest_shared`) as a share of the guest work done; part of the reload.
+    pub sibling_pct_of_guest: f64,
 }
 
 pub struct Warmth {
@@ -75,6 +84,9 @@ pub struct Warmth {
     fill: [Vec<f64>; LEVELS],
     /// The L4 node of each core (a z13 drawer has two, each with its own L4).
     pub node: Vec<u32>,
+    /// The chip and drawer of each core (`cpu::Topology`'s, kept here for sibling distances).
+    chip: Vec<u32>,
+    drawer: Vec<u32>,
     v: Vec<Footprint>,
     hits: [f64; LEVELS],
     pub dispatches: u64,
@@ -88,6 +100,12 @@ pub struct Warmth {
     /// Coherence stalls charged, in total and per logical processor (nominal ns).
     pub coherence_ns: u64,
     pub lp_coherence_ns: Vec<u64>,
+    /// Sibling sharing: share of a guest's misses to lines its other virtual CPUs write, and the
+    /// extra cycles of such a line by distance from its writer's core (`distance`'s classes).
+    guest_shared: f64,
+    ladder: [f64; 5],
+    /// Sibling-sharing stalls charged as guest work (nominal ns).
+    pub sibling_ns: u64,
 }
 
 /// Per core: the extra sourcing cycles of a miss to a line last written on a core drawn from
@@ -180,9 +198,22 @@ impl Warmth {
         } else {
             Vec::new()
         };
+        let own = p.cycles_chip();
+        let ladder = [
+            0.0,
+            (l3 - own).max(0.0),
+            (l4 - own).max(0.0),
+            (p.cache_lat_node() - own).max(0.0),
+            (mem - own).max(0.0),
+        ];
         Warmth {
             on,
             coh,
+            chip: if on { topo.chip.clone() } else { Vec::new() },
+            drawer: if on { topo.drawer.clone() } else { Vec::new() },
+            guest_shared: if on { p.cache_guest_shared() } else { 0.0 },
+            ladder,
+            sibling_ns: 0,
             coherence_ns: 0,
             lp_coherence_ns: vec![0; n(lpus)],
             footprint: lines(fk).max(1.0),
@@ -222,7 +253,9 @@ impl Warmth {
         at: [u32; LEVELS],
         work: u64,
         avail: f64,
+        siblings: &[u32],
     ) -> u64 {
+        let sib = self.sibling_stall(v, at[0], work, siblings);
         let f = self.footprint;
         let fp = &self.v[v];
         // Warmth now: what it left under this cache, less what others placed there since.
@@ -248,7 +281,7 @@ impl Warmth {
             * ((w[1] - w[0]) * self.lat[0]
                 + (w[2] - w[1]) * self.lat[1]
                 + (1.0 - w[2]) * self.lat[2]);
-        let reload = (cycles * self.ns_per_cycle).round() as u64;
+        let reload = (cycles * self.ns_per_cycle).round() as u64 + sib;
         self.reload_ns += reload;
         self.lp_reload_ns[l] += reload;
         // The run warms its footprint on the core's path and fills those caches for the others;
@@ -268,6 +301,44 @@ impl Warmth {
             self.fill[k][c] += others;
         }
         reload
+    }
+
+    /// The stall (nominal ns) of `work`'s misses to lines the guest's other virtual CPUs
+    /// write: each such line last written by one of the guest's `siblings` alike (`v` itself
+    /// included, at no cost), sourced from the core that one last ran on.
+    fn sibling_stall(&mut self, v: usize, core: u32, work: u64, siblings: &[u32]) -> u64 {
+        if self.guest_shared <= 0.0 || siblings.len() < 2 {
+            return 0;
+        }
+        let extra: f64 = siblings
+            .iter()
+            .filter(|&&s| s as usize != v)
+            .filter_map(|&s| {
+                let at = self.v[s as usize].at[0];
+                (at != u32::MAX).then(|| self.ladder[self.core_distance(core, at)])
+            })
+            .sum::<f64>()
+            / siblings.len() as f64;
+        let misses = work as f64 * self.miss_per_ns * self.guest_shared;
+        let stall = (misses * extra * self.ns_per_cycle).round() as u64;
+        self.sibling_ns += stall;
+        stall
+    }
+
+    /// `distance` between two cores from the fields kept here (chip of a core: its L3 slot).
+    fn core_distance(&self, a: u32, b: u32) -> usize {
+        let (a, b) = (a as usize, b as usize);
+        if a == b {
+            0
+        } else if self.chip[a] == self.chip[b] {
+            1
+        } else if self.node[a] == self.node[b] {
+            2
+        } else if self.drawer[a] == self.drawer[b] {
+            3
+        } else {
+            4
+        }
     }
 
     /// CP work `cp` (nominal ns) about to run on processor `l` of core `c`: the coherence stall
@@ -295,6 +366,7 @@ impl Warmth {
             reload_cycles_per_dispatch: self.reload_ns as f64 / self.ns_per_cycle / d,
             reload_pct_of_guest: 100.0 * self.reload_ns as f64 / guest_ns.max(1) as f64,
             coherence_pct_of_cp: 100.0 * self.coherence_ns as f64 / cp_ns.max(1) as f64,
+            sibling_pct_of_guest: 100.0 * self.sibling_ns as f64 / guest_ns.max(1) as f64,
         }
     }
 }
@@ -315,7 +387,10 @@ impl crate::sim::Sim {
         let t = &self.cpu.topo;
         let at = [c as u32, t.chip[c], self.warm.node[c]];
         let avail = self.lpar.as_deref().map_or(1.0, |st| st.avail[l as usize]);
-        let reload = self.warm.dispatch(v as usize, l as usize, at, work, avail);
+        let sib = &self.users[vc.user as usize].vcpus;
+        let reload = self
+            .warm
+            .dispatch(v as usize, l as usize, at, work, avail, sib);
         self.vcpus[v as usize].remaining += reload;
     }
 }
@@ -356,7 +431,7 @@ mod tests {
                     0.5
                 };
                 let a = at(&w, c);
-                w.dispatch(v, c as usize, a, work, avail);
+                w.dispatch(v, c as usize, a, work, avail, &[]);
             }
             let last = w.v[0].at[0];
             let work = 1 + r.next_u64() % 2_000_000;
@@ -368,7 +443,7 @@ mod tests {
                     ..model(64)
                 };
                 let a = at(&x, c);
-                x.dispatch(0, c as usize, a, work, 1.0)
+                x.dispatch(0, c as usize, a, work, 1.0, &[])
             };
             if last == u32::MAX {
                 continue;
@@ -419,18 +494,72 @@ mod tests {
         assert_eq!((w.coherence_ns, w.lp_coherence_ns[3]), (extra, extra));
     }
 
+    fn with_sharing(cores: u32, gs: f64) -> Warmth {
+        let p = Params {
+            cache_warmth: 1.0,
+            cache_guest_shared: gs,
+            ..Params::default()
+        };
+        let m = Machine::from_params("z13", &p).unwrap();
+        let t = Topology::new(cores, cores.div_ceil(48), 8, &CpiModel::from_params(&p));
+        Warmth::new(&p, &m, &t, 8, cores as usize)
+    }
+
+    #[test]
+    fn a_guests_spread_virtual_cpus_pay_for_the_lines_they_share() {
+        // z13, 64 cores over two drawers: vCPUs 0-3 are one 4-way guest, 4 a one-way guest.
+        let p = Params::default();
+        let own = p.cycles_chip;
+        let guest = [0u32, 1, 2, 3];
+        let run = |w: &mut Warmth, v: usize, c: u32, sib: &[u32]| {
+            let a = at(w, c);
+            w.dispatch(v, c as usize, a, 1_000_000, 1.0, sib)
+        };
+        // Off (0): the same cost as before the mechanism, wherever the siblings ran.
+        let (mut off, mut zero) = (model(64), with_sharing(64, 0.0));
+        for (k, c) in [(1, 9), (2, 30), (3, 40)] {
+            run(&mut off, k, c, &guest);
+            run(&mut zero, k, c, &guest);
+        }
+        assert_eq!(run(&mut off, 0, 0, &guest), run(&mut zero, 0, 0, &guest));
+        // On: siblings last on the same chip cost less than on another chip of the node, which
+        // costs less than another drawer; the stall is the ladder's mean over the guest's vCPUs.
+        let stall = |sib_cores: [u32; 3]| {
+            let mut w = with_sharing(64, 0.3);
+            for (k, &c) in sib_cores.iter().enumerate() {
+                run(&mut w, k + 1, c, &guest);
+            }
+            let before = w.sibling_ns;
+            run(&mut w, 0, 0, &guest);
+            w.sibling_ns - before
+        };
+        let (chip, node, far) = (stall([1, 2, 3]), stall([8, 9, 10]), stall([40, 41, 42]));
+        assert!(0 < chip && chip < node && node < far, "{chip} {node} {far}");
+        let w = with_sharing(64, 0.3);
+        let misses = 1e6 * w.miss_per_ns * 0.3;
+        let want = misses * 3.0 * (p.cache_lat_l3 - own) / 4.0 * w.ns_per_cycle;
+        assert_eq!(chip, want.round() as u64);
+        // A one-way guest shares with nobody, and a sibling that never ran costs nothing.
+        let mut w = with_sharing(64, 1.0);
+        run(&mut w, 1, 40, &guest);
+        run(&mut w, 4, 0, &[4]);
+        assert_eq!(w.sibling_ns, 0);
+        run(&mut w, 0, 0, &[0, 5]);
+        assert_eq!(w.sibling_ns, 0);
+    }
+
     #[test]
     fn a_cold_start_pays_the_whole_touched_footprint_and_a_warm_rerun_nothing() {
         let mut w = model(16);
-        let first = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0);
+        let first = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0, &[]);
         assert!(first > 0);
-        let again = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0);
+        let again = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0, &[]);
         assert!(again * 100 < first, "{first} {again}");
         // Others filling the core's L2 many times over make it cold at L2 (but warm at L3).
         for k in 1..8 {
-            w.dispatch(k, 0, [0, 0, 0], 50_000_000, 1.0);
+            w.dispatch(k, 0, [0, 0, 0], 50_000_000, 1.0, &[]);
         }
-        let after = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0);
+        let after = w.dispatch(0, 0, [0, 0, 0], 10_000_000, 1.0, &[]);
         assert!(after > again, "{again} {after}");
         assert!(after < first, "{after} {first}");
     }
