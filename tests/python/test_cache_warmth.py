@@ -210,3 +210,20 @@ def test_sibling_sharing_charges_multi_way_guests_only():
     assert go(1.0, one_way=True)["cpi"]["cache"]["sibling_pct_of_guest"] == 0
     off = engine.simulate(sc.engine_config())
     assert "cache.guest_shared" not in off["params_read"] and "cache.guest_shared" in base["params_read"]
+
+
+def test_memory_homed_on_the_other_node_costs_only_an_lpar_that_spans_it():
+    # z13: 16 cores are one L4 node (every memory home local), 32 span the drawer's two. The
+    # Apache stand-in scaled as the catalogue runs B10 (z/VM 6.3, guests in proportion to cores).
+    from zvmlab.lab.replicate_runs import apply
+
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml").with_overrides(duration="5s",
+                                                                                         level="zvm-6.3")
+
+    def sourcing(n, x):
+        at = {"processors": n, "counts": {"CLI": 3 * n // 4, "SRV": 2 * n}}
+        cfg = apply(sc, at, {**ON, "cache.mem_remote": x}).engine_config()
+        return engine.simulate(cfg)["cpi"]["sourcing_cycles_per_miss"]
+
+    assert sourcing(16, 1.0) == sourcing(16, 2.19)
+    assert sourcing(32, 2.19) > sourcing(32, 1.0) + 1

@@ -27,6 +27,10 @@
 //!   the spread of the LPAR, not with its virtual CPUs' moves: the stall lengthens the run's
 //!   chargeable CP time (`coherence`).
 //!
+//! - Memory homes (`cache.mem_remote`): a line reloaded from beyond the L4 comes from memory,
+//!   homed on the LPAR's L4 nodes in proportion to its cores there; one homed on another node
+//!   costs `cache.mem_remote` times one homed on the core's own (`memory_mix`). One node: every
+//!   home local; a z13 LPAR of 32 cores spans the drawer's two nodes and pays for the far half.
 //! - Sibling sharing (`cache.guest_shared`, 0 by default): a share of a multi-way guest's misses
 //!   go to lines its other virtual CPUs write (the guest kernel's run queues, a JVM heap), each
 //!   last written by one of its virtual CPUs alike and sourced from the core that one last ran
@@ -106,6 +110,8 @@ pub struct Warmth {
     ladder: [f64; 5],
     /// Sibling-sharing stalls charged as guest work (nominal ns).
     pub sibling_ns: u64,
+    /// Per core: cycles of a line sourced beyond the L4, by where the LPAR's memory is homed.
+    beyond: Vec<f64>,
 }
 
 /// Per core: the extra sourcing cycles of a miss to a line last written on a core drawn from
@@ -153,6 +159,23 @@ fn l4_nodes(topo: &crate::cpu::Topology, m: &Machine) -> Vec<u32> {
                 .find(|&k| topo.drawer[k] == d)
                 .map_or(topo.chip[c], |k| topo.chip[k]);
             d * m.nodes_per_drawer + ((topo.chip[c] - first) / per_node).min(m.nodes_per_drawer - 1)
+        })
+        .collect()
+}
+
+/// Per core: the cycles of a line sourced beyond the L4 (from memory), `local` when homed on the
+/// core's own L4 node and `remote x local` when homed on another; the LPAR's memory is homed on
+/// its nodes in proportion to its cores there.
+fn memory_mix(node: &[u32], local: f64, remote: f64) -> Vec<f64> {
+    let n = node.len().max(1) as f64;
+    node.iter()
+        .map(|&own| {
+            let here = node.iter().filter(|&&x| x == own).count() as f64 / n;
+            if remote == 1.0 {
+                local
+            } else {
+                local * (here + (1.0 - here) * remote)
+            }
         })
         .collect()
 }
@@ -206,9 +229,15 @@ impl Warmth {
             (p.cache_lat_node() - own).max(0.0),
             (mem - own).max(0.0),
         ];
+        let beyond = if on {
+            memory_mix(&node, mem, p.cache_mem_remote())
+        } else {
+            Vec::new()
+        };
         Warmth {
             on,
             coh,
+            beyond,
             chip: if on { topo.chip.clone() } else { Vec::new() },
             drawer: if on { topo.drawer.clone() } else { Vec::new() },
             guest_shared: if on { p.cache_guest_shared() } else { 0.0 },
@@ -280,7 +309,7 @@ impl Warmth {
         let cycles = touched
             * ((w[1] - w[0]) * self.lat[0]
                 + (w[2] - w[1]) * self.lat[1]
-                + (1.0 - w[2]) * self.lat[2]);
+                + (1.0 - w[2]) * self.beyond[at[0] as usize]);
         let reload = (cycles * self.ns_per_cycle).round() as u64 + sib;
         self.reload_ns += reload;
         self.lp_reload_ns[l] += reload;
@@ -546,6 +575,26 @@ mod tests {
         assert_eq!(w.sibling_ns, 0);
         run(&mut w, 0, 0, &[0, 5]);
         assert_eq!(w.sibling_ns, 0);
+    }
+
+    #[test]
+    fn memory_homes_follow_the_lpars_nodes() {
+        // z13 (8-core chips, 3 chips per L4 node): 16 cores are one node, every home local;
+        // 32 cores are 24 + 8 on the drawer's two nodes.
+        let p = Params::default();
+        let (local, x) = (p.cycles_remote, p.cache_mem_remote);
+        assert!(model(16).beyond.iter().all(|&b| b == local));
+        let w = model(32);
+        let far = |here: f64| local * (here + (1.0 - here) * x);
+        assert!((w.beyond[0] - far(0.75)).abs() < 1e-9 && (w.beyond[31] - far(0.25)).abs() < 1e-9);
+        // x = 1: the model before memory homes, exactly.
+        assert!(memory_mix(&w.node, local, 1.0).iter().all(|&b| b == local));
+        // A vCPU reloading from memory on the small node pays more than on the large one.
+        let mut w = model(32);
+        let (a, b) = (at(&w, 0), at(&w, 31));
+        assert!(
+            w.dispatch(0, 0, a, 1_000_000, 1.0, &[]) < w.dispatch(1, 31, b, 1_000_000, 1.0, &[])
+        );
     }
 
     #[test]
