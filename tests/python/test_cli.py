@@ -49,6 +49,44 @@ def test_run_says_where_a_transactions_cpu_went():
     assert float(m.group(5)) > 1.0  # C5's shape spins on the scheduler lock at 32 processors
 
 
+def test_run_shows_the_cache_model_only_when_it_is_on(tmp_path):
+    """With cache.warmth = 1 the headline says where the CPI went (hits, reload, sibling sharing,
+    coherence, dispatch moves adding up to 100 %); off, it says nothing of it."""
+    import re
+
+    text = """title = "warm"
+[system]
+level = "zvm-6.4"
+processors = 8
+machine = "z13"
+[run]
+duration = "2s"
+[params]
+"cache.warmth" = {warm}
+"cache.guest_shared" = 0.3
+[[guest]]
+userid = "LNX"
+count = 6
+vcpus = 2
+workload = {{ kind = "transactional", think = "5ms", cpu = "2ms" }}
+"""
+    outs = {}
+    for warm in (0, 1):
+        f = tmp_path / f"w{warm}.toml"
+        f.write_text(text.format(warm=warm))
+        p = zvmlab("run", f)
+        assert p.returncode == 0, p.stderr
+        outs[warm] = " ".join(p.stdout.split())
+    assert "cache warmth" not in outs[0]
+    m = re.search(r"cache warmth: footprint hits L2 ([\d.]+) L3 ([\d.]+) L4 ([\d.]+); reload ([\d.]+) % of guest CPU "
+                  r"\(sibling sharing ([\d.]+) %\); CP coherence stall ([\d.]+) % of CP; [\d.]+ sourcing cycles per L1 "
+                  r"miss; dispatches: same core (\d+) %, chip (\d+) %, drawer (\d+) %, other drawer (\d+) %", outs[1])
+    assert m, outs[1][:800]
+    l2, l3, l4, reload, sibling, _, *moves = map(float, m.groups())
+    assert l2 <= l3 <= l4 <= 1 and 0 < sibling <= reload
+    assert sum(moves) == pytest.approx(100, abs=2)
+
+
 def _strip_timing(s):
     return {k: v for k, v in s.items() if k not in ("wall_s", "events_per_s")}
 

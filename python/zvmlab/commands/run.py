@@ -122,6 +122,9 @@ def _print_headline(sc: scenario.Scenario, s: dict) -> None:
                       f"core busy {smt['core_busy_pct']:.2f} %   thread density {smt['thread_density']:.3f}   "
                       f"capacity factor {smt['capacity_factor']:.3f}   {cpi['drawers']} drawer(s), "
                       f"CPI {cpi['cpi']:.2f}, speed {cpi['speed_factor']:.3f}")
+    cache = cache_line(cpi)
+    if cache:
+        console.print(cache)
     console.print(response_line(s.get("response_ms")))
     console.print(f"  {s['events']:,} events in {s['wall_s']:.3f} s ({s['events_per_s'] / 1e6:.2f} M events/s)")
     lp = s.get("lpar")
@@ -130,6 +133,22 @@ def _print_headline(sc: scenario.Scenario, s: dict) -> None:
                       f"{lp['vl']} Vl {lp['hz']} Hz, unparking {lp['unparking']}: {lp['unparked_avg']:.2f} unparked "
                       f"({lp['unparked_vl_avg']:.2f} Vl), %LPmgt {lp['cpc_lpmgt_pct']:.3f} (this LPAR "
                       f"{lp['lpmgt_pct']:.3f}), %Susp {lp['susp_pct']:.1f}")
+
+
+def cache_line(cpi: dict) -> str:
+    """With the cache warmth model on (issue 18): where the CPI went, in one line. Empty when off."""
+    c = cpi.get("cache") or {}
+    if not c.get("enabled"):
+        return ""
+    hits = " ".join(f"L{k + 2} {h:.2f}" for k, h in enumerate(c.get("footprint_hits", [])))
+    moves = cpi.get("dispatch_moves") or []
+    total = max(1, sum(moves))
+    where = ", ".join(f"{name} {100 * n / total:.0f} %" for name, n in
+                      zip(("same core", "chip", "drawer", "other drawer"), moves))
+    return (f"  cache warmth: footprint hits {hits}; reload {c.get('reload_pct_of_guest', 0):.1f} % of guest CPU "
+            f"(sibling sharing {c.get('sibling_pct_of_guest', 0):.1f} %); CP coherence stall "
+            f"{c.get('coherence_pct_of_cp', 0):.1f} % of CP; {cpi.get('sourcing_cycles_per_miss', 0):.1f} sourcing "
+            f"cycles per L1 miss; dispatches: {where}")
 
 
 def _notices(sc: scenario.Scenario, s: dict) -> list[str]:
