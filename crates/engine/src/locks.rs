@@ -96,6 +96,17 @@ struct Inst {
     last_writer: u32,
 }
 
+impl Inst {
+    /// Nobody holds the lock at `t` (in either mode, nor its line) and nobody spins on it.
+    #[inline(always)]
+    fn quiet_at(&self, t: Time) -> bool {
+        self.excl_free <= t
+            && self.shared_free <= t
+            && self.line_free <= t
+            && self.spinning.is_empty()
+    }
+}
+
 /// Cumulative counters of one lock (all its zones).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct LockCounters {
@@ -224,6 +235,9 @@ pub struct Locks {
     locality: Option<crate::lines::HoldLocality>,
     /// Draws the processor that takes a floating interruption (`interrupt_cpu`).
     interrupts: crate::rng::Rng,
+    /// No request costs anything beyond its hold: no line transfers, no exclusive scan, no
+    /// priced locality (the reference model). Decided when the run is built.
+    no_line_costs: bool,
 }
 
 impl Locks {
@@ -282,7 +296,15 @@ impl Locks {
             ),
             locality: None,
             interrupts: crate::rng::Rng::new(0),
+            no_line_costs: false,
         }
+        .with_line_costs_known()
+    }
+
+    /// `no_line_costs` from the line cost, the exclusive scan and the locality.
+    fn with_line_costs_known(mut self) -> Locks {
+        self.no_line_costs = self.line_ns == 0.0 && self.sxl_scan == 0 && self.locality.is_none();
+        self
     }
 
     /// Price each hold's protected data by the distance from its previous holder (lines.rs).
@@ -290,6 +312,7 @@ impl Locks {
     pub fn set_locality(&mut self, l: Option<crate::lines::HoldLocality>, seed: u64) {
         self.locality = l;
         self.interrupts = crate::rng::Rng::stream(seed, INTERRUPT_STREAM);
+        self.no_line_costs = self.no_line_costs && self.locality.is_none();
     }
 
     /// The processor that runs a path started by an interruption with no processor known here
@@ -440,6 +463,9 @@ impl Locks {
         } else {
             mode
         };
+        if hold == 0 && self.no_line_costs && self.inst[k].quiet_at(t) {
+            return self.acquire_free(k, id, mode, t, cpu);
+        }
         let line_ns = self.line_ns;
         let own_line = self.own_line && !beside_data;
         let touches = if id == LockId::Srmslock && !self.own_line {
@@ -535,6 +561,36 @@ impl Locks {
             spin,
             line,
             end,
+        }
+    }
+
+    /// A request that costs nothing on a lock nobody holds or spins on (`acquire_inst` with
+    /// no hold and `no_line_costs`: every term it would add is 0): granted at `t`, spin and
+    /// line 0; the lock's state and counters change as that path changes them.
+    #[inline]
+    fn acquire_free(&mut self, k: usize, id: LockId, mode: Mode, t: Time, cpu: u32) -> Grant {
+        let lk = &mut self.inst[k];
+        let c = &mut self.counters[id as usize];
+        match mode {
+            Mode::Excl => {
+                lk.excl_free = t;
+                lk.last_writer = cpu;
+                c.acquires_excl += 1;
+            }
+            Mode::Shared => {
+                if self.sched_lock == SchedLock::SingleLine {
+                    lk.line_free = t;
+                    lk.last_writer = cpu;
+                }
+                lk.shared_free = t;
+                c.acquires_shared += 1;
+            }
+        }
+        Grant {
+            start: t,
+            spin: 0,
+            line: 0,
+            end: t,
         }
     }
 

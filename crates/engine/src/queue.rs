@@ -267,6 +267,30 @@ impl EventQueue {
         self.place(i, k);
     }
 
+    /// The slot of the smallest of the children `c0..` (up to four, those below `n`). Only
+    /// indices are carried between the comparisons (the keys are reloaded from the L1): two
+    /// 128-bit keys per pair would not fit the registers beside the loop's state.
+    ///
+    /// # Safety
+    /// `c0 < n <= heap.len()`.
+    #[inline(always)]
+    unsafe fn min_child(&self, c0: usize, n: usize) -> usize {
+        let h = self.heap.as_ptr();
+        let at = |i: usize| *h.add(i);
+        if c0 + 3 < n {
+            let i1 = c0 + (at(c0 + 1) < at(c0)) as usize;
+            let i2 = c0 + 2 + (at(c0 + 3) < at(c0 + 2)) as usize;
+            return if at(i2) < at(i1) { i2 } else { i1 };
+        }
+        let mut m = c0;
+        for c in c0 + 1..n {
+            if at(c) < at(m) {
+                m = c;
+            }
+        }
+        m
+    }
+
     /// Move `k` down from slot `i`: walk the hole down along the smallest children to a leaf
     /// (three comparisons per level, none against `k`), then sift `k` up from there. The new
     /// key usually belongs near the bottom (a later event), so this beats the classic loop.
@@ -279,32 +303,10 @@ impl EventQueue {
             if c0 >= n {
                 break;
             }
-            // SAFETY: c0 < n, and every c read below is < end <= n.
-            let (m, mk) = unsafe {
-                let h = self.heap.as_ptr();
-                if c0 + 3 < n {
-                    let (a, b, c, d) = (*h.add(c0), *h.add(c0 + 1), *h.add(c0 + 2), *h.add(c0 + 3));
-                    let (i1, k1) = if b < a { (c0 + 1, b) } else { (c0, a) };
-                    let (i2, k2) = if d < c { (c0 + 3, d) } else { (c0 + 2, c) };
-                    if k2 < k1 {
-                        (i2, k2)
-                    } else {
-                        (i1, k1)
-                    }
-                } else {
-                    let mut m = c0;
-                    let mut mk = *h.add(c0);
-                    for c in c0 + 1..n {
-                        let ck = *h.add(c);
-                        if ck < mk {
-                            mk = ck;
-                            m = c;
-                        }
-                    }
-                    (m, mk)
-                }
-            };
-            self.place(i, mk);
+            // SAFETY: c0 < n, and every c read below is < n.
+            let m = unsafe { self.min_child(c0, n) };
+            // SAFETY: m < n.
+            self.place(i, unsafe { *self.heap.get_unchecked(m) });
             i = m;
         }
         // The hole is at leaf i: sift k up, but not above where it started.
