@@ -252,3 +252,19 @@ def test_levels_table_shows_what_each_release_changed():
     assert "sched_lock=excl-only-writes" in switches and "dv=" not in switches  # only what changed
     m = zvmlab("levels", "--matrix")
     assert m.returncode == 0 and "vdisk_lock" in m.stdout and "sched_lock" in m.stdout
+
+
+def test_param_overrides_a_model_parameter_in_run_and_scaling(tmp_path):
+    """--param NAME=VALUE (as replicate takes it) on run and scaling: the cache model's line
+    appears, the engine config written with --out records the value, and a bad name or value
+    is one located message, exit 2."""
+    scen = ROOT / "scenarios" / "apache-cpu.toml"
+    p = zvmlab("run", scen, "--duration", "1s", "--param", "cache.warmth=1", "--out", tmp_path / "r")
+    assert p.returncode == 0, p.stderr
+    assert "cache warmth: footprint hits" in " ".join(p.stdout.split())
+    assert json.loads((tmp_path / "r" / "engine-config.json").read_text())["params"]["cache.warmth"] == 1
+    s = run_json("scaling", scen, "--cores", "2,4", "--duration", "1s", "--json", "--param", "cache.warmth=1")
+    assert all(r["why"] for r in s["rows"])
+    for cmd, spec, word in (("run", "nope=1", "known parameter"), ("scaling", "cache.warmth=7", "outside")):
+        p = zvmlab(cmd, scen, "--param", spec)
+        assert p.returncode == 2 and word in p.stderr and "--param" in p.stderr and "Traceback" not in p.stderr

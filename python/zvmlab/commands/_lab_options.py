@@ -7,7 +7,40 @@ from typing import Callable, TypeVar
 
 import click
 
+from ..errors import InputError
+
 F = TypeVar("F", bound=Callable)
+
+
+def param_option(f: F) -> F:
+    """--param NAME=VALUE (repeatable): a model parameter overridden for every run of the command."""
+    return click.option("--param", "param_specs", multiple=True, metavar="NAME=VALUE",
+                        help="Override a model parameter (repeatable), e.g. --param cache.warmth=1 to run with the "
+                             "cache warmth model on; `zvmlab params` lists them with their ranges.")(f)
+
+
+def param_overrides(specs: tuple) -> dict[str, float]:
+    """--param NAME=VALUE overrides, checked against the parameter table (name and range)."""
+    from .. import engine
+
+    table = {p["name"]: p for p in engine.params()}
+    out = {}
+    for spec in specs:
+        name, eq, text = spec.partition("=")
+        name = name.strip()
+        try:
+            value = float(text) if eq else None
+        except ValueError:
+            value = None
+        if name not in table or value is None:
+            raise InputError(f"{spec!r} is not NAME=VALUE with a known parameter", field="--param",
+                             fix="e.g. --param cache.warmth=1 (`zvmlab params` lists them)")
+        t = table[name]
+        if not float(t["min"]) <= value <= float(t["max"]):
+            raise InputError(f"{name} = {value} is outside [{t['min']}, {t['max']}] {t['unit']}", field="--param",
+                             fix="use a value within the parameter's range")
+        out[name] = value
+    return out
 
 
 def executor_options(f: F) -> F:

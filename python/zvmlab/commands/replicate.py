@@ -12,6 +12,7 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..output import console, dumps, err_console
+from ._lab_options import param_overrides
 
 
 def _fmt(v) -> str:
@@ -101,26 +102,7 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
 
 def _params(specs: tuple) -> tuple:
     """--param NAME=VALUE overrides, checked against the parameter table (name and range)."""
-    from .. import engine
-
-    table = {p["name"]: p for p in engine.params()}
-    out = {}
-    for spec in specs:
-        name, eq, text = spec.partition("=")
-        name = name.strip()
-        try:
-            value = float(text) if eq else None
-        except ValueError:
-            value = None
-        if name not in table or value is None:
-            raise InputError(f"{spec!r} is not NAME=VALUE with a known parameter", field="--param",
-                             fix="e.g. --param cache.warmth=1 (`zvmlab params` lists them)")
-        t = table[name]
-        if not float(t["min"]) <= value <= float(t["max"]):
-            raise InputError(f"{name} = {value} is outside [{t['min']}, {t['max']}] {t['unit']}", field="--param",
-                             fix="use a value within the parameter's range")
-        out[name] = value
-    return tuple(sorted(out.items()))
+    return tuple(sorted(param_overrides(specs).items()))
 
 
 def _select(rows: list, only: str | None) -> list:

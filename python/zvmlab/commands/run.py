@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from .. import admission, engine, scenario, tables
 from ..lab import scaling_why
 from ..errors import InputError
 from ..output import console, dumps, print_json, progress, result_dir, safe
+from ._lab_options import param_option, param_overrides
 
 # Keys that measure the machine running zvmlab, not the simulated system: kept out of the
 # deterministic summary and written to timing.json.
@@ -21,10 +23,11 @@ TIMING_KEYS = ("wall_s", "events_per_s")
 
 def run_scenario(path: str, level: str | None = None, seed: int | None = None, duration: str | None = None,
                  show_progress: bool = True, monitor: list | None = None,
-                 max_memory: str | None = None) -> tuple[scenario.Scenario, dict]:
+                 max_memory: str | None = None, params: dict | None = None) -> tuple[scenario.Scenario, dict]:
     """Load and run a scenario. With a list as ``monitor``, appends the run's monitor data to it.
-    A run whose memory estimate exceeds the limit is refused before it starts."""
-    sc = scenario.load(path).with_overrides(level=level, seed=seed, duration=duration)
+    A run whose memory estimate exceeds the limit is refused before it starts. ``params``
+    overrides model parameters (over the scenario's [params])."""
+    sc = with_params(scenario.load(path).with_overrides(level=level, seed=seed, duration=duration), params)
     admission.admit(sc, max_memory)
     with progress(f"{Path(path).name} ({sc.level})", show_progress) as update:
         try:
@@ -39,6 +42,11 @@ def run_scenario(path: str, level: str | None = None, seed: int | None = None, d
     summary["scenario"] = sc.path
     summary["title"] = sc.title
     return sc, summary
+
+
+def with_params(sc: scenario.Scenario, params: dict | None) -> scenario.Scenario:
+    """The scenario with model parameters overridden (--param), over its own [params]."""
+    return dataclasses.replace(sc, params={**sc.params, **params}) if params else sc
 
 
 def deterministic(summary: dict) -> dict:
@@ -287,11 +295,14 @@ def print_channels(s: dict) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--max-memory", metavar="SIZE", help='Refuse a run estimated to need more memory, e.g. "4G" '
               "(default: ZVMLAB_MAX_MEMORY, else the memory available here).")
+@param_option
 def run(file: str, level: str | None, seed: int | None, duration: str | None, out: str | None, force: bool,
-        as_json: bool, max_memory: str | None) -> None:
+        as_json: bool, max_memory: str | None, param_specs: tuple) -> None:
     """Simulate scenario FILE and report ETR, ITR, T/V and CPU per user and interval."""
     mon: list = []
-    sc, summary = run_scenario(file, level, seed, duration, monitor=mon if out else None, max_memory=max_memory)
+    params = param_overrides(param_specs)
+    sc, summary = run_scenario(file, level, seed, duration, monitor=mon if out else None, max_memory=max_memory,
+                               params=params)
     if out:
         write_run_dir(out, sc, summary, force, monitor=mon[0])
     if as_json:

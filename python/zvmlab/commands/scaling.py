@@ -10,6 +10,8 @@ from rich.table import Table
 from .. import scenario
 from ..errors import InputError
 from ..output import console, print_json, progress, safe
+from ._lab_options import param_option, param_overrides
+from .run import with_params
 
 
 @click.command("scaling")
@@ -29,8 +31,9 @@ from ..output import console, print_json, progress, safe
               show_default=True, help="Stopped scaling: ITR below this fraction of the CAF expectation.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), help="Write the chart (.png or .svg).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
+@param_option
 def scaling(file: str, cores: str, level: str | None, machine: str | None, duration: str | None, scale_guests: bool, no_scale_count: bool,
-            smt_modes: str | None, knee: float, plot_path: str | None, as_json: bool) -> None:
+            smt_modes: str | None, knee: float, plot_path: str | None, as_json: bool, param_specs: tuple) -> None:
     """Run FILE at several processor counts and compare ITR with the CAF expectation (seed 001).
 
     The guests stay as in FILE (what 4 more cores do for this system); --scale-guests scales
@@ -53,7 +56,8 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
     ns = _core_counts(cores)
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
-    sc = scenario.load(file).with_overrides(level=level, duration=duration, machine=machine)
+    sc = with_params(scenario.load(file).with_overrides(level=level, duration=duration, machine=machine),
+                     param_overrides(param_specs))
     _check_machine(sc, ns)
     modes = _smt_modes(smt_modes, sc, ns)
     # The scenario's title names its own configuration; the runs are at other core counts.
