@@ -197,10 +197,10 @@ impl Sim {
                     } else {
                         None
                     },
-                    moves: self.cpu.lp_moves.get(l).copied().unwrap_or_default(),
+                    moves: x.moves,
                     hits: self.warm.lp_hits(l),
                     reload_ns: self.warm.lp_reload_ns.get(l).copied().unwrap_or(0),
-                    disps: self.cpu.lp_moves.get(l).map_or(0, |m| m.iter().sum()),
+                    disps: x.moves.iter().sum(),
                 }
             })
             .collect()
