@@ -217,7 +217,8 @@ pub struct Cpu {
     /// Dispatches of a virtual CPU by where it ran before: the same core, another core of the
     /// same chip, another chip of the same drawer, another drawer.
     pub moves: [u64; 4],
-    /// (The same per logical processor is `Lpu::moves`.)
+    /// The same per logical processor (where the virtual CPU was dispatched).
+    pub lp_moves: Vec<[u64; 4]>,
     /// Sourcing work (nominal ns) of a message's data by distance (`CpiModel::reload`), and the
     /// total charged.
     pub reload_ns: [Time; 4],
@@ -259,6 +260,7 @@ impl Cpu {
             online_ns: vec![0; n_lpus as usize],
             online_since: vec![0; n_lpus as usize],
             moves: [0; 4],
+            lp_moves: vec![[0; 4]; n_lpus as usize],
             reload_ns: [0; 4],
             reload_charged: 0,
             msg_dist: [0; 4],

@@ -689,7 +689,7 @@ impl Sim {
         self.users[u].sch.want_ns += self.now - vc.want_since;
         let d = self.cpu.topo.distance(vc.home, l);
         self.cpu.moves[d] += 1;
-        self.lpus[l as usize].moves[d] += 1;
+        self.cpu.lp_moves[l as usize][d] += 1;
         if self.warm.on {
             self.cache_dispatch(v, l);
         }

@@ -37,10 +37,8 @@ pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
 /// A logical processor of the LPAR.
 ///
 /// Layout (`repr(C)`, 64-byte aligned): what accounting a run (`charge`) reads and writes is
-/// the first cache line; the owed system time, the speed fraction, the totals and the dispatch
-/// counts (written at every dispatch, which reads `sys_owed` anyway) the second; the parking
-/// times the third (README, "Performance", sixth round: the counts in a separate table missed
-/// the L1 at nearly every dispatch).
+/// the first cache line; the owed system time, the speed fraction and the totals the monitor
+/// reads are the second.
 #[derive(Clone, Debug, Default)]
 #[repr(C, align(64))]
 pub struct Lpu {
@@ -73,9 +71,6 @@ pub struct Lpu {
     pub sys_owed: Time,
     pub sys_ns: u64,
     pub susp_ns: u64,
-    /// Dispatches on this processor by where the virtual CPU ran before (`Cpu::moves`' index:
-    /// the same core, another core of the chip, another chip of the drawer, another drawer).
-    pub moves: [u64; 4],
     /// Busy wall time not matched by nominal work (slow threads): work done = busy_ns - slow_ns.
     pub slow_ns: u64,
     /// Parked time up to `parked_since` (the last park), for the monitor (D0R2).

@@ -197,10 +197,10 @@ impl Sim {
                     } else {
                         None
                     },
-                    moves: x.moves,
+                    moves: self.cpu.lp_moves.get(l).copied().unwrap_or_default(),
                     hits: self.warm.lp_hits(l),
                     reload_ns: self.warm.lp_reload_ns.get(l).copied().unwrap_or(0),
-                    disps: x.moves.iter().sum(),
+                    disps: self.cpu.lp_moves.get(l).map_or(0, |m| m.iter().sum()),
                 }
             })
             .collect()
