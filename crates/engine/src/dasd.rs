@@ -677,8 +677,7 @@ impl Sim {
         d.io_left[v as usize] = ios;
         self.users[u].acct.tx_done += 1;
         let trivial = self.users[u].sch.class <= 1;
-        self.resp
-            .end(v, &mut self.vcpus[v as usize].tx_open, u, self.now, trivial);
+        self.resp.end(v, u, self.now, trivial);
         if format {
             d.finished[u] = Some(self.now);
         }
@@ -700,7 +699,7 @@ impl Sim {
     #[inline]
     fn dasd_next_transaction(&mut self, l: u32, v: u32, u: usize, cpu: f64, dist: Dist) {
         self.users[u].acct.tx_started += 1;
-        self.tx_begin(v);
+        self.resp.begin(v, self.now);
         let vc = &mut self.vcpus[v as usize];
         vc.remaining = draw(&mut vc.rng, cpu, dist);
         if vc.slice_left > 0 {

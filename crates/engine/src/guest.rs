@@ -82,10 +82,6 @@ pub struct Vcpu {
     /// Dispatch instant of the current run, and CPU (guest + chargeable CP) used in it.
     pub run_used: Time,
     pub rng: Rng,
-    /// Start of its oldest open transaction (`response::NO_START`: none), beside the random
-    /// stream: both are touched at a transaction's start and end, and a separate array of
-    /// them missed the L1 at each (README, "Performance", sixth round).
-    pub tx_open: Time,
     pub run_start: Time,
     /// 6.4 scheduler: virtual start tag (ns of the dispatch list's virtual time), and the tag
     /// its current dispatch-vector entry was queued with.
@@ -119,7 +115,6 @@ impl Vcpu {
             slice_left: 0,
             deadline: 0,
             rng,
-            tx_open: crate::response::NO_START,
             home,
             heap_seq: 0,
             want_since: 0,

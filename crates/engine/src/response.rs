@@ -214,15 +214,14 @@ impl UserResponses {
     }
 }
 
-/// No open transaction (a virtual CPU's `tx_open`).
-pub(crate) const NO_START: Time = Time::MAX;
+/// No open transaction (`Responses::open`).
+const NO_START: Time = Time::MAX;
 
-/// Response-time recorder: per virtual CPU the start instants of its later open transactions
-/// (a client's window; the oldest is the virtual CPU's own `Vcpu::tx_open`, in the cache line
-/// of its random stream, which a transaction's start and end touch anyway: README,
-/// "Performance", sixth round), per user the histogram.
+/// Response-time recorder: per virtual CPU the start instants of its open transactions (the
+/// oldest in `open`, any later ones, a client's window, in `later`), per user the histogram.
 #[derive(Clone, Debug, Default)]
 pub struct Responses {
+    open: Vec<Time>,
     later: Vec<VecDeque<Time>>,
     /// Whether any virtual CPU has had a second open transaction (else `later` is never read).
     any_later: bool,
@@ -248,34 +247,32 @@ pub struct ResponseSummary {
 impl Responses {
     pub fn new(n_vcpus: usize, n_users: usize) -> Responses {
         Responses {
+            open: vec![NO_START; n_vcpus],
             later: vec![VecDeque::new(); n_vcpus],
             any_later: false,
             users: vec![UserResponses::default(); n_users],
         }
     }
 
-    /// Virtual CPU `v`, whose oldest open transaction's start is `open`, starts one at `now`.
     #[inline]
-    pub fn begin(&mut self, v: u32, open: &mut Time, now: Time) {
+    pub fn begin(&mut self, v: u32, now: Time) {
         let v = v as usize;
-        if *open == NO_START {
-            *open = now;
+        if self.open[v] == NO_START {
+            self.open[v] = now;
         } else {
             self.later[v].push_back(now);
             self.any_later = true;
         }
     }
 
-    /// Virtual CPU `v` (of user `u`, oldest open transaction's start `open`) ends its oldest
-    /// transaction at `now`.
     #[inline]
-    pub fn end(&mut self, v: u32, open: &mut Time, u: usize, now: Time, trivial: bool) {
+    pub fn end(&mut self, v: u32, u: usize, now: Time, trivial: bool) {
         let vi = v as usize;
-        let t0 = *open;
+        let t0 = self.open[vi];
         if t0 == NO_START {
             return;
         }
-        *open = if self.any_later {
+        self.open[vi] = if self.any_later {
             self.later[vi].pop_front().unwrap_or(NO_START)
         } else {
             NO_START
@@ -328,8 +325,7 @@ impl Sim {
     /// Virtual CPU `v` starts a transaction now.
     #[inline]
     pub(crate) fn tx_begin(&mut self, v: u32) {
-        self.resp
-            .begin(v, &mut self.vcpus[v as usize].tx_open, self.now);
+        self.resp.begin(v, self.now);
     }
 
     /// A transaction of virtual CPU `v` completes now (its user's class decides trivial).
@@ -337,8 +333,7 @@ impl Sim {
     pub(crate) fn tx_end(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
         let trivial = self.users[u].sch.class <= 1;
-        self.resp
-            .end(v, &mut self.vcpus[v as usize].tx_open, u, self.now, trivial);
+        self.resp.end(v, u, self.now, trivial);
     }
 }
 
@@ -445,12 +440,11 @@ mod tests {
     #[test]
     fn fifo_matching_and_trivial_split() {
         let mut r = Responses::new(1, 1);
-        let mut open = NO_START;
-        r.begin(0, &mut open, 10);
-        r.begin(0, &mut open, 20);
-        r.end(0, &mut open, 0, 30, true); // 20
-        r.end(0, &mut open, 0, 60, false); // 40
-        r.end(0, &mut open, 0, 70, true); // no open transaction: ignored
+        r.begin(0, 10);
+        r.begin(0, 20);
+        r.end(0, 0, 30, true); // 20
+        r.end(0, 0, 60, false); // 40
+        r.end(0, 0, 70, true); // no open transaction: ignored
         let s = r.summary(None);
         assert_eq!((s.count, s.trivial, s.nontrivial), (2, 1, 1));
         assert!((s.mean - 30e-6).abs() < 1e-12);

@@ -217,7 +217,7 @@ impl Sim {
             None
         } else {
             self.users[u].acct.tx_started += 1;
-            self.tx_begin(v);
+            self.resp.begin(v, self.now);
             let vc = &mut self.vcpus[v as usize];
             Some(self.users[u].program.draw_cpu(&mut vc.rng, cpu))
         }
