@@ -136,13 +136,18 @@ fn shared_mix(topo: &crate::cpu::Topology, node: &[u32], own: f64, lat: [f64; 3]
 /// How far a line travels between cores `a` and `b`: 0 the same core, 1 the same chip, 2 the
 /// same L4 node, 3 the drawer's other node, 4 another drawer (`node`: each core's L4 node).
 pub(crate) fn distance(topo: &crate::cpu::Topology, node: &[u32], a: usize, b: usize) -> usize {
+    distance_in(&topo.chip, node, &topo.drawer, a, b)
+}
+
+/// `distance` from each core's chip, L4 node and drawer.
+fn distance_in(chip: &[u32], node: &[u32], drawer: &[u32], a: usize, b: usize) -> usize {
     if a == b {
         0
-    } else if topo.chip[a] == topo.chip[b] {
+    } else if chip[a] == chip[b] {
         1
     } else if node.get(a) == node.get(b) {
         2
-    } else if topo.drawer[a] == topo.drawer[b] {
+    } else if drawer[a] == drawer[b] {
         3
     } else {
         4
@@ -354,20 +359,9 @@ impl Warmth {
         stall
     }
 
-    /// `distance` between two cores from the fields kept here (chip of a core: its L3 slot).
+    /// `distance` between two cores from the fields kept here.
     fn core_distance(&self, a: u32, b: u32) -> usize {
-        let (a, b) = (a as usize, b as usize);
-        if a == b {
-            0
-        } else if self.chip[a] == self.chip[b] {
-            1
-        } else if self.node[a] == self.node[b] {
-            2
-        } else if self.drawer[a] == self.drawer[b] {
-            3
-        } else {
-            4
-        }
+        distance_in(&self.chip, &self.node, &self.drawer, a as usize, b as usize)
     }
 
     /// CP work `cp` (nominal ns) about to run on processor `l` of core `c`: the coherence stall
