@@ -172,15 +172,14 @@ fn l4_nodes(topo: &crate::cpu::Topology, m: &Machine) -> Vec<u32> {
 /// core's own L4 node and `remote x local` when homed on another; the LPAR's memory is homed on
 /// its nodes in proportion to its cores there.
 fn memory_mix(node: &[u32], local: f64, remote: f64) -> Vec<f64> {
+    if remote == 1.0 {
+        return vec![local; node.len()]; // every home alike, exactly (no rounding of the mix)
+    }
     let n = node.len().max(1) as f64;
     node.iter()
         .map(|&own| {
             let here = node.iter().filter(|&&x| x == own).count() as f64 / n;
-            if remote == 1.0 {
-                local
-            } else {
-                local * (here + (1.0 - here) * remote)
-            }
+            local * (here + (1.0 - here) * remote)
         })
         .collect()
 }

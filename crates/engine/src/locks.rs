@@ -246,7 +246,7 @@ impl Locks {
             FrameZones::One => 1,
             FrameZones::Zoned => (p.lock_frame_zones().round() as usize).max(1),
         };
-        Locks {
+        let mut locks = Locks {
             inst: vec![Inst::default(); N_LOCKS + zones - 1],
             counters: [LockCounters::default(); N_LOCKS],
             zones,
@@ -297,14 +297,14 @@ impl Locks {
             locality: None,
             interrupts: crate::rng::Rng::new(0),
             no_line_costs: false,
-        }
-        .with_line_costs_known()
+        };
+        locks.no_line_costs = locks.line_costs_nil();
+        locks
     }
 
-    /// `no_line_costs` from the line cost, the exclusive scan and the locality.
-    fn with_line_costs_known(mut self) -> Locks {
-        self.no_line_costs = self.line_ns == 0.0 && self.sxl_scan == 0 && self.locality.is_none();
-        self
+    /// No line cost, no exclusive scan and no priced locality: what `no_line_costs` caches.
+    fn line_costs_nil(&self) -> bool {
+        self.line_ns == 0.0 && self.sxl_scan == 0 && self.locality.is_none()
     }
 
     /// Price each hold's protected data by the distance from its previous holder (lines.rs).
@@ -312,7 +312,7 @@ impl Locks {
     pub fn set_locality(&mut self, l: Option<crate::lines::HoldLocality>, seed: u64) {
         self.locality = l;
         self.interrupts = crate::rng::Rng::stream(seed, INTERRUPT_STREAM);
-        self.no_line_costs = self.no_line_costs && self.locality.is_none();
+        self.no_line_costs = self.line_costs_nil();
     }
 
     /// The processor that runs a path started by an interruption with no processor known here
