@@ -15,9 +15,11 @@
 //!
 //! Without elective placement (6.2 on) the list is rarely empty and none of this happens.
 
+use crate::entity::Entity;
 use crate::io::IoReq;
 use crate::queue::Time;
-use crate::sim::{Entity, Sim, NONE};
+use crate::sim::Sim;
+use crate::units::NONE;
 
 fn set<T: Clone + Default>(v: &mut Vec<T>, i: u32, x: T) {
     if v.len() <= i as usize {

@@ -154,6 +154,13 @@ impl Path {
         }
     }
 
+    /// The path's counters as they would be at `now` (the active I/Os served up to it).
+    pub fn stats_at(&self, now: Time) -> PathStats {
+        let mut q = self.clone();
+        q.advance(now);
+        q.stats
+    }
+
     fn has_slot(&self) -> bool {
         (self.active.len() as u32) < self.cost.slots
     }
@@ -469,24 +476,13 @@ fn cu_path_group(c: &crate::config::ChannelsCfg, paths: &[Path]) -> Result<Vec<u
     Ok(group)
 }
 
-/// Marks the ECKD paging and minidisk volumes as reached through the control unit's path
-/// group (group 0).
-fn mark_cu_devices(
-    paging: Option<&mut crate::paging::Paging>,
-    dasd: Option<&mut crate::dasd::Dasd>,
-) {
-    let mark = |d: &mut crate::io::Device| {
+/// Marks the ECKD volumes as reached through the control unit's path group (group 0).
+fn mark_cu_devices<'a>(volumes: impl Iterator<Item = &'a mut crate::io::Device>) {
+    for d in volumes {
         if d.dtype == crate::io::DevType::Eckd {
             d.chan = Some(0);
         }
-    };
-    paging
-        .into_iter()
-        .flat_map(|g| g.devs.iter_mut())
-        .for_each(mark);
-    dasd.into_iter()
-        .flat_map(|g| g.devs.iter_mut())
-        .for_each(mark);
+    }
 }
 
 /// The channel model of the control unit's path group: the subsystem, the path type's cost,
@@ -522,21 +518,20 @@ fn chan_state(
     }
 }
 
-/// The channel model of a scenario, or None without [[chpid]] tables. Marks the ECKD paging
-/// and minidisk volumes as reached through the control unit's path group.
-pub fn channels_for(
+/// The channel model of a scenario, or None without [[chpid]] tables. Marks the ECKD volumes
+/// among `volumes` (paging, then minidisks) as reached through the control unit's path group.
+pub fn channels_for<'a>(
     cfg: &crate::config::Config,
     p: &crate::params::Params,
     sw: &crate::level::Switches,
-    paging: Option<&mut crate::paging::Paging>,
-    dasd: Option<&mut crate::dasd::Dasd>,
+    volumes: impl Iterator<Item = &'a mut crate::io::Device>,
 ) -> Result<Option<ChanState>, String> {
     let Some(c) = cfg.channels.as_ref() else {
         return Ok(None);
     };
     let paths = chpid_paths(cfg, p, c)?;
     let group = cu_path_group(c, &paths)?;
-    mark_cu_devices(paging, dasd);
+    mark_cu_devices(volumes);
     Ok(Some(chan_state(p, sw, c, paths, group)))
 }
 
@@ -670,9 +665,7 @@ impl crate::sim::Sim {
             c.ch.paths
                 .iter()
                 .map(|p| {
-                    let mut q = p.clone();
-                    q.advance(now);
-                    let s = q.stats;
+                    let s = p.stats_at(now);
                     PathSummary {
                         chpid: p.id.clone(),
                         kind: p.cost.kind,
@@ -703,56 +696,6 @@ impl crate::sim::Sim {
             interlock_ms_per_ccw: c.interlock_ns / 1e6,
             paths,
         })
-    }
-}
-
-impl crate::sim::Sim {
-    /// Channel paths and PAV for a monitor sample (None without either).
-    pub(crate) fn chan_snapshot(&self) -> Option<crate::monwrite::ChanSnap> {
-        if self.chan.is_none() && self.pav.is_none() {
-            return None;
-        }
-        let now = self.now;
-        let mut snap = crate::monwrite::ChanSnap::default();
-        if let Some(c) = self.chan.as_ref() {
-            for p in &c.ch.paths {
-                let mut q = p.clone();
-                q.advance(now);
-                let chpid = u64::from_str_radix(&p.id, 16).unwrap_or(0);
-                let code = 1 + ChanKind::ALL
-                    .iter()
-                    .position(|&k| k == p.cost.kind)
-                    .unwrap_or(0) as u64;
-                snap.paths.push((chpid, code, p.cost.slots, q.stats));
-            }
-            snap.delayed = c.ch.delayed.iter().sum();
-            snap.hw_active = c.cost.kind.is_ficon();
-        }
-        let npaths = self
-            .chan
-            .as_ref()
-            .map_or(0, |c| c.ch.groups[0].len() as u32);
-        let pav = self.pav.is_some();
-        let paging = self
-            .paging
-            .iter()
-            .flat_map(|p| p.devs.iter())
-            .map(|d| (d, false));
-        let mdisk = self
-            .dasd
-            .iter()
-            .flat_map(|d| d.devs.iter())
-            .map(|d| (d, true));
-        for (d, md) in paging.chain(mdisk) {
-            let on = d.chan.is_some();
-            let base = pav && md && d.dtype == crate::io::DevType::Eckd;
-            snap.devs
-                .push((on, if on { npaths } else { 0 }, d.bound, base));
-        }
-        if let Some(p) = self.pav.as_ref() {
-            snap.moves = p.moves.iter().map(|m| (m.at, m.from, m.to)).collect();
-        }
-        Some(snap)
     }
 }
 

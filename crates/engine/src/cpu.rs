@@ -31,8 +31,10 @@
 //! time charged to the cores' CPI. Dispatches are counted by how far a virtual CPU moved
 //! (`dispatch_moves`) and messages by how far their data went (`message_distances`).
 
+use crate::entity::Entity;
 use crate::queue::Time;
-use crate::sim::{Entity, Sim, NONE};
+use crate::sim::Sim;
+use crate::units::NONE;
 
 /// The core of logical processor `l` (thread-major numbering): `l % cores`, without a division
 /// for the one or two threads a core has.

@@ -23,12 +23,14 @@
 
 use crate::config::{DasdMethod, DasdType, Dist, Guest, Workload};
 use crate::entity::Entity;
+use crate::guest::VState;
 use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{ScsiContainer, Switches, WriteSame};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::rng::Rng;
-use crate::sim::{path_ns, Sim, VState, NONE};
+use crate::sim::Sim;
+use crate::units::{path_ns, NONE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 

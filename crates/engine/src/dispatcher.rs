@@ -6,8 +6,11 @@
 //! time slice, whichever comes first. The processor's one pending event is the end of the run.
 //! Accounting is exact to the nanosecond, and can be brought up to any instant (monitor samples).
 
+use crate::entity::Entity;
+use crate::guest::VState;
 use crate::queue::Time;
-use crate::sim::{Entity, Sim, VState, NONE};
+use crate::sim::Sim;
+use crate::units::NONE;
 use crate::workload::AfterBurst;
 
 impl Sim {

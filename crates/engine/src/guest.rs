@@ -5,7 +5,7 @@ use crate::config::{Config, Share};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::rng::Rng;
-use crate::sim::NONE;
+use crate::units::NONE;
 use crate::workload::Program;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

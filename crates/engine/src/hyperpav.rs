@@ -77,12 +77,13 @@ impl AliasPool {
     }
 
     /// The scenario's alias pool, if it has one, with the ECKD paging volumes (when paging may
-    /// use aliases) and the ECKD minidisk volumes as its members.
+    /// use aliases) and the ECKD minidisk volumes as its members (`paging`, `minidisks`: the
+    /// two subsystems' device lists, if they exist).
     pub fn for_config(
         cfg: &crate::config::Config,
         level: &crate::level::Level,
-        paging: Option<&crate::paging::Paging>,
-        dasd: Option<&crate::dasd::Dasd>,
+        paging: Option<&[crate::io::Device]>,
+        minidisks: Option<&[crate::io::Device]>,
     ) -> Option<AliasPool> {
         let h = cfg.hyperpav.as_ref()?;
         let paging_on =
@@ -90,12 +91,12 @@ impl AliasPool {
         let mut pool = AliasPool::new(h.aliases, h.share_paging, h.share_minidisk, paging_on);
         let eckd = |d: &crate::io::Device| d.dtype == crate::io::DevType::Eckd;
         if let Some(pg) = paging.filter(|_| paging_on) {
-            let vols = pg.devs.iter().enumerate().filter(|(_, d)| eckd(d));
+            let vols = pg.iter().enumerate().filter(|(_, d)| eckd(d));
             pool.members
                 .extend(vols.map(|(i, _)| (Entity::PagingDevice(i as u32), PAGING)));
         }
-        if let Some(dd) = dasd {
-            let vols = dd.devs.iter().enumerate().filter(|(_, d)| eckd(d));
+        if let Some(dd) = minidisks {
+            let vols = dd.iter().enumerate().filter(|(_, d)| eckd(d));
             pool.members
                 .extend(vols.map(|(i, _)| (Entity::Minidisk(i as u32), MINIDISK)));
         }

@@ -279,7 +279,7 @@ impl Device {
         } else {
             xfer_ns
         };
-        let total = crate::sim::round_ns(pend + disc + conn).max(1);
+        let total = crate::units::round_ns(pend + disc + conn).max(1);
         let on_alias = self.base_busy();
         let s = &mut self.stats;
         s.ios += 1;
@@ -348,7 +348,7 @@ impl Device {
             return;
         };
         let c = self.chan_in.swap_remove(i);
-        let tail = crate::sim::round_ns(extra_pend + extra_conn + c.pend + c.disc);
+        let tail = crate::units::round_ns(extra_pend + extra_conn + c.pend + c.disc);
         let end = now + tail;
         let total = end - c.started;
         let s = &mut self.stats;
@@ -471,63 +471,6 @@ impl Device {
             aliases_in_use: (s.alias_ns as f64 - self.in_service_after(dur_ns, true)).max(0.0)
                 / dur_ns,
             stats: s.clone(),
-        }
-    }
-}
-
-/// The run's I/O configuration, each part built by its own subsystem: real storage and the
-/// paging volumes, the minidisk volumes, the HyperPAV alias pool over them, the channel paths
-/// they are reached through, and static or dynamic PAV.
-pub(crate) struct IoSubsystems {
-    pub paging: Option<Box<crate::paging::Paging>>,
-    pub dasd: Option<Box<crate::dasd::Dasd>>,
-    pub aliases: Option<crate::hyperpav::AliasPool>,
-    pub chan: Option<Box<crate::channel::ChanState>>,
-    pub pav: Option<Box<crate::pav::Pav>>,
-}
-
-impl IoSubsystems {
-    pub fn for_config(
-        cfg: &crate::config::Config,
-        params: &crate::params::Params,
-        level: &crate::level::Level,
-    ) -> Result<IoSubsystems, String> {
-        let mut paging = crate::paging::Paging::for_config(cfg, params, level).map(Box::new);
-        let sw = &level.switches;
-        let mut dasd = crate::dasd::Dasd::new(&cfg.guests, params, sw, cfg.seed, cfg.mdc.as_ref())?
-            .map(Box::new);
-        let aliases =
-            crate::hyperpav::AliasPool::for_config(cfg, level, paging.as_deref(), dasd.as_deref());
-        let chan = crate::channel::channels_for(
-            cfg,
-            params,
-            sw,
-            paging.as_deref_mut(),
-            dasd.as_deref_mut(),
-        )?
-        .map(Box::new);
-        if cfg.pav.is_some() && cfg.hyperpav.is_some() {
-            return Err("a control unit has HyperPAV or static/dynamic PAV, not both".into());
-        }
-        let pav = crate::pav::pav_for(cfg, params, dasd.as_deref_mut())?.map(Box::new);
-        Ok(IoSubsystems {
-            paging,
-            dasd,
-            aliases,
-            chan,
-            pav,
-        })
-    }
-
-    /// How many event entities each subsystem has, with the LPAR's logical processors and the
-    /// guests' virtual CPUs.
-    pub fn entity_counts(&self, lpus: u32, vcpus: u32) -> crate::entity::Counts {
-        crate::entity::Counts {
-            lpus,
-            vcpus,
-            paging_devices: self.paging.as_ref().map_or(0, |p| p.exposures() as u32),
-            minidisks: self.dasd.as_ref().map_or(0, |d| d.devs.len() as u32),
-            channels: self.chan.as_ref().map_or(0, |c| c.ch.paths.len() as u32),
         }
     }
 }

@@ -6,7 +6,7 @@ use crate::config::{Config, Workload};
 use crate::level::Level;
 use crate::params::Params;
 use crate::queue::Time;
-use crate::sim::path_ns;
+use crate::units::path_ns;
 
 /// Which users issue ISKEs, the chargeable path, the part under the PTE lock, whether an ISKE
 /// locks the PTE, and the fraction of key operations that update the key.

@@ -42,6 +42,7 @@ pub mod scheduler;
 pub mod sim;
 pub mod ssl;
 pub mod storage;
+pub mod units;
 pub mod vnet;
 pub mod waterfill;
 pub mod workload;

@@ -44,7 +44,7 @@ use crate::level::{
 };
 use crate::params::Params;
 use crate::queue::Time;
-use crate::sim::{path_ns, round_ns, NONE};
+use crate::units::{path_ns, round_ns, NONE};
 use serde::Serialize;
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BinaryHeap};

@@ -21,7 +21,8 @@ use crate::config::CpcCfg;
 use crate::params::Params;
 use crate::prsm::{self, CpcPol, CpcSpec, Ent, ExcessUse, Polarization, Unparking};
 use crate::queue::Time;
-use crate::sim::{Sim, NONE};
+use crate::sim::Sim;
+use crate::units::NONE;
 use serde::Serialize;
 
 pub struct LparState {
@@ -130,7 +131,7 @@ impl LparState {
             trun: 1,
             trun_k: (p.prsm_trun_k(), p.prsm_trun_min(), p.prsm_trun_max()),
             c_lpdisp: (p.prsm_lpdisp() * 1e3).round() as Time,
-            wake_cost: crate::sim::path_ns(p, p.path_wake(), 0.0),
+            wake_cost: crate::units::path_ns(p, p.path_wake(), 0.0),
             t_park: ((p.hd_t_park() * ms).round() as Time).max(1),
             next_park: 0,
             last_park: 0,
@@ -393,7 +394,7 @@ impl Sim {
         if a >= 1.0 || work == 0 {
             return 0;
         }
-        let susp = crate::sim::round_ns(work as f64 * (1.0 / a - 1.0));
+        let susp = crate::units::round_ns(work as f64 * (1.0 / a - 1.0));
         let acc = &mut st.run_acc[l as usize];
         *acc += work + susp;
         st.dispatches += *acc / st.trun;

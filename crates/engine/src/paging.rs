@@ -12,13 +12,15 @@
 
 use crate::config::{Config, PagingCipher, PagingVolume, PagingVolumeType, Refs, StorageCfg};
 use crate::entity::Entity;
+use crate::guest::VState;
 use crate::io::{DevType, Device, DeviceSummary, IoReq, Service};
 use crate::level::{EdevPaging, Switches};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::rng::Rng;
-use crate::sim::{path_ns, Sim, VState, NONE};
+use crate::sim::Sim;
 use crate::storage::{Found, RealStorage};
+use crate::units::{path_ns, NONE};
 use serde::Serialize;
 
 pub struct Paging {

@@ -91,21 +91,22 @@ pub struct PavSummary {
     pub moves: u64,
 }
 
-/// The PAV of a scenario, or None; binds the aliases to the ECKD minidisk volumes.
+/// The PAV of a scenario, or None; binds the aliases to the ECKD minidisk volumes
+/// (`minidisks`: the minidisk subsystem's devices, if it exists).
 pub fn pav_for(
     cfg: &crate::config::Config,
     p: &crate::params::Params,
-    dasd: Option<&mut crate::dasd::Dasd>,
+    minidisks: Option<&mut [crate::io::Device]>,
 ) -> Result<Option<Pav>, String> {
     let Some(c) = cfg.pav.as_ref() else {
         return Ok(None);
     };
     let mode = c.mode;
-    let Some(d) = dasd else {
+    let Some(d) = minidisks else {
         return Err("PAV aliases without ECKD minidisk volumes".into());
     };
-    let vols: Vec<u32> = (0..d.devs.len() as u32)
-        .filter(|&i| d.devs[i as usize].dtype == crate::io::DevType::Eckd)
+    let vols: Vec<u32> = (0..d.len() as u32)
+        .filter(|&i| d[i as usize].dtype == crate::io::DevType::Eckd)
         .collect();
     if vols.is_empty() {
         return Err("PAV aliases without ECKD minidisk volumes".into());
@@ -113,7 +114,7 @@ pub fn pav_for(
     let period = (p.pav_move_interval() * 1e9) as Time;
     let (pav, bound) = Pav::new(mode, c.aliases, vols, period);
     for (&v, b) in pav.vols.iter().zip(bound) {
-        d.devs[v as usize].bound = b;
+        d[v as usize].bound = b;
     }
     Ok(Some(pav))
 }

@@ -19,8 +19,11 @@
 //! within each pool (`pool_fill`), so members' target rates add up to no more than the pool.
 
 use crate::config::{Action, PoolCfg, PoolType};
+use crate::entity::Entity;
+use crate::guest::VState;
 use crate::queue::Time;
-use crate::sim::{Entity, Sim, VState, NONE};
+use crate::sim::Sim;
+use crate::units::NONE;
 use serde::Serialize;
 
 /// One defined pool (a deleted pool keeps its slot so user indices stay valid).
@@ -548,7 +551,7 @@ fn limit_pct(rate: f64) -> f64 {
 pub fn check_sequence(
     cfg: &crate::config::Config,
     actions: &[Action],
-    users: &[crate::sim::User],
+    users: &[crate::guest::User],
 ) -> Result<(), String> {
     let known = |u: &str| users.iter().any(|x| x.userid == u);
     let (mut pools, mut member) = check_start_pools(cfg, &known)?;

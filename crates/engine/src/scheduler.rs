@@ -48,10 +48,13 @@
 //! what, whatever their shares (A1's deviation).
 
 use crate::config::{Limit, ShareKind, ShareValue};
+use crate::entity::Entity;
+use crate::guest::{UList, VState};
 use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
 use crate::params::Params;
 use crate::queue::Time;
-use crate::sim::{path_ns, Entity, Sim, UList, VState, NONE};
+use crate::sim::Sim;
+use crate::units::{path_ns, NONE};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
@@ -163,21 +166,21 @@ pub struct SchedStats {
 
 impl Scheduler {
     /// The run's scheduler for the online processors, with storage admission's view of the
-    /// frames and paging exposures.
+    /// frames and paging exposures (`storage`: None without a storage model).
     pub fn for_run(
         cfg: &crate::config::Config,
         params: &Params,
         level: &Level,
         cpu: &crate::cpu::Cpu,
-        paging: Option<&crate::paging::Paging>,
+        storage: Option<(u64, usize)>,
     ) -> Scheduler {
         let p_online = cpu.cores * cpu.threads;
         let mut sched = Scheduler::new(params, level, p_online);
         sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
         sched.set_processors(p_online, cpu.n_lpus);
-        if let Some(pg) = paging {
-            sched.dpa = pg.frames() as f64;
-            sched.exposures = pg.exposures() as f64;
+        if let Some((frames, exposures)) = storage {
+            sched.dpa = frames as f64;
+            sched.exposures = exposures as f64;
         }
         sched
     }

@@ -33,14 +33,13 @@ use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{SslApvirt, SslCipher, SslServer, Switches};
 use crate::params::Params;
 use crate::rng::Rng;
-use crate::sim::{path_ns, Sim, NONE};
-use crate::vnet::Role;
+use crate::sim::Sim;
+use crate::units::{path_ns, NONE};
+use crate::workload::Role;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
-/// A queue entry of a server that is the end of a handshake whose RSA operation the crypto
-/// adapter did (the rest of the entry is the client virtual CPU).
-pub const CONT: u32 = 1 << 31;
+pub use crate::vnet::CONT;
 
 /// One SSL server guest's configuration and costs (ns at nominal speed).
 #[derive(Clone, Debug)]

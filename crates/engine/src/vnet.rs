@@ -23,28 +23,18 @@
 //! adapter are in `ssl`; a queue entry tagged `ssl::CONT` is a handshake's end coming back
 //! from the adapter.
 
+use crate::entity::Entity;
+use crate::guest::VState;
 use crate::queue::Time;
-use crate::sim::{Entity, Sim, VState, NONE};
+use crate::sim::Sim;
+use crate::units::NONE;
 use std::collections::VecDeque;
 
-/// The role of a guest's program in the virtual network.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Role {
-    Client {
-        cpu: f64,
-        window: u32,
-        /// Users (guests) it sends to, in round-robin order.
-        servers: Vec<u32>,
-        /// Payload bytes per request, and whether each request opens a connection (ssl.rs).
-        bytes: u64,
-        connect: bool,
-    },
-    Server {
-        cpu: f64,
-        /// Users the request goes on to (round robin); empty: this server replies.
-        forward: Vec<u32>,
-    },
-}
+pub use crate::workload::Role;
+
+/// A queue entry of a server that is the end of a handshake whose RSA operation the crypto
+/// adapter did (the rest of the entry is the client virtual CPU).
+pub const CONT: u32 = 1 << 31;
 
 /// Per-virtual-CPU and per-user message state.
 #[derive(Clone, Debug, Default)]
@@ -95,11 +85,11 @@ impl Vnet {
     pub fn for_run(
         cfg: &crate::config::Config,
         params: &crate::params::Params,
-        users: &[crate::sim::User],
+        users: &[crate::guest::User],
         n_vcpus: usize,
     ) -> Option<Vnet> {
         users.iter().any(|u| u.program.role().is_some()).then(|| {
-            let cost_msg = crate::sim::path_ns(params, params.path_vnet_msg(), 0.0);
+            let cost_msg = crate::units::path_ns(params, params.path_vnet_msg(), 0.0);
             let mut n = Vnet::new(n_vcpus, users.len(), cost_msg);
             n.touches = cfg
                 .guests
@@ -254,7 +244,7 @@ impl Sim {
         if client == NONE {
             return;
         }
-        let c = client & !crate::ssl::CONT;
+        let c = client & !CONT;
         if n_forward == 0 {
             net.served += 1;
             let cu = self.vcpus[c as usize].user;
@@ -356,7 +346,7 @@ impl Sim {
         // Stall cycles at the sender's core: as nominal work at its speed factor.
         let f =
             self.cpu.topo.factor[crate::cpu::core_index(l, self.cpu.topo.cores.max(1)) as usize];
-        let extra = crate::sim::round_ns(self.cpu.reload_ns[k] as f64 * f);
+        let extra = crate::units::round_ns(self.cpu.reload_ns[k] as f64 * f);
         if extra > 0 {
             self.vcpus[v as usize].cp_stall += extra;
             self.cpu.reload_charged += extra;

@@ -4,7 +4,25 @@
 use crate::config::{Dist, Workload};
 use crate::queue::Time;
 use crate::rng::Rng;
-use crate::vnet::Role;
+
+/// The role of a guest's program in the virtual network.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Role {
+    Client {
+        cpu: f64,
+        window: u32,
+        /// Users (guests) it sends to, in round-robin order.
+        servers: Vec<u32>,
+        /// Payload bytes per request, and whether each request opens a connection (ssl.rs).
+        bytes: u64,
+        connect: bool,
+    },
+    Server {
+        cpu: f64,
+        /// Users the request goes on to (round robin); empty: this server replies.
+        forward: Vec<u32>,
+    },
+}
 
 /// What a virtual CPU does when its current CPU burst completes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -28,10 +28,9 @@
 mod chan_records;
 mod layouts;
 mod records;
-mod snapshot;
 
+pub use crate::monitor::snapshot::{ChanSnap, DevSnap, LpuSnap, Snapshot, StoSnap};
 pub use layouts::*;
-pub use snapshot::{ChanSnap, DevSnap, LpuSnap, Snapshot, StoSnap};
 
 use crate::sim::Sim;
 

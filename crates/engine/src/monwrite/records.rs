@@ -2,7 +2,7 @@
 //! from the cumulative counters ([`Cum`]) and the sample's [`Snapshot`].
 
 use super::*;
-use crate::sim::VState as S;
+use crate::guest::VState as S;
 
 /// Cumulative counters up to the end of the last interval added (the engine keeps deltas).
 pub(super) struct Cum {
@@ -555,7 +555,7 @@ fn zvmuse(c: &Cum, snap: &Snapshot, k: usize, userid: &str, vcpus: usize, tod: u
         .states
         .get(k)
         .copied()
-        .unwrap_or([0; crate::sim::N_VSTATES]);
+        .unwrap_or([0; crate::guest::N_VSTATES]);
     let tu = |s: S| Val::U(ns_to_tod_units(st[s as usize]));
     build(
         &ZVMUSE,

@@ -13,7 +13,7 @@ pub struct Snapshot {
     pub users: Vec<(u64, u64, u64)>,
     /// Per user: time its virtual CPUs spent in each state up to the sample (dormant without
     /// test idle), and test idle (FCX114 USTAT; `Sim::user_wait_states`).
-    pub states: Vec<[u64; crate::sim::N_VSTATES]>,
+    pub states: Vec<[u64; crate::guest::N_VSTATES]>,
     pub tidle: Vec<u64>,
     /// Per logical processor: (core, suspended ns, parked ns, parked now, core time with one
     /// busy thread, with two: None without SMT tracking).
@@ -275,10 +275,59 @@ impl Sim {
 
     /// Per user: time its virtual CPUs spent in each state up to now, and test idle (FCX114
     /// USTAT).
-    fn snap_wait_states(&self) -> (Vec<[u64; crate::sim::N_VSTATES]>, Vec<u64>) {
+    fn snap_wait_states(&self) -> (Vec<[u64; crate::guest::N_VSTATES]>, Vec<u64>) {
         self.users
             .iter()
             .map(|u| self.user_wait_states(u, self.now))
             .unzip()
+    }
+}
+
+impl crate::sim::Sim {
+    /// Channel paths and PAV for a monitor sample (None without either).
+    pub(crate) fn chan_snapshot(&self) -> Option<ChanSnap> {
+        if self.chan.is_none() && self.pav.is_none() {
+            return None;
+        }
+        let now = self.now;
+        let mut snap = ChanSnap::default();
+        if let Some(c) = self.chan.as_ref() {
+            for p in &c.ch.paths {
+                let chpid = u64::from_str_radix(&p.id, 16).unwrap_or(0);
+                let code = 1 + crate::channel::ChanKind::ALL
+                    .iter()
+                    .position(|&k| k == p.cost.kind)
+                    .unwrap_or(0) as u64;
+                snap.paths
+                    .push((chpid, code, p.cost.slots, p.stats_at(now)));
+            }
+            snap.delayed = c.ch.delayed.iter().sum();
+            snap.hw_active = c.cost.kind.is_ficon();
+        }
+        let npaths = self
+            .chan
+            .as_ref()
+            .map_or(0, |c| c.ch.groups[0].len() as u32);
+        let pav = self.pav.is_some();
+        let paging = self
+            .paging
+            .iter()
+            .flat_map(|p| p.devs.iter())
+            .map(|d| (d, false));
+        let mdisk = self
+            .dasd
+            .iter()
+            .flat_map(|d| d.devs.iter())
+            .map(|d| (d, true));
+        for (d, md) in paging.chain(mdisk) {
+            let on = d.chan.is_some();
+            let base = pav && md && d.dtype == crate::io::DevType::Eckd;
+            snap.devs
+                .push((on, if on { npaths } else { 0 }, d.bound, base));
+        }
+        if let Some(p) = self.pav.as_ref() {
+            snap.moves = p.moves.iter().map(|m| (m.at, m.from, m.to)).collect();
+        }
+        Some(snap)
     }
 }

@@ -3,8 +3,12 @@
 //! Every `interval` the monitor brings each processor's accounting up to the instant and records
 //! per-user and per-processor deltas. The monitor-data issue writes these as MONWRITE records.
 
+pub mod snapshot;
+
+use crate::entity::Entity;
+use crate::guest::Acct;
 use crate::queue::Time;
-use crate::sim::{Acct, Entity, Sim};
+use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -36,7 +40,7 @@ pub struct IntervalRec {
     pub cores: Option<(u64, u64, u32)>,
     /// Cumulative device and storage counters at the sample (the monitor records' inputs).
     #[serde(skip)]
-    pub snap: crate::monwrite::Snapshot,
+    pub snap: snapshot::Snapshot,
 }
 
 pub struct Monitor {
@@ -136,13 +140,13 @@ impl Sim {
         }
     }
 
-    /// Time user `u`'s virtual CPUs spent in each state (crate::sim::VState) up to `now`.
+    /// Time user `u`'s virtual CPUs spent in each state (crate::guest::VState) up to `now`.
     pub fn user_state_time(
         &self,
-        u: &crate::sim::User,
+        u: &crate::guest::User,
         now: Time,
-    ) -> [Time; crate::sim::N_VSTATES] {
-        let mut t = [0; crate::sim::N_VSTATES];
+    ) -> [Time; crate::guest::N_VSTATES] {
+        let mut t = [0; crate::guest::N_VSTATES];
         for &v in &u.vcpus {
             for (a, b) in t.iter_mut().zip(self.vcpus[v as usize].state_time(now)) {
                 *a += b;
@@ -156,12 +160,12 @@ impl Sim {
     /// monitor's MRUSEACT both take them from here).
     pub fn user_wait_states(
         &self,
-        u: &crate::sim::User,
+        u: &crate::guest::User,
         now: Time,
-    ) -> ([Time; crate::sim::N_VSTATES], Time) {
+    ) -> ([Time; crate::guest::N_VSTATES], Time) {
         let mut t = self.user_state_time(u, now);
         let ti = u.sch.tidle_time(now);
-        let d = crate::sim::VState::Dormant as usize;
+        let d = crate::guest::VState::Dormant as usize;
         t[d] = t[d].saturating_sub(ti);
         (t, ti)
     }
@@ -269,7 +273,7 @@ impl Sim {
                 wait_states: {
                     let (t, ti) = self.user_wait_states(u, self.now);
                     let all = (t.iter().sum::<Time>() + ti).max(1) as f64;
-                    let mut m: BTreeMap<&'static str, f64> = crate::sim::VState::NAMES
+                    let mut m: BTreeMap<&'static str, f64> = crate::guest::VState::NAMES
                         .iter()
                         .zip(t)
                         .map(|(n, x)| (*n, 100.0 * x as f64 / all))

@@ -8,6 +8,8 @@
 //! Logic for each lives in its subsystem module (`dispatcher`, `scheduler`, `monitor`).
 
 use crate::config::{Action, Config, Share};
+mod io;
+
 pub use crate::entity::Entity;
 pub use crate::guest::{Acct, UList, User, UserSched, VState, Vcpu, N_VSTATES};
 use crate::level::Level;
@@ -15,24 +17,7 @@ use crate::params::Params;
 use crate::queue::Time;
 use crate::scheduler::Scheduler;
 
-pub const NONE: u32 = u32::MAX;
-
-/// `x.round() as Time` (half away from zero, negative and NaN to 0, saturating) without libm's
-/// `round`: `x - trunc(x)` is exact for every finite `x`, so this is the same function.
-#[inline(always)]
-pub fn round_ns(x: f64) -> Time {
-    let t = x as Time;
-    if x - t as f64 >= 0.5 {
-        t.saturating_add(1)
-    } else {
-        t
-    }
-}
-
-/// Convert a path length (instructions) plus hardware cycles to nanoseconds of CPU.
-pub fn path_ns(p: &Params, instructions: f64, cycles: f64) -> Time {
-    round_ns((instructions * p.cpi_cp() + cycles) / p.clock_ghz())
-}
+pub use crate::units::{path_ns, round_ns, NONE};
 
 /// A logical processor of the LPAR.
 ///
@@ -172,7 +157,7 @@ impl Sim {
         let (p, p_online) = (cpu.n_lpus, cpu.cores * cpu.threads);
         let (users, vcpus) = crate::guest::guests(&cfg, &params, p_online)?;
         let actions = timed_actions(&cfg, &users)?;
-        let io = crate::io::IoSubsystems::for_config(&cfg, &params, &level)?;
+        let io = io::IoSubsystems::for_config(&cfg, &params, &level)?;
         let lpar = match &cfg.cpc {
             Some(c) => Some(crate::lpar::LparState::new(c, p, &params, &level.switches)?),
             None => None,
@@ -180,7 +165,7 @@ impl Sim {
         let (n_vcpus, n_users) = (vcpus.len(), users.len());
         let mut sim = Sim {
             q: crate::entity::Agenda::new(io.entity_counts(p, n_vcpus as u32)),
-            sched: Scheduler::for_run(&cfg, &params, &level, &cpu, io.paging.as_deref()),
+            sched: Scheduler::for_run(&cfg, &params, &level, &cpu, io.storage_view()),
             cost_dispatch: path_ns(&params, params.path_dispatch(), params.hw_sie_cycles()),
             cost_slice_end: path_ns(&params, params.path_slice_end(), 0.0),
             lpus: Lpu::for_cpu(&cpu),
