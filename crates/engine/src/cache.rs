@@ -393,30 +393,6 @@ impl Warmth {
     }
 }
 
-impl crate::sim::Sim {
-    /// Cache warmth at a dispatch of `v` on `l` (`cache.warmth` on): the run's reload transient
-    /// becomes guest work of the burst.
-    pub(crate) fn cache_dispatch(&mut self, v: u32, l: u32) {
-        let vc = &self.vcpus[v as usize];
-        if vc.pagewait {
-            return;
-        }
-        let rate = self.lpus[l as usize].rate;
-        let work = vc
-            .remaining
-            .min(crate::cpu::slice_work(vc.slice_left, rate));
-        let c = self.cpu.core_of(l) as usize;
-        let t = &self.cpu.topo;
-        let at = [c as u32, t.chip[c], self.warm.node[c]];
-        let avail = self.lpar.as_deref().map_or(1.0, |st| st.avail[l as usize]);
-        let sib = &self.users[vc.user as usize].vcpus;
-        let reload = self
-            .warm
-            .dispatch(v as usize, l as usize, at, work, avail, sib);
-        self.vcpus[v as usize].remaining += reload;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

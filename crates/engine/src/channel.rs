@@ -23,7 +23,6 @@
 //! first (`ficon_prefetch` switch), and a control unit that is not ESS-class, or a level that
 //! does not avoid it, waits for the nullification-window handshake (`nullification` switch).
 
-use crate::entity::Entity;
 use crate::queue::Time;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -535,89 +534,6 @@ pub fn channels_for<'a>(
     Ok(Some(chan_state(p, sw, c, paths, group)))
 }
 
-impl crate::sim::Sim {
-    /// The device whose event entity is `ent` (a paging volume or a minidisk volume).
-    fn chan_device(&mut self, ent: u32) -> &mut crate::io::Device {
-        match self.q.owner(ent) {
-            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
-            Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
-            e => unreachable!("a transfer's entity is a volume, not {e:?}"),
-        }
-    }
-
-    fn chan_schedule(&mut self, p: usize) {
-        let c = self.chan.as_ref().expect("channels");
-        match c.ch.paths[p].next_event() {
-            Some(t) => self.q.schedule(Entity::Channel(p as u32), t),
-            None => self.q.cancel(Entity::Channel(p as u32)),
-        }
-    }
-
-    /// After the run's setup: the I/Os started at time 0 go to the channel subsystem, and
-    /// shared paths expect the other LPARs' first starts.
-    pub(crate) fn io_after_event(&mut self) {
-        let Some(c) = self.chan.as_ref() else { return };
-        for p in 0..c.ch.paths.len() {
-            self.chan_schedule(p);
-        }
-        self.chan_pump();
-    }
-
-    /// Hand the I/Os the devices started to the
-    /// channel subsystem (each asks for a path of its control unit's group).
-    pub(crate) fn chan_pump(&mut self) {
-        let now = self.now;
-        let mut starts = Vec::new();
-        let kinds: [fn(u32) -> Entity; 2] = [Entity::PagingDevice, Entity::Minidisk];
-        let pg = self.paging.as_mut().map(|p| p.devs.as_mut_slice());
-        let dd = self.dasd.as_mut().map(|d| d.devs.as_mut_slice());
-        for (devs, kind) in [pg, dd].into_iter().zip(kinds) {
-            for (i, d) in devs.into_iter().flatten().enumerate() {
-                for s in d.chan_out.drain(..) {
-                    starts.push((self.q.id(kind(i as u32)), d.chan.unwrap_or(0), s));
-                }
-            }
-        }
-        for (ent, cu, s) in starts {
-            let c = self.chan.as_mut().expect("channels");
-            let bytes = s.pages as u64 * 4096;
-            let ccws = s.pages as f64 + c.ccws_fixed;
-            let x = Xfer {
-                ent,
-                seq: s.seq,
-                work: c.cost.work(bytes as f64, ccws),
-                bytes,
-                asked: now,
-                granted: now,
-            };
-            if let Some(p) = c.ch.request(cu as usize, now, x) {
-                self.chan_schedule(p);
-            }
-        }
-    }
-
-    /// Channel path `p`'s event: connects that ended; their devices learn when the I/Os
-    /// complete, and the path takes starts pending.
-    pub(crate) fn chan_event(&mut self, p: u32) {
-        let now = self.now;
-        let c = self.chan.as_mut().expect("channels");
-        let done = c.ch.complete(p as usize, now);
-        let ccws_fixed = c.ccws_fixed;
-        let (interlock, null) = (c.interlock_ns, c.null_ns);
-        for x in done {
-            let pages = x.bytes as f64 / 4096.0;
-            let extra_conn = interlock * (pages + ccws_fixed - 1.0).max(0.0);
-            let d = self.chan_device(x.ent);
-            d.connect_done(now, x.seq, x.granted - x.asked, null, extra_conn);
-            if let Some(t) = d.next_completion() {
-                let e = self.q.owner(x.ent);
-                self.q.schedule(e, t);
-            }
-        }
-        self.chan_schedule(p as usize);
-    }
-}
-
 /// One channel path over the run (FCX107 CHANNEL-like, with FCX215's bytes).
 #[derive(Clone, Debug, Serialize)]
 pub struct PathSummary {
@@ -656,10 +572,11 @@ pub struct ChannelsSummary {
     pub interlock_ms_per_ccw: f64,
 }
 
-impl crate::sim::Sim {
-    pub fn channel_summary(&self) -> Option<ChannelsSummary> {
-        let c = self.chan.as_ref()?;
-        let now = self.now.max(1);
+impl ChanState {
+    /// The channel model over the run up to `now` (the run summary's `channels`).
+    pub fn summary(&self, now: Time) -> ChannelsSummary {
+        let c = self;
+        let now = now.max(1);
         let secs = now as f64 / 1e9;
         let paths =
             c.ch.paths
@@ -683,7 +600,7 @@ impl crate::sim::Sim {
         let starts: u64 = paths.iter().map(|p| p.stats.ios).sum::<u64>()
             + c.ch.waiting.iter().map(|w| w.len() as u64).sum::<u64>();
         let n = starts.max(1) as f64;
-        Some(ChannelsSummary {
+        ChannelsSummary {
             cu_class: c.cu_class,
             cu_paths: c.ch.groups[0]
                 .iter()
@@ -695,7 +612,7 @@ impl crate::sim::Sim {
             nullification_ms: c.null_ns / 1e6,
             interlock_ms_per_ccw: c.interlock_ns / 1e6,
             paths,
-        })
+        }
     }
 }
 

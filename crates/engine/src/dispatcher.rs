@@ -320,3 +320,43 @@ impl Sim {
         self.dispatch_next(l);
     }
 }
+
+/// Wiring at a dispatch and at a transaction's ends: the cache footprint model (cache.rs) and
+/// the response-time records (response.rs).
+impl Sim {
+    /// Cache warmth at a dispatch of `v` on `l` (`cache.warmth` on): the run's reload transient
+    /// becomes guest work of the burst.
+    pub(crate) fn cache_dispatch(&mut self, v: u32, l: u32) {
+        let vc = &self.vcpus[v as usize];
+        if vc.pagewait {
+            return;
+        }
+        let rate = self.lpus[l as usize].rate;
+        let work = vc
+            .remaining
+            .min(crate::cpu::slice_work(vc.slice_left, rate));
+        let c = self.cpu.core_of(l) as usize;
+        let t = &self.cpu.topo;
+        let at = [c as u32, t.chip[c], self.warm.node[c]];
+        let avail = self.lpar.as_deref().map_or(1.0, |st| st.avail[l as usize]);
+        let sib = &self.users[vc.user as usize].vcpus;
+        let reload = self
+            .warm
+            .dispatch(v as usize, l as usize, at, work, avail, sib);
+        self.vcpus[v as usize].remaining += reload;
+    }
+
+    /// Virtual CPU `v` starts a transaction now.
+    #[inline]
+    pub(crate) fn tx_begin(&mut self, v: u32) {
+        self.resp.begin(v, self.now);
+    }
+
+    /// A transaction of virtual CPU `v` completes now (its user's class decides trivial).
+    #[inline]
+    pub(crate) fn tx_end(&mut self, v: u32) {
+        let u = self.vcpus[v as usize].user as usize;
+        let trivial = self.users[u].sch.class <= 1;
+        self.resp.end(v, u, self.now, trivial);
+    }
+}

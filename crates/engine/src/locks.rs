@@ -826,23 +826,6 @@ impl Locks {
     }
 }
 
-impl crate::sim::Sim {
-    /// Cumulative counters of every lock (indexed by `LockId`).
-    pub fn lock_counters(&self) -> &[LockCounters; N_LOCKS] {
-        &self.locks.counters
-    }
-
-    /// Nonchargeable CP time already owed but not yet run (spin included): the head segments
-    /// still running, the processors' owed time and the scheduler's pending work.
-    pub fn sys_outstanding(&self) -> Time {
-        self.lpus
-            .iter()
-            .map(|l| l.sys_left + l.sys_owed)
-            .sum::<Time>()
-            + self.sched.sys_pending
-    }
-}
-
 /// One lock over a run or an interval: Perfkit FCX265 LOCKLOG's columns (combined, with the
 /// exclusive and shared parts).
 #[derive(Clone, Debug, Serialize)]

@@ -15,7 +15,6 @@
 //! has an alias) to the one that queued most, when the receiver queued at all and at least
 //! twice the donor's time (assumed: WLM's goal-based rule and its hysteresis are not public).
 
-use crate::entity::Entity;
 use crate::queue::Time;
 use serde::Serialize;
 
@@ -119,61 +118,55 @@ pub fn pav_for(
     Ok(Some(pav))
 }
 
-impl crate::sim::Sim {
-    /// Dynamic PAV's mover, before the first event at or after the end of its period.
-    pub(crate) fn pav_pass(&mut self) {
-        let now = self.now;
-        let (Some(pav), Some(d)) = (self.pav.as_mut(), self.dasd.as_mut()) else {
-            return;
-        };
-        if pav.mode != PavMode::Dynamic || now < pav.next {
-            return;
+impl Pav {
+    /// Dynamic PAV's mover at `now` over the minidisk volumes `devs`: at the end of each period
+    /// one alias moves from the volume that queued least to the one that queued most. Returns
+    /// the volume that started an I/O on the alias it got, and when that I/O completes.
+    pub fn pass(&mut self, now: Time, devs: &mut [crate::io::Device]) -> Option<(u32, Time)> {
+        if self.mode != PavMode::Dynamic || now < self.next {
+            return None;
         }
-        pav.next = now + pav.period;
-        let q: Vec<u64> = pav
+        self.next = now + self.period;
+        let q: Vec<u64> = self
             .vols
             .iter()
-            .zip(&pav.last_queue)
-            .map(|(&v, &l)| d.devs[v as usize].stats.queue_ns - l)
+            .zip(&self.last_queue)
+            .map(|(&v, &l)| devs[v as usize].stats.queue_ns - l)
             .collect();
-        for (i, &v) in pav.vols.iter().enumerate() {
-            pav.last_queue[i] = d.devs[v as usize].stats.queue_ns;
+        for (i, &v) in self.vols.iter().enumerate() {
+            self.last_queue[i] = devs[v as usize].stats.queue_ns;
         }
-        let bound: Vec<u32> = pav.vols.iter().map(|&v| d.devs[v as usize].bound).collect();
-        let Some((from, to)) = Pav::choose(&q, &bound) else {
-            return;
-        };
-        let (vf, vt) = (pav.vols[from], pav.vols[to]);
-        pav.moves.push(Move {
+        let bound: Vec<u32> = self.vols.iter().map(|&v| devs[v as usize].bound).collect();
+        let (from, to) = Pav::choose(&q, &bound)?;
+        let (vf, vt) = (self.vols[from], self.vols[to]);
+        self.moves.push(Move {
             at: now,
             from: vf,
             to: vt,
         });
-        d.devs[vf as usize].bound -= 1;
-        let dev = &mut d.devs[vt as usize];
+        devs[vf as usize].bound -= 1;
+        let dev = &mut devs[vt as usize];
         if dev.bind_alias(now) {
-            if let Some(t) = dev.next_completion() {
-                self.q.schedule(Entity::Minidisk(vt), t);
-            }
+            return dev.next_completion().map(|t| (vt, t));
         }
+        None
     }
 
-    pub fn pav_summary(&self) -> Option<PavSummary> {
-        let pav = self.pav.as_ref()?;
-        let d = self.dasd.as_ref()?;
-        Some(PavSummary {
-            mode: pav.mode,
-            aliases: pav.aliases,
-            bound: pav
+    /// The run summary's `pav`, over the minidisk volumes `devs`.
+    pub fn summary(&self, devs: &[crate::io::Device]) -> PavSummary {
+        PavSummary {
+            mode: self.mode,
+            aliases: self.aliases,
+            bound: self
                 .vols
                 .iter()
                 .map(|&v| {
-                    let x = &d.devs[v as usize];
+                    let x = &devs[v as usize];
                     (x.name.clone(), x.bound)
                 })
                 .collect(),
-            moves: pav.moves.len() as u64,
-        })
+            moves: self.moves.len() as u64,
+        }
     }
 }
 

@@ -22,7 +22,6 @@
 //! overtaking an earlier one swaps the two response times, not their sum).
 
 use crate::queue::Time;
-use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::VecDeque;
 
@@ -318,22 +317,6 @@ impl Responses {
             trivial_mean: avg(triv_ns, triv),
             nontrivial_mean: avg(h.sum_ns - triv_ns, h.count - triv),
         }
-    }
-}
-
-impl Sim {
-    /// Virtual CPU `v` starts a transaction now.
-    #[inline]
-    pub(crate) fn tx_begin(&mut self, v: u32) {
-        self.resp.begin(v, self.now);
-    }
-
-    /// A transaction of virtual CPU `v` completes now (its user's class decides trivial).
-    #[inline]
-    pub(crate) fn tx_end(&mut self, v: u32) {
-        let u = self.vcpus[v as usize].user as usize;
-        let trivial = self.users[u].sch.class <= 1;
-        self.resp.end(v, u, self.now, trivial);
     }
 }
 

@@ -9,6 +9,7 @@
 
 use crate::config::{Action, Config, Share};
 mod io;
+mod processors;
 
 pub use crate::entity::Entity;
 pub use crate::guest::{Acct, UList, User, UserSched, VState, Vcpu, N_VSTATES};
@@ -361,6 +362,24 @@ impl Sim {
         for l in 0..self.lpus.len() as u32 {
             self.charge(l, self.now);
         }
+    }
+}
+
+/// The spin locks and CP time owed, for tests and the summary.
+impl Sim {
+    /// Cumulative counters of every lock (indexed by `LockId`).
+    pub fn lock_counters(&self) -> &[crate::locks::LockCounters; crate::locks::N_LOCKS] {
+        &self.locks.counters
+    }
+
+    /// Nonchargeable CP time already owed but not yet run (spin included): the head segments
+    /// still running, the processors' owed time and the scheduler's pending work.
+    pub fn sys_outstanding(&self) -> Time {
+        self.lpus
+            .iter()
+            .map(|l| l.sys_left + l.sys_owed)
+            .sum::<Time>()
+            + self.sched.sys_pending
     }
 }
 
