@@ -21,8 +21,6 @@ use crate::config::CpcCfg;
 use crate::params::Params;
 use crate::prsm::{self, CpcPol, CpcSpec, Ent, ExcessUse, Polarization, Unparking};
 use crate::queue::Time;
-use crate::sim::Sim;
-use crate::units::NONE;
 use serde::Serialize;
 
 pub struct LparState {
@@ -383,201 +381,122 @@ pub struct LparSummary {
     pub cap_cores: Option<f64>,
 }
 
-impl Sim {
-    /// Suspended wall time before `work` ns of work on processor `l`, and PR/SM dispatch counting.
+impl LparState {
+    /// Suspended wall time before `work` ns of work on processor `l` (powered a share `a` of
+    /// the time: `work (1/a - 1)`), and PR/SM dispatch counting: one per dispatch interval of
+    /// run and suspension.
     #[inline]
-    pub(crate) fn prsm_suspend(&mut self, l: u32, work: Time) -> Time {
-        let Some(st) = self.lpar.as_deref_mut() else {
-            return 0;
-        };
-        let a = st.avail[l as usize];
+    pub fn suspend(&mut self, l: u32, work: Time) -> Time {
+        let a = self.avail[l as usize];
         if a >= 1.0 || work == 0 {
             return 0;
         }
         let susp = crate::units::round_ns(work as f64 * (1.0 / a - 1.0));
-        let acc = &mut st.run_acc[l as usize];
+        let acc = &mut self.run_acc[l as usize];
         *acc += work + susp;
-        st.dispatches += *acc / st.trun;
-        *acc %= st.trun;
+        self.dispatches += *acc / self.trun;
+        *acc %= self.trun;
         susp
     }
 
-    /// A processor that waited is woken: one PR/SM dispatch, and z/VM's wake path (system time).
+    /// A processor that waited is woken: one PR/SM dispatch; returns z/VM's wake path (system
+    /// time).
     #[inline]
-    pub(crate) fn prsm_wake(&mut self, l: u32) -> Time {
-        let lp = &mut self.lpus[l as usize];
-        if !std::mem::take(&mut lp.waiting) {
-            return 0;
-        }
-        match self.lpar.as_deref_mut() {
-            None => 0,
-            Some(st) => {
-                st.dispatches += 1;
-                st.wakes += 1;
-                st.wake_cost
-            }
-        }
+    pub fn wake(&mut self) -> Time {
+        self.dispatches += 1;
+        self.wakes += 1;
+        self.wake_cost
     }
 
-    /// Every scheduler tick: partners' demand and a GPD sample; every `hd.t_park` the parking
-    /// decision.
-    pub(crate) fn prsm_tick(&mut self) {
-        let now = self.now;
-        let Some(st) = self.lpar.as_deref_mut() else {
-            return;
-        };
-        let changed = st.partners_at(now);
-        st.sample_gpd(now);
-        if now < st.next_park {
+    /// Every scheduler tick: partners' demand and a GPD sample. True when the parking decision
+    /// is due (every `hd.t_park`).
+    pub fn tick(&mut self, now: Time) -> bool {
+        let changed = self.partners_at(now);
+        self.sample_gpd(now);
+        if now < self.next_park {
             if changed {
-                st.reshare(now);
+                self.reshare(now);
             }
-            return;
+            return false;
         }
-        self.charge_all();
-        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
-        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
-        let st = self.lpar.as_deref_mut().unwrap();
-        let win = (now - st.last_park).max(1) as f64;
-        let ubusy = (busy - st.mark_busy) as f64 / win;
-        let uwant = (busy + susp - st.mark_busy - st.mark_susp) as f64 / win;
-        st.mark_busy = busy;
-        st.mark_susp = susp;
-        st.last_park = now;
-        st.next_park = now + st.t_park;
-        self.prsm_account_unparked();
-        let st = self.lpar.as_deref_mut().unwrap();
-        st.decide(ubusy, uwant, now);
-        let n = st.unparked;
-        self.apply_parking(n);
+        true
     }
 
-    /// A monitor sample: the LPAR's counters over the interval just ended.
-    pub(crate) fn prsm_sample(&mut self) {
-        if self.lpar.is_none() {
-            return;
-        }
-        self.prsm_account_unparked();
-        let now = self.now;
-        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
-        let st = self.lpar.as_deref_mut().unwrap();
-        let partner = st.partner_dispatches(now);
-        let (t0, un0, vl0, susp0, disp0, part0) = st.mark;
+    /// The parking decision at `now`, from the LPAR's busy and suspended totals (all its
+    /// processors, accounted up to now): the number of logical cores left unparked.
+    pub fn park_decision(&mut self, now: Time, busy: u64, susp: u64) -> u32 {
+        let win = (now - self.last_park).max(1) as f64;
+        let ubusy = (busy - self.mark_busy) as f64 / win;
+        let uwant = (busy + susp - self.mark_busy - self.mark_susp) as f64 / win;
+        self.mark_busy = busy;
+        self.mark_susp = susp;
+        self.last_park = now;
+        self.next_park = now + self.t_park;
+        self.account_unparked(now);
+        self.decide(ubusy, uwant, now);
+        self.unparked
+    }
+
+    /// The unparked-core integrals brought up to `now`.
+    pub fn account_unparked(&mut self, now: Time) {
+        let dt = (now - self.last_change) as f64;
+        self.unparked_int += self.unparked as f64 * dt;
+        self.unparked_vl_int += self.vl_unparked() as f64 * dt;
+        self.last_change = now;
+    }
+
+    /// A monitor sample at `now` (`susp`: the processors' suspended total): the LPAR's counters
+    /// over the interval just ended.
+    pub fn sample(&mut self, now: Time, susp: u64) {
+        self.account_unparked(now);
+        let partner = self.partner_dispatches(now);
+        let (t0, un0, vl0, susp0, disp0, part0) = self.mark;
         let len = (now - t0).max(1) as f64;
-        let own = (st.dispatches - disp0) as f64;
-        let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / len;
-        st.intervals.push(LparInterval {
+        let own = (self.dispatches - disp0) as f64;
+        let pct = |n: f64| 100.0 * n * self.c_lpdisp as f64 / len;
+        self.intervals.push(LparInterval {
             end_s: now as f64 / 1e9,
-            unparked_avg: (st.unparked_int - un0) / len,
-            unparked_vl_avg: (st.unparked_vl_int - vl0) / len,
+            unparked_avg: (self.unparked_int - un0) / len,
+            unparked_vl_avg: (self.unparked_vl_int - vl0) / len,
             susp_pct: 100.0 * (susp - susp0) as f64 / len,
             lpmgt_pct: pct(own),
             cpc_lpmgt_pct: pct(own + partner - part0),
         });
-        st.mark = (
+        self.mark = (
             now,
-            st.unparked_int,
-            st.unparked_vl_int,
+            self.unparked_int,
+            self.unparked_vl_int,
             susp,
-            st.dispatches,
+            self.dispatches,
             partner,
         );
     }
 
-    fn prsm_account_unparked(&mut self) {
-        if let Some(st) = self.lpar.as_deref_mut() {
-            let dt = (self.now - st.last_change) as f64;
-            st.unparked_int += st.unparked as f64 * dt;
-            st.unparked_vl_int += st.vl_unparked() as f64 * dt;
-            st.last_change = self.now;
-        }
+    /// Cumulative PR/SM counters for the monitor (D0R17) at `now`: this LPAR's dispatches, the
+    /// CPC's (partners estimated), PR/SM time per dispatch (ns), and the unparked-core
+    /// integrals (core-ns, all and vertical-lows).
+    pub fn monitor_counters(&self, now: Time) -> (u64, f64, Time, f64, f64) {
+        let tail = (now - self.last_change) as f64;
+        (
+            self.dispatches,
+            self.dispatches as f64 + self.partner_dispatches(now),
+            self.c_lpdisp,
+            self.unparked_int + self.unparked as f64 * tail,
+            self.unparked_vl_int + self.vl_unparked() as f64 * tail,
+        )
     }
 
-    /// Park processors `n..` and unpark `0..n` (logical cores are ordered Vh, Vm, Vl).
-    pub(crate) fn apply_parking(&mut self, n: u32) {
-        let p = self.lpus.len() as u32;
-        // Virtual CPUs and queued work of parked processors go to the unparked processor with
-        // the fewest virtual CPUs homed on it (not all onto one).
-        let mut homes = vec![0u32; p as usize];
-        for v in &self.vcpus {
-            if (v.home as usize) < homes.len() {
-                homes[v.home as usize] += 1;
-            }
-        }
-        let mut moved = false;
-        for l in 0..p {
-            let park = l >= n;
-            if self.lpus[l as usize].parked == park {
-                continue;
-            }
-            let now = self.now;
-            let lp = &mut self.lpus[l as usize];
-            lp.parked = park;
-            if park {
-                lp.parked_since = now;
-            } else {
-                lp.parked_ns += now - lp.parked_since;
-            }
-            if park {
-                // A waiting processor leaves the idle set; a running one stops after its run.
-                if let Some(i) = self.idle.iter().position(|&x| x == l) {
-                    self.idle.remove(i);
-                }
-                // Its virtual CPUs find a home among the unparked processors, and the work
-                // queued on its dispatch vector moves there (no processor would take it: the
-                // others steal only when their own vectors are empty).
-                let m = n.max(1);
-                // Queued work first (its virtual CPUs still count as homed here), then the rest.
-                self.move_parked_dv(l as usize, m, &mut homes);
-                for v in self.vcpus.iter_mut() {
-                    if v.home == l {
-                        let to = crate::scheduler::least_loaded(&homes, m);
-                        homes[l as usize] = homes[l as usize].saturating_sub(1);
-                        homes[to as usize] += 1;
-                        v.home = to;
-                    }
-                }
-                moved = true;
-            } else if self.lpus[l as usize].vcpu == NONE && self.lpus[l as usize].sys_left == 0 {
-                self.lpus[l as usize].waiting = true;
-                self.dispatch_next(l);
-            }
-        }
-        // Idle unparked processors take the work that moved.
-        if moved {
-            while self.sched.has_ready() {
-                let Some(l) = self.idle.pop() else { break };
-                self.dispatch_next(l);
-            }
-        }
-    }
-
-    /// Cumulative PR/SM counters for the monitor (D0R17): this LPAR's dispatches, the CPC's
-    /// (partners estimated), PR/SM time per dispatch (ns), and the unparked-core integrals
-    /// (core-ns, all and vertical-lows) up to now.
-    pub(crate) fn prsm_monitor_counters(&self) -> Option<(u64, f64, Time, f64, f64)> {
-        let st = self.lpar.as_deref()?;
-        let tail = (self.now - st.last_change) as f64;
-        Some((
-            st.dispatches,
-            st.dispatches as f64 + st.partner_dispatches(self.now),
-            st.c_lpdisp,
-            st.unparked_int + st.unparked as f64 * tail,
-            st.unparked_vl_int + st.vl_unparked() as f64 * tail,
-        ))
-    }
-
-    pub(crate) fn lpar_summary(&self) -> Option<LparSummary> {
-        let st = self.lpar.as_deref()?;
+    /// The run summary's `lpar` at `now` (`susp`: the processors' suspended total).
+    pub fn summary(&self, now: Time, susp: u64) -> LparSummary {
+        let st = self;
         let me = st.me();
-        let dur = self.now.max(1) as f64;
-        let tail = (self.now - st.last_change) as f64;
+        let dur = now.max(1) as f64;
+        let tail = (now - st.last_change) as f64;
         let un = (st.unparked_int + st.unparked as f64 * tail) / dur;
         let unvl = (st.unparked_vl_int + st.vl_unparked() as f64 * tail) / dur;
-        let partner = st.partner_dispatches(self.now);
+        let partner = st.partner_dispatches(now);
         let pct = |n: f64| 100.0 * n * st.c_lpdisp as f64 / dur;
-        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
-        Some(LparSummary {
+        LparSummary {
             name: me.name.clone(),
             entitlement: me.entitlement,
             vh: me.vh,
@@ -612,6 +531,6 @@ impl Sim {
             abscap: st.spec.lpars[0].abscap,
             group: st.spec.lpars[0].group.clone(),
             cap_cores: Some(st.cap_cores).filter(|c| c.is_finite()),
-        })
+        }
     }
 }

@@ -8,8 +8,14 @@
 //! Logic for each lives in its subsystem module (`dispatcher`, `scheduler`, `monitor`).
 
 use crate::config::{Action, Config, Share};
+mod below2g;
+mod dasd;
 mod io;
+mod lpar;
+mod paging;
 mod processors;
+mod ssl;
+mod vnet;
 
 pub use crate::entity::Entity;
 pub use crate::guest::{Acct, UList, User, UserSched, VState, Vcpu, N_VSTATES};

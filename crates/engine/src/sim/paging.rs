@@ -1,0 +1,419 @@
+//! Paging's wiring (paging.rs and storage.rs hold real storage, page state and the paging
+//! volumes): a virtual CPU's page fault, its page wait and resumption, page writes, and the
+//! storage figures of the run summary.
+
+use crate::config::Refs;
+use crate::entity::Entity;
+use crate::guest::VState;
+use crate::io::{DeviceSummary, IoReq};
+use crate::paging::*;
+use crate::queue::Time;
+use crate::sim::Sim;
+use crate::storage::Found;
+use crate::units::NONE;
+
+impl Sim {
+    /// A burst (one touch) of `v` on processor `l` begins with a page reference. Returns true
+    /// when the virtual CPU now runs the fault's CP time and then waits for a page-in.
+    pub(crate) fn page_touch(&mut self, l: u32, v: u32) -> bool {
+        let u = self.vcpus[v as usize].user as usize;
+        let Some(page) = self.next_page(u, v) else {
+            return false;
+        };
+        let pg = self.paging.as_mut().unwrap();
+        pg.touches += 1;
+        if pg.out_of_space.is_some() {
+            // No slot to write to: CP cannot free frames; the guest stays in page wait.
+            self.vcpus[v as usize].pagewait = true;
+            self.vcpus[v as usize].pagein = NONE;
+            self.start_pagewait_run(l, v, 0);
+            return true;
+        }
+        let steals = pg.st.steals;
+        let (reqs, frees) = (pg.st.pgmbk_requests, pg.st.pgmbk_frees);
+        let found = pg.st.reference(u as u32, page);
+        self.frame_work(l, v, found, steals, (reqs, frees));
+        let pg = self.paging.as_mut().unwrap();
+        match found {
+            Found::Valid => self.join_pagein(l, v, page),
+            Found::Revalidated => {
+                self.vcpus[v as usize].cp_owed += pg.cost_reval;
+                false
+            }
+            Found::FirstTouch => {
+                self.users[u].sch.firsts += 1;
+                self.vcpus[v as usize].cp_owed += pg.cost_first;
+                false
+            }
+            Found::OnDasd => self.start_pagein(l, v, page),
+        }
+    }
+
+    /// The page user `u`'s virtual CPU `v` references next, drawn by the user's reference
+    /// pattern (None: the user has no storage model).
+    fn next_page(&mut self, u: usize, v: u32) -> Option<u64> {
+        let pg = self.paging.as_mut().unwrap();
+        let r = pg.refs[u].clone()?;
+        Some(match r {
+            Refs::Uniform { range_pages } => self.vcpus[v as usize].rng.below(range_pages),
+            Refs::Hotset {
+                range_pages,
+                hot_pages,
+                hot_fraction,
+            } => {
+                let rng = &mut self.vcpus[v as usize].rng;
+                if rng.unit() < hot_fraction {
+                    rng.below(hot_pages)
+                } else {
+                    hot_pages + rng.below(range_pages - hot_pages)
+                }
+            }
+            Refs::Strided {
+                range_pages,
+                stride_pages,
+            } => {
+                let c = pg.cursor[u];
+                pg.cursor[u] = (c + stride_pages) % range_pages;
+                c
+            }
+        })
+    }
+
+    /// CP's frame work after virtual CPU `v`'s reference on processor `l`: the page tables
+    /// freed and needed (row D3; `pgmbks` the PGMBK requests and frees counted before it), the
+    /// frames taken from and returned to the available list under the frame lock (`steals`
+    /// counted before it), the page-outs of stolen changed pages, and the pre-6.3 reorder of a
+    /// faulting guest due for it.
+    fn frame_work(&mut self, l: u32, v: u32, found: Found, steals: u64, pgmbks: (u64, u64)) {
+        let u = self.vcpus[v as usize].user as usize;
+        let pg = self.paging.as_mut().unwrap();
+        let (reqs, frees) = pgmbks;
+        let (freed, needed) = (pg.st.pgmbk_frees - frees, pg.st.pgmbk_requests - reqs);
+        if freed + needed > 0 {
+            self.contiguous_frames(l, freed, needed);
+        }
+        let pg = self.paging.as_mut().unwrap();
+        let faulted = matches!(found, Found::OnDasd | Found::FirstTouch);
+        if faulted {
+            // Frames taken from (and stolen frames returned to) the available list.
+            let frames = 1 + pg.st.steals - steals;
+            let rate = self.lpus[l as usize].rate;
+            let wall = self.locks.frames(l, self.now, frames, rate);
+            self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+        }
+        self.flush_writes(false);
+        let pg = self.paging.as_mut().unwrap();
+        // Pre-6.3 reorder: a faulting guest due for it has all its resident frames walked first.
+        if pg.reorder && faulted && self.now >= pg.last_reorder[u] + pg.reorder_interval {
+            pg.last_reorder[u] = self.now;
+            let c = (pg.st.res_user[u] as f64 * pg.reorder_page_ns) as Time;
+            pg.reorders += 1;
+            pg.reorder_ns += c;
+            pg.reorder_max_ns = pg.reorder_max_ns.max(c);
+            self.vcpus[v as usize].cp_owed += c;
+        }
+    }
+
+    /// A resident page whose page-in another virtual CPU started: `v` waits for the same I/O
+    /// (after the fault's CP time on processor `l`). Returns true when it waits.
+    fn join_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
+        let u = self.vcpus[v as usize].user;
+        let pg = self.paging.as_mut().unwrap();
+        if pg.inflight.is_empty() {
+            return false;
+        }
+        let g = pg.st.gid(u, page);
+        let Some(w) = pg.inflight.get_mut(&g) else {
+            return false;
+        };
+        w.push(v);
+        pg.shared_waits += 1;
+        let cp = pg.cost_fault;
+        let vc = &mut self.vcpus[v as usize];
+        vc.pagewait = true;
+        vc.pagein = NONE;
+        self.start_pagewait_run(l, v, cp);
+        true
+    }
+
+    /// A page on DASD: `v` runs the fault's CP path on processor `l` (below-2GB frames for the
+    /// I/O, the SSCH, any decryption) and then waits for the page-in from the page's volume.
+    fn start_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
+        let u = self.vcpus[v as usize].user;
+        self.users[u as usize].sch.pageins += 1;
+        // CP's below-2GB frames for the page-in: when none is on the below-2GB available list
+        // the request is deferred to the below-2GB demand scan.
+        self.take_below_for_io(v);
+        let pg = self.paging.as_mut().unwrap();
+        let g = pg.st.gid(u, page);
+        pg.inflight.insert(g, Vec::new());
+        if pg.vpage.len() <= v as usize {
+            pg.vpage.resize(v as usize + 1, NONE);
+        }
+        pg.vpage[v as usize] = g;
+        let d = pg.volume_of(g as u64);
+        // Decrypting the page read is on the page-in's path (chargeable).
+        pg.decrypted += (pg.cost_decrypt > 0) as u64;
+        let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch[d] + pg.cost_decrypt;
+        let vc = &mut self.vcpus[v as usize];
+        vc.pagewait = true;
+        vc.pagein = d as u32;
+        self.start_pagewait_run(l, v, cp);
+        true
+    }
+
+    /// Row D3: `freed` page tables (PGMBKs, two contiguous frames each) went back with their
+    /// segments' last pages and `needed` are wanted by processor `l`. With coalescing a freed
+    /// table's frames go back as a pair and the next request takes it; without, they go back
+    /// singly and a request searches the available frames for one whose neighbour is free
+    /// (geometric, `storage.avail_fraction`), system time under RSAAVLLK.
+    fn contiguous_frames(&mut self, l: u32, freed: u64, needed: u64) {
+        let now = self.now;
+        let rate = self.lpus[l as usize].rate;
+        let pg = self.paging.as_mut().unwrap();
+        if pg.coalesce {
+            pg.pairs += freed;
+        }
+        let mut hold = 0.0;
+        for _ in 0..needed {
+            let x = if pg.coalesce && pg.pairs > 0 {
+                pg.pairs -= 1;
+                1
+            } else {
+                let v = 1.0 - pg.contig_rng.unit();
+                ((v.ln() / (1.0 - pg.pair_q).ln()).ceil() as u64).max(1)
+            };
+            pg.contig_searches += 1;
+            pg.contig_examined += x;
+            hold += x as f64 * pg.search_ns;
+        }
+        if hold > 0.0 {
+            let wall = self.locks.below2g_search(l, now, hold as Time, rate);
+            let pg = self.paging.as_mut().unwrap();
+            pg.contig_ns += wall;
+            self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
+        }
+    }
+
+    fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
+        self.vcpus[v as usize].cp_owed += cp;
+        self.continue_run(l, v);
+    }
+
+    /// Issue block page-outs for stolen pages (all of them when `all`).
+    fn flush_writes(&mut self, all: bool) {
+        let now = self.now;
+        let Some(pg) = self.paging.as_mut() else {
+            return;
+        };
+        if pg.st.pending_writes.is_empty() || pg.devs.is_empty() {
+            return;
+        }
+        // Slots: every touched page that is not resident is on DASD (or being written).
+        pg.st.slots_used = pg.st.first_touches - pg.st.resident;
+        if pg.st.slots_used > pg.st.slots && pg.out_of_space.is_none() {
+            pg.out_of_space = Some(now);
+        }
+        let mut sys = 0;
+        // One path: its uses of the volume list and its below-2GB searches are one hold each.
+        let (mut blocks, mut search) = (0u64, 0 as Time);
+        while pg.st.pending_writes.len() >= pg.block || (all && !pg.st.pending_writes.is_empty()) {
+            let n = pg.block.min(pg.st.pending_writes.len());
+            // CP's below-2GB frames for the write I/O (searched for when none is free).
+            let mut examined = 0;
+            for _ in 0..pg.below_per_io {
+                examined += pg.st.cp_take_below(&mut pg.below_rng);
+            }
+            if examined > 0 {
+                search += (examined as f64 * pg.search_ns) as Time;
+            }
+            let d = pg.next_vol;
+            pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
+            pg.st.pending_writes.drain(..n);
+            pg.st.pages_written += n as u64;
+            sys += (pg.cost_steal + pg.cost_io[d] + pg.cost_encrypt) * n as Time + pg.cost_ssch[d];
+            pg.encrypted += if pg.cost_encrypt > 0 { n as u64 } else { 0 };
+            blocks += 1;
+            let r = IoReq {
+                pages: n as u32,
+                read: false,
+                waiter: NONE,
+                queued: now,
+                tag: NONE,
+            };
+            if let Some(t) = pg.devs[d].submit(now, r) {
+                self.q.schedule(Entity::PagingDevice(d as u32), t);
+            }
+        }
+        if search > 0 {
+            // The write's below-2GB frames come from the same demand scan (the write itself
+            // is not held back: a simplification).
+            let pg = self.paging.as_mut().unwrap();
+            let (_, hold) = pg.below_scan(now, 0);
+            pg.scan_free += search;
+            pg.search_wall_ns += search;
+            sys += hold + search;
+        }
+        sys += self.locks.slots_n(now, blocks);
+        self.alias_kick();
+        self.sched.sys_pending += sys;
+        self.mdc_surrender();
+    }
+
+    /// MDC frames CP's below-2GB search took: the cache drops their units.
+    pub(crate) fn mdc_surrender(&mut self) {
+        let (Some(pg), Some(d)) = (self.paging.as_mut(), self.dasd.as_mut()) else {
+            return;
+        };
+        if pg.st.mdc_surrendered > 0 {
+            if let Some(m) = d.mdc.as_mut() {
+                m.surrender_below(&mut pg.st);
+            }
+        }
+    }
+
+    /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in, which
+    /// starts now, or when its deferred below-2GB request is satisfied (below2g.rs).
+    pub(crate) fn enter_page_wait(&mut self, l: u32, v: u32) {
+        self.release_for_page_wait(l, v, VState::PageWait);
+        if self.vcpus[v as usize].pagein != NONE {
+            self.pagein_when_ready(v);
+        }
+        self.dispatch_next(l);
+    }
+
+    /// A paging device's I/O completed.
+    pub(crate) fn device_event(&mut self, d: u32) {
+        let now = self.now;
+        let pg = self.paging.as_mut().unwrap();
+        let dev = &mut pg.devs[d as usize];
+        let r = dev.complete(now);
+        if let Some(t) = dev.next_completion() {
+            self.q.schedule(Entity::PagingDevice(d), t);
+        }
+        if self.aliases.is_some() {
+            self.alias_kick();
+        }
+        let pg = self.paging.as_mut().unwrap();
+        if r.is_some() {
+            for _ in 0..pg.below_per_io {
+                pg.st.cp_release_below();
+            }
+        }
+        if let Some(r) = r {
+            if !r.read && r.waiter != NONE {
+                // A changed page stolen for a deferred below-2GB request is written out.
+                self.victim_written(r.waiter);
+                return;
+            }
+            if r.read && r.waiter != NONE {
+                let pg = self.paging.as_mut().unwrap();
+                pg.wait_ns += now - r.queued;
+                pg.waits += 1;
+                let others = pg.inflight.remove(&r.tag).unwrap_or_default();
+                // The page's slot is given back under HCPPGDAL (assumed: with the 6.3 aging
+                // list a changed page is written again anyway, so a page read back keeps no slot).
+                self.sched.sys_pending += self.locks.slots(now);
+                self.sched.sys_pending += self.locks.atod_updates(now, 1 + others.len() as u64);
+                for v in std::iter::once(r.waiter).chain(others) {
+                    self.vcpus[v as usize].pagewait = false;
+                    self.page_wait_done(v);
+                }
+            }
+        }
+    }
+
+    pub fn storage_summary(&self) -> Option<StorageSummary> {
+        let pg = self.paging.as_ref()?;
+        let s = &pg.st;
+        let dur = self.now.max(1) as f64 / 1e9;
+        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
+        let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
+        let moves = s.pages_read + s.pages_written;
+        let ios: u64 = pg.devs.iter().map(|d| d.stats.ios).sum();
+        let io_pages: u64 = pg.devs.iter().map(|d| d.stats.pages).sum();
+        Some(StorageSummary {
+            paging_ios: ios,
+            pages_per_io: io_pages as f64 / ios.max(1) as f64,
+            cp_us_per_touch: (busy - virt) as f64 / 1e3 / pg.touches.max(1) as f64,
+            paging_service_ms: {
+                let svc: u64 = pg
+                    .devs
+                    .iter()
+                    .map(|d| d.stats.pend_ns + d.stats.disconnect_ns + d.stats.connect_ns)
+                    .sum();
+                svc as f64 / 1e6 / ios.max(1) as f64
+            },
+            hpf: pg.hpf,
+            pgmbk_frees: s.pgmbk_frees,
+            pgmbk_requests: s.pgmbk_requests,
+            contig_examined_per_search: pg.contig_examined as f64
+                / pg.contig_searches.max(1) as f64,
+            contig_search_ms_per_s: pg.contig_ns as f64 / 1e6 / dur,
+            encryption: pg.cipher.map(|c| EncryptSummary {
+                cipher: c,
+                pages_encrypted_per_s: pg.encrypted as f64 / dur,
+                pages_decrypted_per_s: pg.decrypted as f64 / dur,
+                encrypt_us_per_page: pg.cost_encrypt as f64 / 1e3,
+                decrypt_us_per_page: pg.cost_decrypt as f64 / 1e3,
+                encrypt_pct: 100.0 * (pg.encrypted * pg.cost_encrypt) as f64 / (dur * 1e9),
+                decrypt_pct: 100.0 * (pg.decrypted * pg.cost_decrypt) as f64 / (dur * 1e9),
+            }),
+            paging_response_ms: {
+                let t: u64 = pg
+                    .devs
+                    .iter()
+                    .map(|d| d.stats.busy_ns + d.stats.queue_ns)
+                    .sum();
+                t as f64 / 1e6 / ios.max(1) as f64
+            },
+            paging_concurrency: {
+                let b: u64 = pg.devs.iter().map(|d| d.stats.busy_ns).sum();
+                b as f64 / (dur * 1e9) / pg.devs.len().max(1) as f64
+            },
+            frames: s.frames,
+            resident_pages: s.resident,
+            references: s.references,
+            first_touches: s.first_touches,
+            revalidations: s.revalidations,
+            faults: s.faults,
+            fault_rate: s.faults as f64 / s.references.max(1) as f64,
+            pages_read: s.pages_read,
+            pages_written: s.pages_written,
+            pages_pending_write: s.pending_writes.len() as u64,
+            moves_per_s: moves as f64 / dur,
+            touches_per_s: pg.touches as f64 / dur,
+            moves_per_touch: moves as f64 / pg.touches.max(1) as f64,
+            cp_us_per_move: (busy - virt) as f64 / 1e3 / moves.max(1) as f64,
+            virt_us_per_touch: virt as f64 / 1e3 / pg.touches.max(1) as f64,
+            page_wait_ms: pg.wait_ns as f64 / 1e6 / pg.waits.max(1) as f64,
+            slots: s.slots,
+            slots_used: s.slots_used,
+            paging_space_exhausted_at_s: pg.out_of_space.map(|t| t as f64 / 1e9),
+            model_bytes: (s.bytes() + pg.devs.len() * 256) as u64,
+            reorders: pg.reorders,
+            reorder_max_ms: pg.reorder_max_ns as f64 / 1e6,
+            reorder_total_ms: pg.reorder_ns as f64 / 1e6,
+            shared_page_waits: pg.shared_waits,
+            resident_below_2g: s.below.len() as u64,
+            free_below_2g: s.free_below,
+            below_2g_searches: s.below_searches,
+            below_2g_examined_per_search: s.below_examined as f64 / s.below_searches.max(1) as f64,
+            below_2g_search_ms_per_s: pg.search_wall_ns as f64 / 1e6 / dur,
+            below_2g_deferrals_per_s: pg.deferrals as f64 / dur,
+            below_2g_defer_wait_ms: pg.defer_wait_ns as f64 / 1e6 / pg.deferrals.max(1) as f64,
+            below_2g_victim_writes_per_s: pg.victim_writes as f64 / dur,
+        })
+    }
+
+    pub fn device_summaries(&self) -> Vec<DeviceSummary> {
+        match &self.paging {
+            Some(pg) => pg
+                .devs
+                .iter()
+                .map(|d| d.summary(self.now.max(1) as f64))
+                .collect(),
+            None => Vec::new(),
+        }
+    }
+}
