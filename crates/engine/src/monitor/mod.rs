@@ -5,10 +5,8 @@
 
 pub mod snapshot;
 
-use crate::entity::Entity;
 use crate::guest::Acct;
 use crate::queue::Time;
-use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -65,409 +63,77 @@ impl Monitor {
             intervals: Vec::new(),
         }
     }
-}
 
-impl Sim {
-    pub(crate) fn monitor_sample(&mut self) {
-        self.charge_all();
-        self.prsm_sample();
-        let users = self
-            .users
-            .iter()
-            .zip(self.mon.prev_users.iter_mut())
-            .map(|(u, p)| {
+    /// Each user's deltas since the last sample (`accts`: the users' accounting, in order); the
+    /// marks move to now.
+    pub fn user_deltas<'a>(&mut self, accts: impl Iterator<Item = &'a Acct>) -> Vec<UserDelta> {
+        accts
+            .zip(self.prev_users.iter_mut())
+            .map(|(a, p)| {
                 let d = UserDelta {
-                    virt_ns: u.acct.virt_ns - p.virt_ns,
-                    cp_ns: u.acct.cp_ns - p.cp_ns,
-                    tx_done: u.acct.tx_done - p.tx_done,
+                    virt_ns: a.virt_ns - p.virt_ns,
+                    cp_ns: a.cp_ns - p.cp_ns,
+                    tx_done: a.tx_done - p.tx_done,
                 };
-                *p = u.acct.clone();
+                *p = a.clone();
                 d
             })
-            .collect();
-        let lpus = self
-            .lpus
-            .iter()
-            .zip(self.mon.prev_lpus.iter_mut())
-            .map(|(l, p)| {
+            .collect()
+    }
+
+    /// Each logical processor's busy and system time since the last sample (`totals`: the
+    /// processors' cumulative (busy, system) ns, in order).
+    pub fn lpu_deltas(&mut self, totals: impl Iterator<Item = (u64, u64)>) -> Vec<LpuDelta> {
+        totals
+            .zip(self.prev_lpus.iter_mut())
+            .map(|(t, p)| {
                 let d = LpuDelta {
-                    busy_ns: l.busy_ns - p.0,
-                    sys_ns: l.sys_ns - p.1,
+                    busy_ns: t.0 - p.0,
+                    sys_ns: t.1 - p.1,
                 };
-                *p = (l.busy_ns, l.sys_ns);
+                *p = t;
                 d
             })
-            .collect();
-        let mut devices = Vec::new();
-        if let Some(pg) = &self.paging {
-            self.mon
-                .prev_devs
-                .resize(pg.devs.len(), crate::io::DevStats::default());
-            for (d, p) in pg.devs.iter().zip(self.mon.prev_devs.iter_mut()) {
-                devices.push(d.stats.since(p));
-                *p = d.stats.clone();
-            }
-        }
-        let locks = std::array::from_fn(|i| self.locks.counters[i].since(&self.mon.prev_locks[i]));
-        self.mon.prev_locks = self.locks.counters;
-        let cores = if self.cpu.track {
-            self.cpu.sync(self.now);
-            let t = self.cpu.totals();
-            let p = std::mem::replace(&mut self.mon.prev_cores, t);
-            Some((t.0 - p.0, t.1 - p.1, self.cpu.cores * self.cpu.threads))
-        } else {
-            None
-        };
-        if !self.pools.is_empty() {
-            self.pools_sample(self.mon.last);
-        }
-        self.mon.intervals.push(IntervalRec {
-            start: self.mon.last,
-            end: self.now,
-            users,
-            lpus,
-            devices,
-            locks,
-            cores,
-            snap: self.monitor_snapshot(),
-        });
-        self.mon.last = self.now;
-        if self.now < self.end {
-            self.q.schedule(
-                Entity::Monitor,
-                (self.now + self.cfg.interval_ns).min(self.end),
-            );
-        }
-    }
-
-    /// Time user `u`'s virtual CPUs spent in each state (crate::guest::VState) up to `now`.
-    pub fn user_state_time(
-        &self,
-        u: &crate::guest::User,
-        now: Time,
-    ) -> [Time; crate::guest::N_VSTATES] {
-        let mut t = [0; crate::guest::N_VSTATES];
-        for &v in &u.vcpus {
-            for (a, b) in t.iter_mut().zip(self.vcpus[v as usize].state_time(now)) {
-                *a += b;
-            }
-        }
-        t
-    }
-
-    /// User `u`'s wait states up to `now` as USTAT shows them: time per state, dormant without
-    /// the part while the user was test-idle, and that part (the summary's `wait_states` and the
-    /// monitor's MRUSEACT both take them from here).
-    pub fn user_wait_states(
-        &self,
-        u: &crate::guest::User,
-        now: Time,
-    ) -> ([Time; crate::guest::N_VSTATES], Time) {
-        let mut t = self.user_state_time(u, now);
-        let ti = u.sch.tidle_time(now);
-        let d = crate::guest::VState::Dormant as usize;
-        t[d] = t[d].saturating_sub(ti);
-        (t, ti)
-    }
-
-    /// The run summary (call after the run; deterministic for a given scenario, level and seed).
-    pub fn summary(&self) -> Summary {
-        let dur = self.now.max(1) as f64;
-        let p = (self.cpu.cores * self.cpu.threads) as f64;
-        let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
-        // Logical-processor time online (SET MULTITHREAD moves it during the run).
-        let capacity = if self.cpu.switches == 0 {
-            dur * p
-        } else {
-            self.cpu.online_total(self.now) as f64
-        };
-        let sys: u64 = self.lpus.iter().map(|l| l.sys_ns).sum();
-        let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
-        let tx: u64 = self.users.iter().map(|u| u.acct.tx_done).sum();
-        let busy_frac = busy as f64 / capacity;
-        let etr = tx as f64 / (dur / 1e9);
-        let pct = |ns: u64| 100.0 * ns as f64 / dur;
-        let users = self.user_summaries(dur);
-        let intervals = self.interval_summaries();
-        let mut s = Summary {
-            level: self.level.name.to_string(),
-            switches: self.level.switches.to_map(),
-            seed: self.cfg.seed,
-            processors: p as u32,
-            duration_s: dur / 1e9,
-            events: self.events,
-            transactions: tx,
-            etr,
-            itr: if busy_frac > 0.0 {
-                etr / busy_frac
-            } else {
-                0.0
-            },
-            tv_ratio: if virt > 0 {
-                busy as f64 / virt as f64
-            } else {
-                0.0
-            },
-            avg_processor_busy_pct: 100.0 * busy_frac,
-            system_pct: 100.0 * sys as f64 / dur,
-            response_ms: self.resp.summary(None),
-            users,
-            processor_detail: self
-                .lpus
-                .iter()
-                .map(|l| ProcessorSummary {
-                    busy_pct: pct(l.busy_ns),
-                    system_pct: pct(l.sys_ns),
-                })
-                .collect(),
-            intervals,
-            storage: self.storage_summary(),
-            locks: crate::locks::Locks::summary(&self.locks.counters, dur),
-            smt: self.smt_summary(busy, dur),
-            cpi: self.cpi_summary(),
-            devices: {
-                let mut d = self.device_summaries();
-                if let Some(m) = self.dasd.as_ref() {
-                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
-                }
-                d
-            },
-            lpar: self.lpar_summary(),
-            vnet: self.vnet.as_ref().map(|n| n.summary(dur / 1e9)),
-            dasd: self.dasd_summary(),
-            hyperpav: self.hyperpav_summary(),
-            channels: self.channel_summary(),
-            pav: self.pav_summary(),
-            servers: self.servers_summary(),
-            scheduler: self.sched.stats.clone(),
-            params_read: crate::params::names_read(
-                self.params_read.union(crate::params::reads_taken()),
-            ),
-            tx_unit: None,
-            requests: None,
-            cpupools: self.pools_summary(),
-        };
-        s.apply_tx_unit(self.cfg.tx_unit);
-        s
-    }
-
-    /// Each user's figures over the run (`dur`: the run's length, ns).
-    fn user_summaries(&self, dur: f64) -> Vec<UserSummary> {
-        let pct = |ns: u64| 100.0 * ns as f64 / dur;
-        self.users
-            .iter()
-            .enumerate()
-            .map(|(ui, u)| UserSummary {
-                userid: u.userid.clone(),
-                cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns),
-                virtual_pct: pct(u.acct.virt_ns),
-                cp_pct: pct(u.acct.cp_ns),
-                transactions: u.acct.tx_done,
-                tx_started: u.acct.tx_started,
-                tx_in_flight: u.acct.tx_started - u.acct.tx_done,
-                response_ms: self.resp.summary(Some(ui)),
-                mt1_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
-                    - pct(u.acct.smt_shared_ns) * (1.0 - self.cpu.c2 / 2.0),
-                prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
-                    - pct(u.acct.smt_shared_ns) / 2.0,
-                wait_states: {
-                    let (t, ti) = self.user_wait_states(u, self.now);
-                    let all = (t.iter().sum::<Time>() + ti).max(1) as f64;
-                    let mut m: BTreeMap<&'static str, f64> = crate::guest::VState::NAMES
-                        .iter()
-                        .zip(t)
-                        .map(|(n, x)| (*n, 100.0 * x as f64 / all))
-                        .collect();
-                    m.insert("test_idle", 100.0 * ti as f64 / all);
-                    m
-                },
-            })
             .collect()
     }
 
-    /// Each monitor interval's figures.
-    fn interval_summaries(&self) -> Vec<IntervalSummary> {
-        self.mon
-            .intervals
-            .iter()
-            .map(|iv| {
-                let len = (iv.end - iv.start).max(1) as f64;
-                let ipct = |ns: u64| 100.0 * ns as f64 / len;
-                let mut users = BTreeMap::new();
-                let mut detail = Vec::new();
-                for (u, d) in self.users.iter().zip(&iv.users) {
-                    users.insert(u.userid.clone(), ipct(d.virt_ns + d.cp_ns));
-                    detail.push(UserInterval {
-                        userid: u.userid.clone(),
-                        cpu_pct: ipct(d.virt_ns + d.cp_ns),
-                        virtual_pct: ipct(d.virt_ns),
-                        cp_pct: ipct(d.cp_ns),
-                        transactions: d.tx_done,
-                    });
-                }
-                let ibusy: u64 = iv.lpus.iter().map(|l| l.busy_ns).sum();
-                let isys: u64 = iv.lpus.iter().map(|l| l.sys_ns).sum();
-                let itx: u64 = iv.users.iter().map(|d| d.tx_done).sum();
-                IntervalSummary {
-                    start_s: iv.start as f64 / 1e9,
-                    end_s: iv.end as f64 / 1e9,
-                    users,
-                    user_detail: detail,
-                    processors: iv
-                        .lpus
-                        .iter()
-                        .map(|l| ProcessorSummary {
-                            busy_pct: ipct(l.busy_ns),
-                            system_pct: ipct(l.sys_ns),
-                        })
-                        .collect(),
-                    busy_ns: ibusy,
-                    system_ns: isys,
-                    transactions: itx,
-                    etr: itx as f64 / (len / 1e9),
-                    requests: None,
-                    locks: crate::locks::Locks::summary(&iv.locks, len),
-                    smt: iv.cores.map(|(t1, t2, online)| {
-                        let core = (t1 + t2) as f64;
-                        let f = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
-                        SmtInterval {
-                            core_busy_pct: 100.0 * core / (len * self.cpu.cores as f64),
-                            thread_density: f(ibusy as f64, core),
-                            capacity_factor: f(t1 as f64 + self.cpu.c2 * t2 as f64, core),
-                            logical_cpus: online,
-                        }
-                    }),
-                    devices: match &self.paging {
-                        Some(pg) => pg
-                            .devs
-                            .iter()
-                            .zip(&iv.devices)
-                            .map(|(d, s)| {
-                                crate::io::DeviceInterval::new(&d.name, d.servers, s, len)
-                            })
-                            .collect(),
-                        None => Vec::new(),
-                    },
-                }
-            })
-            .collect()
+    /// The paging devices' counters since the last sample.
+    pub fn device_deltas(&mut self, devs: &[crate::io::Device]) -> Vec<crate::io::DevStats> {
+        self.prev_devs
+            .resize(devs.len(), crate::io::DevStats::default());
+        let mut out = Vec::with_capacity(devs.len());
+        for (d, p) in devs.iter().zip(self.prev_devs.iter_mut()) {
+            out.push(d.stats.since(p));
+            *p = d.stats.clone();
+        }
+        out
     }
 
-    /// SMT measures (cp-model §2.3, §2.4): raw thread time, MT-1 equivalent, prorated core time.
-    fn smt_summary(&self, busy: u64, dur: f64) -> SmtSummary {
-        let (t1, t2) = if self.cpu.track {
-            // Counters are synced at every monitor sample, the last one at the end of the run.
-            let mut c = self.cpu.core_state.clone();
-            let now = self.now;
-            c.iter_mut().for_each(|c| {
-                let dt = now.saturating_sub(c.since);
-                match c.nbusy {
-                    1 => c.t1 += dt,
-                    2 => c.t2 += dt,
-                    _ => {}
-                }
-            });
-            c.iter().fold((0, 0), |a, c| (a.0 + c.t1, a.1 + c.t2))
-        } else {
-            (busy, 0)
-        };
-        let core = (t1 + t2) as f64;
-        let mt1 = t1 as f64 + self.cpu.c2 * t2 as f64;
-        let f = |x: f64, y: f64| if y > 0.0 { x / y } else { 0.0 };
-        let max_cf = if self.cpu.n_lpus > self.cpu.cores {
-            self.cpu.c2
-        } else {
-            1.0
-        };
-        SmtSummary {
-            mode: self.cpu.mode.word().to_string(),
-            cores: self.cpu.cores,
-            threads_per_core: self.cpu.threads,
-            logical_cpus: self.cpu.cores * self.cpu.threads,
-            core_busy_pct: 100.0 * core / (dur * self.cpu.cores as f64),
-            thread_busy_pct: 100.0 * busy as f64 / dur,
-            thread_density: f(busy as f64, core),
-            capacity_factor: f(mt1, core),
-            max_capacity_factor: max_cf,
-            productivity: f(f(mt1, core), max_cf),
-            raw_thread_s: busy as f64 / 1e9,
-            mt1_equivalent_s: mt1 / 1e9,
-            prorated_core_s: core / 1e9,
-            multithreading_switches: self.cpu.switches,
-        }
+    /// The spin locks' counters since the last sample.
+    pub fn lock_deltas(
+        &mut self,
+        counters: &[crate::locks::LockCounters; crate::locks::N_LOCKS],
+    ) -> [crate::locks::LockCounters; crate::locks::N_LOCKS] {
+        let d = std::array::from_fn(|i| counters[i].since(&self.prev_locks[i]));
+        self.prev_locks = *counters;
+        d
     }
 
-    /// The drawer CPI model's figures for this LPAR (averages over its cores).
-    fn cpi_summary(&self) -> CpiSummary {
-        let t = &self.cpu.topo;
-        let n = t.cores.max(1) as f64;
-        // Cycles are busy wall time; instructions are the nominal work done (wall x the core's
-        // speed factor) less the cross-drawer sourcing stalls, at the one-chip CPI.
-        let cores = t.cores.max(1);
-        let (mut busy, mut nominal) = (0.0, 0.0);
-        for (l, lp) in self.lpus.iter().enumerate() {
-            busy += lp.busy_ns as f64;
-            nominal += lp.busy_ns as f64 * t.factor[l % cores as usize];
-        }
-        let m = self.params.l1_miss_per_instr();
-        let cpi_ref = t
-            .cpi
-            .iter()
-            .zip(&t.factor)
-            .map(|(c, f)| c * f)
-            .next()
-            .unwrap_or(1.0);
-        let work = nominal
-            - self.cpu.reload_charged as f64
-            - self.warm.reload_ns as f64
-            - self.warm.coherence_ns as f64;
-        let cpi = if busy > 0.0 && work > 0.0 {
-            cpi_ref * busy / work
-        } else {
-            t.cpi.iter().sum::<f64>() / n
-        };
-        let stretch = cpi / (t.cpi.iter().sum::<f64>() / n);
-        CpiSummary {
-            drawers: t.drawers,
-            chips: t.chip.iter().max().map_or(0, |c| c + 1),
-            sourcing_cycles_per_miss: if m > 0.0 {
-                (cpi - self.params.cpi_inf()) / m
-            } else {
-                t.sourcing.iter().sum::<f64>() / n
-            },
-            cpi,
-            speed_factor: t.factor.iter().sum::<f64>() / n / stretch,
-            min_speed_factor: t.factor.iter().cloned().fold(1.0, f64::min) / stretch,
-            dispatch_moves: self.cpu.moves,
-            message_distances: self.cpu.msg_dist,
-            cpi_per_processor: self.cpi_per_processor(cpi_ref),
-            cache: self.warm.summary(
-                self.users.iter().map(|u| u.acct.virt_ns).sum(),
-                self.users.iter().map(|u| u.acct.cp_ns).sum(),
-            ),
-        }
+    /// Core time with one and with two busy threads since the last sample (`t`: the totals).
+    pub fn core_deltas(&mut self, t: (u64, u64)) -> (u64, u64) {
+        let p = std::mem::replace(&mut self.prev_cores, t);
+        (t.0 - p.0, t.1 - p.1)
     }
 
-    /// CPI of each logical processor: its cycles (busy wall time) over its instructions (the
-    /// nominal work it did less the cache reload and coherence stalls charged on it).
-    fn cpi_per_processor(&self, cpi_ref: f64) -> Vec<f64> {
-        let t = &self.cpu.topo;
-        let cores = t.cores.max(1) as usize;
-        self.lpus
-            .iter()
-            .enumerate()
-            .map(|(l, lp)| {
-                let busy = lp.busy_ns as f64;
-                let stall = self.warm.lp_reload_ns.get(l).copied().unwrap_or(0) as f64
-                    + self.warm.lp_coherence_ns.get(l).copied().unwrap_or(0) as f64;
-                let work = busy * t.factor[l % cores] - stall;
-                if busy > 0.0 && work > 0.0 {
-                    cpi_ref * busy / work
-                } else {
-                    t.cpi[l % cores]
-                }
-            })
-            .collect()
+    /// When the interval being sampled started (the last sample, or 0).
+    pub fn last(&self) -> Time {
+        self.last
+    }
+
+    /// Record the interval just sampled; the next starts at its end.
+    pub fn push(&mut self, rec: IntervalRec) {
+        self.last = rec.end;
+        self.intervals.push(rec);
     }
 }
 
@@ -664,7 +330,7 @@ impl Summary {
     /// Count `unit` completed requests as one transaction ([run] tx_unit): the run's and every
     /// interval's transaction count (rounded half to even), ETR and ITR; per-user counts and
     /// per-request figures stay per request.
-    fn apply_tx_unit(&mut self, unit: f64) {
+    pub(crate) fn apply_tx_unit(&mut self, unit: f64) {
         if unit == 1.0 {
             return;
         }

@@ -12,6 +12,7 @@ mod below2g;
 mod dasd;
 mod io;
 mod lpar;
+mod monitor;
 mod paging;
 mod processors;
 mod ssl;
