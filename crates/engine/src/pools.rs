@@ -19,10 +19,7 @@
 //! within each pool (`pool_fill`), so members' target rates add up to no more than the pool.
 
 use crate::config::{Action, PoolCfg, PoolType};
-use crate::entity::Entity;
-use crate::guest::VState;
 use crate::queue::Time;
-use crate::sim::Sim;
 use crate::units::NONE;
 use serde::Serialize;
 
@@ -172,11 +169,21 @@ impl Pool {
 /// The pools of a run.
 #[derive(Clone, Debug, Default)]
 pub struct Pools {
-    pub list: Vec<Pool>,
+    list: Vec<Pool>,
     /// While the pool releases a held virtual CPU: the adjusted TOD it was held at (z/VM <= 6.3
     /// deadlines count from it, so the members' order follows their shares and their waits,
     /// not the order they are released in); 0 otherwise.
     pub release_base: Time,
+}
+
+/// What a pool's charge needs of the scheduler: the time, the minor time slice (ns), the bucket
+/// depth in slices, and the online processors.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolClock {
+    pub now: Time,
+    pub slice: f64,
+    pub bucket: f64,
+    pub online: f64,
 }
 
 impl Pools {
@@ -189,224 +196,113 @@ impl Pools {
             .iter()
             .position(|p| !p.deleted && p.name.eq_ignore_ascii_case(name))
     }
-}
 
-impl Sim {
-    /// The pools defined at the start and their members (`[[cpupool]]`).
-    pub(crate) fn pools_init(&mut self) -> Result<(), String> {
-        for c in self.cfg.cpupools.clone() {
-            self.define_cpupool(&c)?;
-            for m in &c.members {
-                self.schedule_pool(m, Some(&c.name))?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Timed pool commands; errors name the command (the front checks them first).
-    pub(crate) fn pool_action(&mut self, a: &Action) -> Result<(), String> {
-        match a {
-            Action::DefineCpupool { pool, .. } => self.define_cpupool(pool),
-            Action::SetCpupool {
-                name,
-                limithard_pct,
-                capacity,
-                ..
-            } => self.set_cpupool(name, *limithard_pct, *capacity),
-            Action::DeleteCpupool { name, .. } => self.delete_cpupool(name),
-            Action::SchedulePool { userid, pool, .. } => {
-                self.schedule_pool(userid, pool.as_deref())
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn define_cpupool(&mut self, c: &PoolCfg) -> Result<(), String> {
-        if self.pools.find(&c.name).is_some() {
+    /// DEFINE CPUPOOL.
+    pub fn define(&mut self, c: &PoolCfg, now: Time) -> Result<(), String> {
+        if self.find(&c.name).is_some() {
             return Err(format!("DEFINE CPUPOOL {}: the pool exists", c.name));
         }
-        self.pools.list.push(Pool::new(c, self.now));
+        self.list.push(Pool::new(c, now));
         Ok(())
     }
 
-    fn set_cpupool(&mut self, name: &str, lh: Option<f64>, cap: Option<f64>) -> Result<(), String> {
+    /// SET CPUPOOL: the debt so far is charged at the old limit, then the limit changes.
+    pub fn set(
+        &mut self,
+        name: &str,
+        lh: Option<f64>,
+        cap: Option<f64>,
+        k: PoolClock,
+    ) -> Result<(), String> {
         let i = self
-            .pools
             .find(name)
             .ok_or_else(|| format!("SET CPUPOOL {name}: no such pool"))?;
-        let (now, slice, bucket, n) = self.pool_consts();
-        let p = &mut self.pools.list[i];
-        let r = p.rate(n);
-        p.charge(0, now, r, slice, bucket);
+        let p = &mut self.list[i];
+        let r = p.rate(k.online);
+        p.charge(0, k.now, r, k.slice, k.bucket);
         p.limithard = lh.map(|x| x / 100.0);
         p.capacity = cap;
-        let r = p.rate(n);
-        p.set_until(now, r);
-        self.pool_ns_refresh();
-        self.refresh_entitlement(0);
+        let r = p.rate(k.online);
+        p.set_until(k.now, r);
         Ok(())
     }
 
-    fn delete_cpupool(&mut self, name: &str) -> Result<(), String> {
+    /// DELETE CPUPOOL (an empty pool only).
+    pub fn delete(&mut self, name: &str) -> Result<(), String> {
         let i = self
-            .pools
             .find(name)
             .ok_or_else(|| format!("DELETE CPUPOOL {name}: no such pool"))?;
-        if self.pools.list[i].members > 0 {
+        if self.list[i].members > 0 {
             return Err(format!(
                 "DELETE CPUPOOL {name}: the pool has members (SCHEDULE them NOPOOL first)"
             ));
         }
-        self.pools.list[i].deleted = true;
+        self.list[i].deleted = true;
         Ok(())
     }
 
-    /// SCHEDULE userid TO POOL name (Some) or NOPOOL (None).
-    fn schedule_pool(&mut self, userid: &str, pool: Option<&str>) -> Result<(), String> {
-        let u = self
-            .users
-            .iter()
-            .position(|x| x.userid == userid)
-            .ok_or_else(|| format!("SCHEDULE {userid}: unknown userid"))?;
-        let to = match pool {
-            Some(name) => self.pools.find(name).ok_or_else(|| {
-                format!("SCHEDULE {userid} TO POOL {name}: no such pool (DEFINE CPUPOOL it first)")
-            })? as u32,
-            None => NONE,
-        };
-        let from = self.users[u].sch.pool;
+    /// The pool named `name` (defined, not deleted), as a user's pool number.
+    pub fn number(&self, name: &str) -> Option<u32> {
+        self.find(name).map(|i| i as u32)
+    }
+
+    /// A user moves from pool `from` to pool `to` (either NONE: no pool).
+    pub fn move_member(&mut self, from: u32, to: u32) {
         if from != NONE {
-            self.pools.list[from as usize].members -= 1;
+            self.list[from as usize].members -= 1;
         }
         if to != NONE {
-            self.pools.list[to as usize].members += 1;
-        }
-        self.users[u].sch.pool = to;
-        self.pool_ns_refresh();
-        self.refresh_entitlement(0);
-        Ok(())
-    }
-
-    /// Each member's share of its pool's limit as a fraction of the system: the pool's limit
-    /// divided among the members by their normalized shares (z/VM <= 6.3 deadlines use it as a
-    /// maximum share). Recomputed when shares, members or limits change.
-    pub(crate) fn pool_ns_refresh(&mut self) {
-        let n = self.sched.n_cpu;
-        let mut sums = vec![0.0; self.pools.list.len()];
-        for u in &self.users {
-            if u.sch.pool != NONE {
-                sums[u.sch.pool as usize] += u.ns_all;
-            }
-        }
-        for u in &mut self.users {
-            u.sch.pool_ns = match u.sch.pool {
-                NONE => f64::INFINITY,
-                p => {
-                    let r = self.pools.list[p as usize].rate(n) / n;
-                    if r.is_finite() {
-                        r * u.ns_all / sums[p as usize].max(1e-12)
-                    } else {
-                        f64::INFINITY
-                    }
-                }
-            };
+            self.list[to as usize].members += 1;
         }
     }
 
-    fn pool_consts(&self) -> (Time, f64, f64, f64) {
-        (
-            self.now,
-            self.sched.slice as f64,
-            self.sched.bucket_slices,
-            self.sched.n_cpu,
-        )
+    /// Pool `p`'s limit in processors with `online` processors online (infinite: no limit).
+    pub fn rate(&self, p: u32, online: f64) -> f64 {
+        self.list[p as usize].rate(online)
     }
 
-    /// Until when user `u`'s pool holds its virtual CPUs (0: not held, or no pool).
+    /// How many pools were defined (deleted ones included: users' pool numbers index them).
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// Until when pool `p` holds its members' virtual CPUs (0 or past: not held).
     #[inline(always)]
-    pub(crate) fn pool_until(&self, u: usize) -> Time {
-        match self.users[u].sch.pool {
-            NONE => 0,
-            p => self.pools.list[p as usize].until,
-        }
+    pub fn until(&self, p: u32) -> Time {
+        self.list[p as usize].until
     }
 
-    /// `v` goes on the limit list because its pool is in debt: the pool will release it.
-    pub(crate) fn pool_held(&mut self, v: u32) {
-        let p = self.users[self.vcpus[v as usize].user as usize].sch.pool;
-        let t = self.atod().max(1);
-        self.pools.list[p as usize].held.push((v, t));
+    /// Virtual CPU `v` is held on the limit list by pool `p` from adjusted TOD `t`.
+    pub fn hold(&mut self, p: u32, v: u32, t: Time) {
+        self.list[p as usize].held.push((v, t));
     }
 
-    /// A member's virtual CPU chosen for dispatch while its pool is in debt (it was readied
-    /// before the debt): it joins the limit list instead of running. True if held.
-    pub(crate) fn pool_hold_at_dispatch(&mut self, v: u32) -> bool {
-        let u = self.vcpus[v as usize].user as usize;
-        let until = self.pool_until(u);
-        if until <= self.now {
-            return false;
-        }
-        self.pool_held(v);
-        self.vcpus[v as usize].set_state(VState::Limited, self.now);
-        self.q.schedule(Entity::Vcpu(v), until);
-        self.sched.sys_pending += self.sched.cost_limit;
-        self.sched.stats.limit_list_adds += 1;
-        true
+    /// Whether pool `p` holds any virtual CPU.
+    pub fn holds_any(&self, p: u32) -> bool {
+        !self.list[p as usize].held.is_empty()
     }
 
-    /// The end of a limit-list wait of `v`: if its pool held it, the pool releases every
-    /// virtual CPU it holds at once, onto the dispatch vectors by their priorities, and then
-    /// wakes idle processors, so the members' shares (not the order of their wake-ups) decide
-    /// who runs first. False if `v`'s pool did not hold it.
-    pub(crate) fn pool_release(&mut self, v: u32) -> bool {
-        let p = self.users[self.vcpus[v as usize].user as usize].sch.pool;
-        if p == NONE || self.pools.list[p as usize].held.is_empty() {
-            return false;
-        }
-        if self.pools.list[p as usize].until > self.now {
-            // Still in debt (its user's own limit released it): wait for the pool.
-            let until = self.pools.list[p as usize].until;
-            self.q.schedule(Entity::Vcpu(v), until);
-            return true;
-        }
-        let held = std::mem::take(&mut self.pools.list[p as usize].held);
-        let mut offered = 0;
-        for (w, t) in held.into_iter().chain([(v, 0)]) {
-            self.pools.release_base = t;
-            if self.vcpus[w as usize].state == VState::Limited && self.offer(w, true) {
-                offered += 1;
-            }
-        }
-        self.pools.release_base = 0;
-        for _ in 0..offered {
-            let Some(l) = self.idle.pop() else { break };
-            self.dispatch_next(l);
-        }
-        true
+    /// The virtual CPUs pool `p` held, with their adjusted TODs, in the order held.
+    pub fn take_held(&mut self, p: u32) -> Vec<(u32, Time)> {
+        std::mem::take(&mut self.list[p as usize].held)
     }
 
-    /// Charge a member's run to its pool.
+    /// Charge `used` ns of a member's run to pool `p`.
     #[inline]
-    pub(crate) fn pool_charge(&mut self, u: usize, used: u64) {
-        let p = self.users[u].sch.pool;
-        if p == NONE {
-            return;
-        }
-        let (now, slice, bucket, n) = self.pool_consts();
-        let pool = &mut self.pools.list[p as usize];
-        let r = pool.rate(n);
-        pool.charge(used, now, r, slice, bucket);
+    pub fn charge(&mut self, p: u32, used: u64, k: PoolClock) {
+        let pool = &mut self.list[p as usize];
+        let r = pool.rate(k.online);
+        pool.charge(used, k.now, r, k.slice, k.bucket);
     }
 
     /// 6.4 entitlement with pools: the water-fill over users (`alloc`, by weights `w` and
-    /// bounds `cap`) is redone while some pool's members get more than its limit: such a pool's
-    /// members get its limit water-filled among them, and the others share what is left. A pool
-    /// over its limit stays over it as others are fixed (what is left for the rest only grows),
-    /// so at most one pass per pool.
-    pub(crate) fn pool_fill(&self, alloc: &mut [f64], w: &[f64], cap: &[f64]) {
-        let n = self.sched.n_cpu;
-        let np = self.pools.list.len();
-        let pool_of: Vec<u32> = self.users.iter().map(|u| u.sch.pool).collect();
+    /// bounds `cap`; `pool_of`: each user's pool or NONE) is redone while some pool's members
+    /// get more than its limit: such a pool's members get its limit water-filled among them,
+    /// and the others share what is left. A pool over its limit stays over it as others are
+    /// fixed (what is left for the rest only grows), so at most one pass per pool.
+    pub fn fill(&self, online: f64, pool_of: &[u32], alloc: &mut [f64], w: &[f64], cap: &[f64]) {
+        let n = online;
+        let np = self.list.len();
         let mut fixed = vec![false; np];
         let mut left = n;
         loop {
@@ -419,7 +315,7 @@ impl Sim {
                     .filter(|&i| pool_of[i] == p as u32)
                     .map(|i| alloc[i])
                     .sum();
-                let r = self.pools.list[p].rate(n);
+                let r = self.list[p].rate(n);
                 if sum > r * (1.0 + 1e-12) {
                     over = Some((p, r));
                     break;
@@ -458,11 +354,12 @@ impl Sim {
         }
     }
 
-    /// Monitor sample: each pool's figures since the last one (D5R19 PRCCPU).
-    pub(crate) fn pools_sample(&mut self, start: Time) {
-        let (now, n) = (self.now, self.sched.n_cpu);
+    /// Monitor sample from `start` to `now`: each pool's figures since the last one (D5R19
+    /// PRCCPU).
+    pub fn sample(&mut self, start: Time, now: Time, online: f64) {
+        let n = online;
         let len = (now - start).max(1) as f64;
-        for p in &mut self.pools.list {
+        for p in &mut self.list {
             let lim = p.limited_ns(now);
             let (u0, l0, c0) = p.mark;
             p.intervals.push(PoolInterval {
@@ -478,41 +375,39 @@ impl Sim {
         }
     }
 
-    /// The pools now, for the monitor records.
-    pub(crate) fn pools_snapshot(&self) -> Vec<PoolSnap> {
-        let n = self.sched.n_cpu;
-        self.pools
-            .list
+    /// The pools at `now`, for the monitor records.
+    pub fn snapshot(&self, now: Time, online: f64) -> Vec<PoolSnap> {
+        let n = online;
+        self.list
             .iter()
             .map(|p| {
                 let r = p.rate(n);
                 PoolSnap {
                     name: p.name.clone(),
                     ptype: p.ptype,
-                    limited: p.until > self.now,
+                    limited: p.until > now,
                     capacity: p.limithard.is_none(),
                     deleted: p.deleted,
                     members: p.members,
                     limit_value: p.limithard.map(|f| f * 100.0).or(p.capacity).unwrap_or(0.0),
                     limit_processors: if r.is_finite() { r } else { 0.0 },
                     used_ns: p.used_ns,
-                    limited_ns: p.limited_ns(self.now),
+                    limited_ns: p.limited_ns(now),
                     limited_count: p.limited_count,
                 }
             })
             .collect()
     }
 
-    /// The pools over the run (None without pools).
-    pub(crate) fn pools_summary(&self) -> Option<Vec<PoolSummary>> {
-        if self.pools.is_empty() {
+    /// The pools over the run up to `now` (None without pools).
+    pub fn summary(&self, now: Time, online: f64) -> Option<Vec<PoolSummary>> {
+        if self.is_empty() {
             return None;
         }
-        let dur = self.now.max(1) as f64;
-        let n = self.sched.n_cpu;
+        let dur = now.max(1) as f64;
+        let n = online;
         Some(
-            self.pools
-                .list
+            self.list
                 .iter()
                 .map(|p| PoolSummary {
                     name: p.name.clone(),
@@ -525,7 +420,7 @@ impl Sim {
                     limit_value: p.limithard.map(|f| f * 100.0).or(p.capacity).unwrap_or(0.0),
                     limit_pct: limit_pct(p.rate(n)),
                     cpu_pct: 100.0 * p.used_ns as f64 / dur,
-                    limited_pct: 100.0 * p.limited_ns(self.now) as f64 / dur,
+                    limited_pct: 100.0 * p.limited_ns(now) as f64 / dur,
                     limited_count: p.limited_count,
                     members: p.members,
                     deleted: p.deleted,

@@ -14,6 +14,7 @@ mod io;
 mod lpar;
 mod monitor;
 mod paging;
+mod pools;
 mod processors;
 mod ssl;
 mod vnet;
