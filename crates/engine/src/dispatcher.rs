@@ -356,7 +356,7 @@ impl Sim {
     #[inline]
     pub(crate) fn tx_end(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
-        let trivial = self.users[u].sch.class <= 1;
+        let trivial = self.sched.users[u].class <= 1;
         self.resp.end(v, u, self.now, trivial);
     }
 }

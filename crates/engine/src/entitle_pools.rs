@@ -108,7 +108,7 @@ impl Sim {
         for (u, &a) in b.first.alloc.iter().enumerate() {
             let rate = self.target_rate(u, a);
             self.set_user_rate(u, rate);
-            self.users[u].sch.alloc = a;
+            self.sched.users[u].alloc = a;
         }
         self.sched.fill_bufs = b;
     }
@@ -153,7 +153,7 @@ mod tests {
             for u in 0..n_users {
                 sim.user_rates(u);
             }
-            let before: Vec<f64> = sim.users.iter().map(|u| u.sch.alloc).collect();
+            let before: Vec<f64> = sim.sched.users.iter().map(|s| s.alloc).collect();
             assert!(before.iter().sum::<f64>() > 3.99, "contended: {before:?}");
             assert!(
                 sim.sched.ent.level().is_finite(),
@@ -171,7 +171,7 @@ mod tests {
             sim.refresh_entitlement(0);
             assert!(sim.sched.full);
             for (u, b) in before.iter().enumerate() {
-                let a = sim.users[u].sch.alloc;
+                let a = sim.sched.users[u].alloc;
                 assert!(
                     (a - b).abs() <= 4e-9,
                     "seed {seed} user {u}: full {a}, incremental {b}"

@@ -164,9 +164,9 @@ pub struct Acct {
 
 /// A guest virtual machine (its base VMDBK carries the share).
 ///
-/// Layout (`repr(C)`): the accounting, the virtual CPU list, the program, the share and the
-/// scheduler state's per-transaction fields come first (about 250 bytes); the userid, the
-/// maximum share and the rest of the scheduler state after.
+/// Layout (`repr(C)`): the accounting, the virtual CPU list, the program and the share come
+/// first; the userid and the maximum share after. Its scheduling state is the scheduler's
+/// (`UserSched`, in `Scheduler::users`).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct User {
@@ -176,7 +176,6 @@ pub struct User {
     /// Normalized share over all logged-on users (fraction of the whole system).
     pub ns_all: f64,
     pub share: Share,
-    pub sch: UserSched,
     pub userid: String,
     /// Maximum share over all logged-on users (fraction of the system), if any.
     pub max_all: Option<f64>,
@@ -184,9 +183,10 @@ pub struct User {
 
 /// A user's scheduler state (lists, transaction class, measured demand, limits).
 ///
-/// Layout (`repr(C)`): the fields read or written at every transaction (lists, class,
-/// test-idle, dispatch-list stay, wait accounting, the 6.4 slice rate) first, right after the
-/// user's share (`User`); those of the scheduler pass, limits and storage admission after.
+/// Owned by the scheduler (`Scheduler::users`, indexed by user). Layout (`repr(C)`): the fields
+/// read or written at every transaction (lists, class, test-idle, dispatch-list stay, wait
+/// accounting, the 6.4 slice rate) first; those of the scheduler pass, limits and storage
+/// admission after.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct UserSched {
@@ -338,15 +338,15 @@ fn server_users(cfg: &Config, userid: &str) -> Vec<u32> {
     out
 }
 
-/// The users (one per guest of each group) and their virtual CPUs, homed round robin over
-/// the `p_online` processors.
-pub(crate) fn guests(
-    cfg: &Config,
-    params: &Params,
-    p_online: u32,
-) -> Result<(Vec<User>, Vec<Vcpu>), String> {
+/// The guests of a run: users, their virtual CPUs and their scheduling state (the scheduler's).
+pub(crate) type Guests = (Vec<User>, Vec<Vcpu>, Vec<UserSched>);
+
+/// The users (one per guest of each group), their virtual CPUs, homed round robin over the
+/// `p_online` processors, and their scheduling state.
+pub(crate) fn guests(cfg: &Config, params: &Params, p_online: u32) -> Result<Guests, String> {
     let mut users = Vec::new();
     let mut vcpus = Vec::new();
+    let mut scheds = Vec::new();
     for g in &cfg.guests {
         for k in 0..g.count {
             let userid = if g.count > 1 {
@@ -357,10 +357,10 @@ pub(crate) fn guests(
             let uid = users.len() as u32;
             let program = user_program(cfg, params, g);
             let ids = logon_vcpus(cfg.seed, uid, g.vcpus, p_online, &mut vcpus);
-            let sch = UserSched {
+            scheds.push(UserSched {
                 quickdsp: g.quickdsp,
                 ..Default::default()
-            };
+            });
             users.push(User {
                 userid,
                 share: g.share,
@@ -369,12 +369,11 @@ pub(crate) fn guests(
                 ns_all: 0.0,
                 max_all: None,
                 acct: Acct::default(),
-                sch,
             });
         }
     }
     check_unique_userids(&users)?;
-    Ok((users, vcpus))
+    Ok((users, vcpus, scheds))
 }
 
 /// The program a guest of group `g` runs, with the server users a client calls or a server

@@ -49,7 +49,7 @@
 
 use crate::config::{Limit, ShareKind, ShareValue};
 use crate::entity::Entity;
-use crate::guest::{UList, VState};
+use crate::guest::{UList, UserSched, VState};
 use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
 use crate::params::Params;
 use crate::queue::Time;
@@ -78,6 +78,9 @@ pub struct Scheduler {
     /// Dispatch vectors: one per logical processor (`DvSelect::Local`) or one shared ordered
     /// dispatch list (`DvSelect::LookAside`). Entries: (deadline, sequence, virtual CPU).
     dvs: Vec<BinaryHeap<Entry>>,
+    /// Each user's scheduling state (lists, class, test-idle, limits, 6.4 rates, storage
+    /// admission), indexed by user.
+    pub users: Vec<UserSched>,
     pub sched: Sched,
     pub limithard: LimitHard,
     pub local: bool,
@@ -173,11 +176,13 @@ impl Scheduler {
         level: &Level,
         cpu: &crate::cpu::Cpu,
         storage: Option<(u64, usize)>,
+        users: Vec<UserSched>,
     ) -> Scheduler {
         let p_online = cpu.cores * cpu.threads;
         let mut sched = Scheduler::new(params, level, p_online);
         sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
         sched.set_processors(p_online, cpu.n_lpus);
+        sched.users = users;
         if let Some((frames, exposures)) = storage {
             sched.dpa = frames as f64;
             sched.exposures = exposures as f64;
@@ -194,6 +199,7 @@ impl Scheduler {
         let n_dv = if local { processors as usize } else { 1 };
         Scheduler {
             dvs: (0..n_dv).map(|_| BinaryHeap::new()).collect(),
+            users: Vec::new(),
             direct_ok: false,
             direct: NONE,
             sched: level.switches.sched,
@@ -393,11 +399,11 @@ impl Sim {
         };
         self.sched.list_rel += c.0;
         self.sched.list_abs += c.1;
-        self.users[i].sch.in_sums = c;
+        self.sched.users[i].in_sums = c;
     }
 
     pub(crate) fn list_sums_remove(&mut self, i: usize) {
-        let c = std::mem::take(&mut self.users[i].sch.in_sums);
+        let c = std::mem::take(&mut self.sched.users[i].in_sums);
         self.sched.list_rel -= c.0;
         self.sched.list_abs -= c.1;
         if self.sched.list_rel < 1e-9 {
@@ -419,7 +425,7 @@ impl Sim {
         }
         // A CPU pool member: at most its share of the pool's limit (pools.rs), as a LIMITHARD
         // user is held to its maximum share.
-        ns.min(us.sch.pool_ns)
+        ns.min(self.sched.users[u].pool_ns)
     }
 
     /// LIMITHARD (or, in 6.4, LIMITSOFT) maximum in processors (infinite when none).
@@ -464,7 +470,7 @@ impl Sim {
             Sched::DeadlineNs => {
                 let ns_v = (self.ns_lists(u) / nv).max(1e-12);
                 let mut off = self.sched.slice as f64 / (ns_v * self.sched.n_cpu) * f;
-                let delay = std::mem::take(&mut self.users[u].sch.el_delay) as f64;
+                let delay = std::mem::take(&mut self.sched.users[u].el_delay) as f64;
                 off -= off.min(delay);
                 // A CPU pool releasing it: the deadline counts from when the pool held it.
                 let base = match self.pools.release_base {
@@ -476,14 +482,14 @@ impl Sim {
             Sched::EntitlementExcess => {
                 // LIMITSOFT over its maximum: runs only when nobody else wants the processor.
                 let bg = if self.users[u].share.limit == Limit::Soft
-                    && self.users[u].sch.lim_until > self.now
+                    && self.sched.users[u].lim_until > self.now
                 {
                     FAR
                 } else {
                     0
                 };
                 self.debug_rates_fresh(u);
-                let one = self.users[u].sch.slice_v;
+                let one = self.sched.users[u].slice_v;
                 let vtime = self.sched.vtime;
                 let vc = &mut self.vcpus[v as usize];
                 if vc.tx_slices == 0 {
@@ -526,7 +532,7 @@ impl Sim {
             // Background (LIMITSOFT over its maximum) until its consumption is back in line.
             let u = self.vcpus[v as usize].user as usize;
             self.q
-                .schedule(Entity::Vcpu(v), self.users[u].sch.lim_until);
+                .schedule(Entity::Vcpu(v), self.sched.users[u].lim_until);
         }
     }
 
@@ -549,7 +555,7 @@ impl Sim {
         let pool_until = self.pool_until(u);
         if self.users[u].share.limit == Limit::Hard || pool_until > self.now {
             let mut until = match (self.users[u].share.limit, self.sched.limithard) {
-                (Limit::Hard, LimitHard::Consumption) => self.users[u].sch.lim_until,
+                (Limit::Hard, LimitHard::Consumption) => self.sched.users[u].lim_until,
                 (Limit::Hard, _) => self.vcpus[v as usize].limit_until,
                 _ => 0,
             };
@@ -689,7 +695,7 @@ impl Sim {
         }
         let vc = &mut self.vcpus[v as usize];
         let u = vc.user as usize;
-        self.users[u].sch.want_ns += self.now - vc.want_since;
+        self.sched.users[u].want_ns += self.now - vc.want_since;
         let d = self.cpu.topo.distance(vc.home, l);
         self.cpu.moves[d] += 1;
         self.cpu.lp_moves[l as usize][d] += 1;
@@ -721,7 +727,7 @@ impl Sim {
             let vc = &mut self.vcpus[v as usize];
             vc.vtag = vc
                 .vtag
-                .saturating_add(to_time(used as f64 * self.users[u].sch.inv_rate_v));
+                .saturating_add(to_time(used as f64 * self.sched.users[u].inv_rate_v));
         }
         let method = match (self.users[u].share.limit, self.sched.sched) {
             (Limit::Hard, _) => self.sched.limithard,
@@ -738,7 +744,7 @@ impl Sim {
         match method {
             LimitHard::Consumption => {
                 let depth = self.sched.bucket_slices * self.sched.slice as f64 * nv;
-                let s = &mut self.users[u].sch;
+                let s = &mut self.sched.users[u];
                 s.lim_credit =
                     (s.lim_credit + r * (now - s.lim_last) as f64).min(depth) - used as f64;
                 s.lim_last = now;
@@ -768,25 +774,25 @@ impl Sim {
             vc.want_since = self.now;
             vc.set_state(VState::Eligible, self.now);
         }
-        self.users[u].sch.n_runnable += 1;
+        self.sched.users[u].n_runnable += 1;
         self.touch(u);
-        match self.users[u].sch.list {
-            UList::Dormant if self.users[u].sch.quickdsp => {
+        match self.sched.users[u].list {
+            UList::Dormant if self.sched.users[u].quickdsp => {
                 // SET QUICKDSP ON: class E0, straight onto the dispatch list (no admission
                 // barrier, not counted against DSPBUF).
-                self.users[u].sch.class = 0;
+                self.sched.users[u].class = 0;
                 self.list_sums_add(u);
                 self.dlist_add(u);
             }
             UList::Dormant => {
-                self.users[u].sch.class = 1;
+                self.sched.users[u].class = 1;
                 self.list_sums_add(u);
                 self.elist_add(u, false);
                 self.admit_from_elist();
             }
             UList::Eligible => {}
             UList::Dispatch => {
-                let s = &mut self.users[u].sch;
+                let s = &mut self.sched.users[u];
                 if s.tidle {
                     // A new transaction of a test-idle user: back to Q1, no drop and re-add
                     // (a dispatch-list update, under the scheduler lock held exclusive).
@@ -824,7 +830,7 @@ impl Sim {
         // vector and changes no scheduler list, so from the exploitation SPE on the scheduler
         // lock is not taken exclusive here (a test-idle user's new transaction is:
         // `vcpu_runnable`); before it the readying is an exclusive hold (`ready_lock`).
-        if self.users[u].sch.list == UList::Dispatch {
+        if self.sched.users[u].list == UList::Dispatch {
             if !self.stay_ended(v) {
                 self.ready_lock();
                 self.make_ready(v, true);
@@ -837,7 +843,7 @@ impl Sim {
     /// `v` finished a transaction and thinks.
     pub(crate) fn vcpu_idle(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
-        let s = &mut self.users[u].sch;
+        let s = &mut self.sched.users[u];
         s.n_runnable -= 1;
         if s.n_runnable > 0 {
             return;
@@ -857,7 +863,7 @@ impl Sim {
                         .filter(|&&w| self.vcpus[w as usize].state == VState::Dormant)
                         .count() as u32
                 };
-                self.users[u].sch.tidle_vcpus = dormant;
+                self.sched.users[u].tidle_vcpus = dormant;
             }
             UList::Eligible => {
                 s.list = UList::Dormant;
@@ -871,7 +877,7 @@ impl Sim {
     pub(crate) fn slice_end_requeue(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
         self.vcpus[v as usize].want_since = self.now;
-        let s = &self.users[u].sch;
+        let s = &self.sched.users[u];
         if s.list != UList::Dispatch {
             self.vcpus[v as usize].set_state(VState::Eligible, self.now);
             return;
@@ -893,7 +899,7 @@ impl Sim {
     /// (cp-model §4.3). E0 (QUICKDSP) users have no elapsed time slice.
     fn stay_ended(&mut self, v: u32) -> bool {
         let u = self.vcpus[v as usize].user as usize;
-        let s = &self.users[u].sch;
+        let s = &self.sched.users[u];
         let over_wss = self.sched.maxwss < 99.0
             && self
                 .paging
@@ -905,7 +911,7 @@ impl Sim {
         }
         self.vcpus[v as usize].set_state(VState::Eligible, self.now);
         self.dlist_drop(u);
-        let s = &mut self.users[u].sch;
+        let s = &mut self.sched.users[u];
         s.class = (s.class + 1).min(3);
         for k in 0..self.users[u].vcpus.len() {
             let w = self.users[u].vcpus[k] as usize;
@@ -950,7 +956,7 @@ impl Sim {
     /// slice to its eligible priority (assumed: how far "well out" is, cp-model §4.3, is not public).
     fn elist_add(&mut self, u: usize, well_out: bool) {
         let ns = self.users[u].ns_all;
-        let mut ets = self.sched.ets[self.users[u].sch.class as usize] as f64;
+        let mut ets = self.sched.ets[self.sched.users[u].class as usize] as f64;
         if well_out {
             ets += self.sched.ets[3] as f64;
         }
@@ -959,7 +965,7 @@ impl Sim {
             .saturating_add(to_time(ets / (ns * self.sched.n_cpu)));
         self.sched.seq += 1;
         let seq = self.sched.seq;
-        let s = &mut self.users[u].sch;
+        let s = &mut self.sched.users[u];
         s.list = UList::Eligible;
         s.el_since = self.now;
         s.el_seq = seq;
@@ -970,7 +976,7 @@ impl Sim {
     /// Admit eligible users in eligible-priority order while the DSPBUF barriers allow.
     fn admit_from_elist(&mut self) {
         while let Some(&Reverse((_, seq, u))) = self.sched.elist.peek() {
-            let s = &self.users[u as usize].sch;
+            let s = &self.sched.users[u as usize];
             if s.list != UList::Eligible || s.el_seq != seq {
                 self.sched.elist.pop();
                 continue;
@@ -988,7 +994,7 @@ impl Sim {
         let now = self.now;
         let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
         let resident = self.paging.as_ref().map_or(0, |pg| pg.resident(u));
-        let s = &mut self.users[u].sch;
+        let s = &mut self.sched.users[u];
         s.list = UList::Dispatch;
         s.stay_res = resident;
         s.stay_in = s.pageins + s.firsts;
@@ -1017,9 +1023,8 @@ impl Sim {
         let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
         let slice = self.sched.slice as f64;
         let loading_faults = self.sched.loading_faults;
-        let s = &mut self.users[u].sch;
+        let s = &mut self.sched.users[u];
         let (c, ws, ld) = (s.class, s.dl_wss, s.dl_loading);
-        self.sched.q_remove(c, ws, ld);
         // Working-set projection at the drop (cp-model §6.7, the VM/370 rule). What the stay
         // used: the pages resident when it began plus those brought in during it (page-ins and
         // first touches), at most the guest's pages [A: CP's exact count of pages referenced in
@@ -1037,6 +1042,7 @@ impl Sim {
         }
         let slices = ((cpu - s.stay_cpu) as f64 / slice).max(1.0);
         s.loading = (s.pageins - s.stay_pageins) as f64 >= loading_faults * slices;
+        self.sched.q_remove(c, ws, ld);
         self.sched.sys_pending += self.sched.cost_dlist;
         self.sched.sys_pending += self.locks.dlist_update(self.now);
     }
@@ -1050,11 +1056,11 @@ impl Sim {
             }
             self.sched.tidle.pop_front();
             let u = u as usize;
-            let s = &self.users[u].sch;
+            let s = &self.sched.users[u];
             if s.tidle && s.tidle_since == t && s.list == UList::Dispatch {
                 self.dlist_drop(u);
                 let now = self.now;
-                let s = &mut self.users[u].sch;
+                let s = &mut self.sched.users[u];
                 s.end_tidle(now);
                 s.list = UList::Dormant;
                 self.list_sums_remove(u);
@@ -1106,7 +1112,7 @@ impl Sim {
             // Users still runnable are measured again at the next pass.
             let mut kept = touched;
             kept.retain(|&u| {
-                let s = &mut self.users[u as usize].sch;
+                let s = &mut self.sched.users[u as usize];
                 s.touched = s.n_runnable > 0;
                 s.touched
             });
@@ -1127,8 +1133,8 @@ impl Sim {
     /// last pass now, so that a runnable (touched) user's rates are always current.
     #[inline]
     pub(crate) fn touch(&mut self, u: usize) {
-        if !self.users[u].sch.touched {
-            self.users[u].sch.touched = true;
+        if !self.sched.users[u].touched {
+            self.sched.users[u].touched = true;
             self.sched.touched.push(u as u32);
             if self.sched.sched == Sched::EntitlementExcess && !self.sched.full {
                 self.user_rates(u);
@@ -1140,7 +1146,7 @@ impl Sim {
     #[inline(always)]
     fn debug_rates_fresh(&self, u: usize) {
         debug_assert!(
-            self.sched.full || self.users[u].sch.fill_gen == self.sched.ent.gen(),
+            self.sched.full || self.sched.users[u].fill_gen == self.sched.ent.gen(),
             "user {u}"
         );
     }
@@ -1149,22 +1155,23 @@ impl Sim {
     /// CPU used plus time spent wanting a processor.
     pub(crate) fn measure_demand(&mut self, u: usize, dt: Time) -> f64 {
         let now = self.now;
-        let us = &mut self.users[u];
+        let us = &self.users[u];
+        let s = &mut self.sched.users[u];
         for &v in &us.vcpus {
             let vc = &mut self.vcpus[v as usize];
             if matches!(vc.state, VState::Ready | VState::Eligible | VState::Limited) {
-                us.sch.want_ns += now - vc.want_since;
+                s.want_ns += now - vc.want_since;
                 vc.want_since = now;
             }
         }
         // Its allocation from the last pass (current: it is touched, or the pass is full).
-        debug_assert!(self.sched.full || us.sch.fill_gen == self.sched.ent.gen());
-        let alloc = us.sch.alloc;
+        debug_assert!(self.sched.full || s.fill_gen == self.sched.ent.gen());
+        let alloc = s.alloc;
         let used = us.acct.virt_ns + us.acct.cp_ns;
-        let used_w = (used - us.sch.used_mark) as f64;
-        let want = us.sch.want_ns as f64;
-        us.sch.used_mark = used;
-        us.sch.want_ns = 0;
+        let used_w = (used - s.used_mark) as f64;
+        let want = s.want_ns as f64;
+        s.used_mark = used;
+        s.want_ns = 0;
         let nv = us.vcpus.len() as f64;
         // Error feedback for a user held at its maximum share or at all its virtual CPUs
         // (targets that do not depend on other users' demand): proportional sharing among
@@ -1177,7 +1184,7 @@ impl Sim {
         let at_max = alloc >= 0.999 * us.max_all.map_or(nv, |m| (m * self.sched.n_cpu).min(nv));
         if at_max && alloc > 0.0 && used_w + want >= 0.98 * target {
             let (vtime, slice) = (self.sched.vtime, self.sched.slice as f64);
-            let bound = 2.0 * slice / self.users[u].sch.rate_v;
+            let bound = 2.0 * slice / self.sched.users[u].rate_v;
             let shift = ((target - used_w) / alloc).min(bound);
             if shift > 0.0 {
                 let lo = vtime.saturating_sub(to_time(bound));
@@ -1193,12 +1200,12 @@ impl Sim {
     /// Debug builds: a user the pass does not measure used and wanted nothing since the last.
     #[cfg(debug_assertions)]
     fn check_untouched(&self) {
-        for (i, u) in self.users.iter().enumerate() {
-            if !u.sch.touched {
+        for (i, (u, s)) in self.users.iter().zip(&self.sched.users).enumerate() {
+            if !s.touched {
                 let used = u.acct.virt_ns + u.acct.cp_ns;
-                assert_eq!(used, u.sch.used_mark, "user {i} used CPU untouched");
-                assert_eq!(u.sch.want_ns, 0, "user {i} wanted CPU untouched");
-                assert_eq!(u.sch.n_runnable, 0, "user {i} runnable untouched");
+                assert_eq!(used, s.used_mark, "user {i} used CPU untouched");
+                assert_eq!(s.want_ns, 0, "user {i} wanted CPU untouched");
+                assert_eq!(s.n_runnable, 0, "user {i} runnable untouched");
             }
         }
     }
@@ -1233,7 +1240,7 @@ impl Sim {
             self.sched.ent.add(u, nv);
         }
         for u in 0..self.users.len() {
-            if self.users[u].sch.n_runnable > 0 {
+            if self.sched.users[u].n_runnable > 0 {
                 self.touch(u);
             }
         }
@@ -1244,7 +1251,7 @@ impl Sim {
     /// user's).
     #[inline(always)]
     pub(crate) fn user_rates(&mut self, u: usize) {
-        if self.users[u].sch.fill_gen != self.sched.ent.gen() {
+        if self.sched.users[u].fill_gen != self.sched.ent.gen() {
             self.derive_rates(u);
         }
     }
@@ -1253,7 +1260,7 @@ impl Sim {
     fn derive_rates(&mut self, u: usize) {
         let a = self.sched.ent.alloc(u);
         let rate = self.target_rate(u, a);
-        let s = &mut self.users[u].sch;
+        let s = &mut self.sched.users[u];
         s.alloc = a;
         s.fill_gen = self.sched.ent.gen();
         if rate == s.rate {
@@ -1275,9 +1282,10 @@ impl Sim {
         if let Some(m) = us.max_all {
             floor = floor.min(m * n);
         }
-        if us.sch.pool_ns.is_finite() {
+        let pool_ns = self.sched.users[u].pool_ns;
+        if pool_ns.is_finite() {
             // A CPU pool member's entitlement is at most its share of the pool.
-            floor = floor.min(us.sch.pool_ns * n);
+            floor = floor.min(pool_ns * n);
         }
         a.max(floor).max(1e-6)
     }
@@ -1286,9 +1294,8 @@ impl Sim {
     #[inline]
     pub(crate) fn set_user_rate(&mut self, u: usize, rate: f64) {
         let slice = self.sched.slice as f64;
-        let us = &mut self.users[u];
-        let nv = us.vcpus.len() as f64;
-        let s = &mut us.sch;
+        let nv = self.users[u].vcpus.len() as f64;
+        let s = &mut self.sched.users[u];
         s.rate = rate;
         s.rate_v = rate / nv;
         s.inv_rate_v = nv / rate;

@@ -156,7 +156,7 @@ proptest! {
         sim.run();
         let now = sim.now;
         let s = sim.summary();
-        for (u, us) in sim.users.iter().zip(&s.users) {
+        for (i, (u, us)) in sim.users.iter().zip(&s.users).enumerate() {
             let t = sim.user_state_time(u, now);
             let total: u64 = t.iter().sum();
             prop_assert_eq!(total, u.vcpus.len() as u64 * now, "user {}", &u.userid);
@@ -164,7 +164,8 @@ proptest! {
             prop_assert!(t[VState::Running as usize] >= charged, "user {} charged {} > running {}",
                 &u.userid, charged, t[VState::Running as usize]);
             // Test idle is dormant time while the user stays on the dispatch list.
-            prop_assert!(u.sch.tidle_time(now) <= t[VState::Dormant as usize], "user {}", &u.userid);
+            let (_, tidle) = sim.user_wait_states(i, now);
+            prop_assert!(tidle <= t[VState::Dormant as usize], "user {}", &u.userid);
             let pct: f64 = us.wait_states.values().sum();
             prop_assert!((pct - 100.0).abs() < 1e-6, "user {} states add to {}", &u.userid, pct);
         }

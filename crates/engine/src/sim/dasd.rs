@@ -172,7 +172,7 @@ impl Sim {
         let paced = p.pace > 0.0;
         d.io_left[v as usize] = ios;
         self.users[u].acct.tx_done += 1;
-        let trivial = self.users[u].sch.class <= 1;
+        let trivial = self.sched.users[u].class <= 1;
         self.resp.end(v, u, self.now, trivial);
         if format {
             d.finished[u] = Some(self.now);

@@ -164,7 +164,7 @@ impl Sim {
         let (level, params) = crate::level::level_and_params(&cfg)?;
         let cpu = crate::cpu::Cpu::from_config(&cfg, &params)?;
         let (p, p_online) = (cpu.n_lpus, cpu.cores * cpu.threads);
-        let (users, vcpus) = crate::guest::guests(&cfg, &params, p_online)?;
+        let (users, vcpus, scheds) = crate::guest::guests(&cfg, &params, p_online)?;
         let actions = timed_actions(&cfg, &users)?;
         let io = io::IoSubsystems::for_config(&cfg, &params, &level)?;
         let lpar = match &cfg.cpc {
@@ -174,7 +174,7 @@ impl Sim {
         let (n_vcpus, n_users) = (vcpus.len(), users.len());
         let mut sim = Sim {
             q: crate::entity::Agenda::new(io.entity_counts(p, n_vcpus as u32)),
-            sched: Scheduler::for_run(&cfg, &params, &level, &cpu, io.storage_view()),
+            sched: Scheduler::for_run(&cfg, &params, &level, &cpu, io.storage_view(), scheds),
             cost_dispatch: path_ns(&params, params.path_dispatch(), params.hw_sie_cycles()),
             cost_slice_end: path_ns(&params, params.path_slice_end(), 0.0),
             lpus: Lpu::for_cpu(&cpu),
@@ -352,7 +352,7 @@ impl Sim {
     /// SET SHARE userid ...
     pub fn set_share(&mut self, userid: &str, share: Share) {
         if let Some(i) = self.users.iter().position(|u| u.userid == userid) {
-            let listed = self.users[i].sch.list != crate::sim::UList::Dormant;
+            let listed = self.sched.users[i].list != crate::sim::UList::Dormant;
             if listed {
                 self.list_sums_remove(i);
             }

@@ -74,11 +74,11 @@ impl Sim {
     /// monitor's MRUSEACT both take them from here).
     pub fn user_wait_states(
         &self,
-        u: &crate::guest::User,
+        ui: usize,
         now: Time,
     ) -> ([Time; crate::guest::N_VSTATES], Time) {
-        let mut t = self.user_state_time(u, now);
-        let ti = u.sch.tidle_time(now);
+        let mut t = self.user_state_time(&self.users[ui], now);
+        let ti = self.sched.users[ui].tidle_time(now);
         let d = crate::guest::VState::Dormant as usize;
         t[d] = t[d].saturating_sub(ti);
         (t, ti)
@@ -185,7 +185,7 @@ impl Sim {
                 prorated_cpu_pct: pct(u.acct.virt_ns + u.acct.cp_ns)
                     - pct(u.acct.smt_shared_ns) / 2.0,
                 wait_states: {
-                    let (t, ti) = self.user_wait_states(u, self.now);
+                    let (t, ti) = self.user_wait_states(ui, self.now);
                     let all = (t.iter().sum::<Time>() + ti).max(1) as f64;
                     let mut m: BTreeMap<&'static str, f64> = crate::guest::VState::NAMES
                         .iter()
@@ -549,9 +549,8 @@ impl Sim {
     /// Per user: time its virtual CPUs spent in each state up to now, and test idle (FCX114
     /// USTAT).
     fn snap_wait_states(&self) -> (Vec<[u64; crate::guest::N_VSTATES]>, Vec<u64>) {
-        self.users
-            .iter()
-            .map(|u| self.user_wait_states(u, self.now))
+        (0..self.users.len())
+            .map(|ui| self.user_wait_states(ui, self.now))
             .unzip()
     }
 }

@@ -41,7 +41,7 @@ impl Sim {
                 false
             }
             Found::FirstTouch => {
-                self.users[u].sch.firsts += 1;
+                self.sched.users[u].firsts += 1;
                 self.vcpus[v as usize].cp_owed += pg.cost_first;
                 false
             }
@@ -140,7 +140,7 @@ impl Sim {
     /// I/O, the SSCH, any decryption) and then waits for the page-in from the page's volume.
     fn start_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
         let u = self.vcpus[v as usize].user;
-        self.users[u as usize].sch.pageins += 1;
+        self.sched.users[u as usize].pageins += 1;
         // CP's below-2GB frames for the page-in: when none is on the below-2GB available list
         // the request is deferred to the below-2GB demand scan.
         self.take_below_for_io(v);

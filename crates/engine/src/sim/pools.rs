@@ -64,8 +64,8 @@ impl Sim {
             })?,
             None => NONE,
         };
-        self.pools.move_member(self.users[u].sch.pool, to);
-        self.users[u].sch.pool = to;
+        self.pools.move_member(self.sched.users[u].pool, to);
+        self.sched.users[u].pool = to;
         self.pool_ns_refresh();
         self.refresh_entitlement(0);
         Ok(())
@@ -77,13 +77,13 @@ impl Sim {
     pub(crate) fn pool_ns_refresh(&mut self) {
         let n = self.sched.n_cpu;
         let mut sums = vec![0.0; self.pools.len()];
-        for u in &self.users {
-            if u.sch.pool != NONE {
-                sums[u.sch.pool as usize] += u.ns_all;
+        for (u, s) in self.users.iter().zip(&self.sched.users) {
+            if s.pool != NONE {
+                sums[s.pool as usize] += u.ns_all;
             }
         }
-        for u in &mut self.users {
-            u.sch.pool_ns = match u.sch.pool {
+        for (u, s) in self.users.iter().zip(self.sched.users.iter_mut()) {
+            s.pool_ns = match s.pool {
                 NONE => f64::INFINITY,
                 p => {
                     let r = self.pools.rate(p, n) / n;
@@ -109,7 +109,7 @@ impl Sim {
     /// Until when user `u`'s pool holds its virtual CPUs (0: not held, or no pool).
     #[inline(always)]
     pub(crate) fn pool_until(&self, u: usize) -> Time {
-        match self.users[u].sch.pool {
+        match self.sched.users[u].pool {
             NONE => 0,
             p => self.pools.until(p),
         }
@@ -117,7 +117,7 @@ impl Sim {
 
     /// `v` goes on the limit list because its pool is in debt: the pool will release it.
     pub(crate) fn pool_held(&mut self, v: u32) {
-        let p = self.users[self.vcpus[v as usize].user as usize].sch.pool;
+        let p = self.sched.users[self.vcpus[v as usize].user as usize].pool;
         let t = self.atod().max(1);
         self.pools.hold(p, v, t);
     }
@@ -143,7 +143,7 @@ impl Sim {
     /// wakes idle processors, so the members' shares (not the order of their wake-ups) decide
     /// who runs first. False if `v`'s pool did not hold it.
     pub(crate) fn pool_release(&mut self, v: u32) -> bool {
-        let p = self.users[self.vcpus[v as usize].user as usize].sch.pool;
+        let p = self.sched.users[self.vcpus[v as usize].user as usize].pool;
         if p == NONE || !self.pools.holds_any(p) {
             return false;
         }
@@ -172,7 +172,7 @@ impl Sim {
     /// Charge a member's run to its pool.
     #[inline]
     pub(crate) fn pool_charge(&mut self, u: usize, used: u64) {
-        let p = self.users[u].sch.pool;
+        let p = self.sched.users[u].pool;
         if p == NONE {
             return;
         }
@@ -183,7 +183,7 @@ impl Sim {
     /// 6.4 entitlement with pools: the users' water-fill redone within each pool over its
     /// limit (`Pools::fill`).
     pub(crate) fn pool_fill(&self, alloc: &mut [f64], w: &[f64], cap: &[f64]) {
-        let pool_of: Vec<u32> = self.users.iter().map(|u| u.sch.pool).collect();
+        let pool_of: Vec<u32> = self.sched.users.iter().map(|s| s.pool).collect();
         self.pools.fill(self.sched.n_cpu, &pool_of, alloc, w, cap);
     }
 
