@@ -1,6 +1,6 @@
 //! CP's simulation of guest ISKE (storage-key operations) for memtst guests (row C2): which
 //! users issue them and what one costs. The dispatcher runs one at the end of such a guest's
-//! burst (dispatcher.rs `iske`).
+//! burst (sim/dispatcher.rs `iske`).
 
 use crate::config::{Config, Workload};
 use crate::level::Level;

@@ -14,7 +14,6 @@ mod config_check;
 pub mod contract;
 pub mod cpu;
 pub mod dasd;
-pub mod dispatcher;
 pub mod entitle;
 pub mod entitle_pools;
 pub mod entity;

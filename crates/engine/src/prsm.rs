@@ -2,7 +2,7 @@
 //! placement, the pool's fluid share of capacity, and z/VM's parking/unparking (VM66063).
 //!
 //! Everything here is pure arithmetic on a CPC description, so it can be tested on its own
-//! (cp-model §1.2-1.4, §3.3). The simulator uses it through a thin hook (`sim/lpar.rs`, `dispatcher.rs`):
+//! (cp-model §1.2-1.4, §3.3). The simulator uses it through a thin hook (`sim/lpar.rs`, `sim/dispatcher.rs`):
 //! a logical processor that is not powered all the time loses wall time to PR/SM suspension
 //! before its work runs, parked processors take no work, and PR/SM dispatches are counted.
 //!

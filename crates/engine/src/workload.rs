@@ -97,7 +97,7 @@ impl Program {
                 tx_cpu_ns,
                 dist,
             } => Program::cpu_bound(demand, tx_cpu_ns, dist, tx_default_ns, burst_default_ns),
-            // Its storage-key operations are CP's (dispatcher.rs, `iske`).
+            // Its storage-key operations are CP's (sim/dispatcher.rs, `iske`).
             Workload::Memtst { cpu_ns, dist } => Program::Hungry {
                 tx: cpu_ns as f64,
                 dist,

@@ -16,12 +16,8 @@ use std::path::{Path, PathBuf};
 const STILL_ON_SIM: &[(&str, &str)] = &[
     ("bench", "drives a whole run of the reference model"),
     (
-        "dispatcher",
-        "virtual CPUs onto logical processors: the run loop's own handler",
-    ),
-    (
         "scheduler",
-        "users' scheduling state (UserSched) still lives in User, not in Scheduler",
+        "its policy moves virtual CPUs, processors and events, which are Sim's",
     ),
     (
         "entitle_pools",

@@ -10,6 +10,7 @@
 use crate::config::{Action, Config, Share};
 mod below2g;
 mod dasd;
+mod dispatcher;
 mod io;
 mod lpar;
 mod monitor;
