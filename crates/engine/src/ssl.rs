@@ -28,9 +28,10 @@
 
 use crate::config::{Config, Workload};
 use crate::contract::Crypto;
-use crate::io::{DevType, Device, Service};
+use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{SslApvirt, SslCipher, SslServer, Switches};
 use crate::params::Params;
+use crate::queue::Time;
 use crate::rng::Rng;
 use crate::units::path_ns;
 use serde::Serialize;
@@ -69,17 +70,17 @@ pub struct SslCount {
 
 pub struct Ssl {
     /// Per user: the SSL server's configuration (None: not an SSL server).
-    pub conf: Vec<Option<SslConf>>,
-    pub count: Vec<SslCount>,
-    pub record_bytes: f64,
-    pub handshake_ns: f64,
-    pub rsa_ns: f64,
-    pub ap_request_ns: f64,
+    conf: Vec<Option<SslConf>>,
+    count: Vec<SslCount>,
+    record_bytes: f64,
+    handshake_ns: f64,
+    rsa_ns: f64,
+    ap_request_ns: f64,
     /// CP time of one AP request under APVIRT.
-    pub apvirt_cp: crate::queue::Time,
+    apvirt_cp: crate::queue::Time,
     /// The shared crypto adapter (a queue served one operation at a time).
-    pub adapter: Device,
-    pub rsa_service_ns: f64,
+    adapter: Device,
+    rsa_service_ns: f64,
 }
 
 /// An SSL server's figures.
@@ -172,5 +173,106 @@ impl Ssl {
             ),
             rsa_service_ns: p.crypto_rsa_us() * 1e3,
         })
+    }
+}
+
+impl Ssl {
+    /// The CPU (ns) of the piece of work server user `u` starts for queue entry `e`, given its
+    /// plain server CPU `base` and the requesting client's payload bytes and whether the request
+    /// opens a connection (`client`), with the SSL server's counters. A plain server's is `base`.
+    pub fn request_cpu(&mut self, u: usize, base: f64, e: u32, client: (u64, bool)) -> f64 {
+        let Some(c) = self.conf[u].as_ref() else {
+            return base;
+        };
+        if e & CONT != 0 {
+            // The adapter's reply: take it and finish the handshake.
+            return self.ap_request_ns * 0.5;
+        }
+        let (bytes, connect) = client;
+        let records = ((bytes as f64 / self.record_bytes).ceil() as u64).max(1);
+        let k = &mut self.count[u];
+        k.requests += 1;
+        k.bytes += bytes;
+        k.records += records;
+        let mut cpu = base + records as f64 * c.record_ns + bytes as f64 * c.per_byte_ns;
+        if connect {
+            k.handshakes += 1;
+            cpu += self.handshake_ns;
+            if c.offload {
+                k.offloaded += 1;
+                cpu += self.ap_request_ns * 0.5;
+            } else {
+                cpu += self.rsa_ns;
+            }
+        }
+        cpu
+    }
+
+    /// A new connection's handshake for queue entry `e` at server user `u`, at `now`: if the
+    /// server offloads its RSA operation, it goes to the crypto adapter. Returns the CP time of
+    /// the AP request and when the adapter finishes (if it starts at once); None when `u` does
+    /// not offload.
+    pub fn offload(&mut self, u: usize, e: u32, now: Time) -> Option<(Time, Option<Time>)> {
+        if !self.conf[u].as_ref().is_some_and(|c| c.offload) {
+            return None;
+        }
+        let r = IoReq {
+            pages: 1,
+            read: true,
+            waiter: u as u32,
+            queued: now,
+            tag: e,
+        };
+        let done = self.adapter.submit_xfer(now, r, self.rsa_service_ns);
+        Some((self.apvirt_cp, done))
+    }
+
+    /// The crypto adapter's operation that ends at `now`, and when its next one ends.
+    pub fn adapter_done(&mut self, now: Time) -> (Option<IoReq>, Option<Time>) {
+        let r = self.adapter.complete(now);
+        (r, self.adapter.next_completion())
+    }
+
+    /// Each SSL server's figures (by userid) and the crypto adapter's, over `dur` ns.
+    pub fn summary(
+        &self,
+        users: &[crate::guest::User],
+        dur: f64,
+    ) -> (BTreeMap<String, SslUser>, Option<CryptoSummary>) {
+        let mut ssl_users = BTreeMap::new();
+        for (u, c) in self.conf.iter().enumerate() {
+            let Some(c) = c else { continue };
+            let k = &self.count[u];
+            let a = &users[u].acct;
+            let cpu_us = (a.virt_ns + a.cp_ns) as f64 / 1e3;
+            ssl_users.insert(
+                users[u].userid.clone(),
+                SslUser {
+                    cipher: c.cipher.word(),
+                    crypto_offload: c.offload,
+                    requests: k.requests,
+                    handshakes: k.handshakes,
+                    handshakes_offloaded: k.offloaded,
+                    bytes: k.bytes,
+                    records: k.records,
+                    cpu_us_per_request: cpu_us / k.requests.max(1) as f64,
+                    cpu_us_per_connection: (k.handshakes > 0).then(|| cpu_us / k.handshakes as f64),
+                },
+            );
+        }
+        let mut crypto = None;
+        if self.conf.iter().flatten().any(|c| c.offload) {
+            let d = self.adapter.summary(dur);
+            crypto = Some(CryptoSummary {
+                ops: d.stats.ios,
+                ops_per_s: d.io_rate,
+                service_ms: d.service_ms,
+                queue_ms: d.queue_ms,
+                util_pct: d.util_pct,
+                busy_ns: d.stats.busy_ns,
+                in_flight: (self.adapter.waiting.len() + self.adapter.active.len()) as u64,
+            });
+        }
+        (ssl_users, crypto)
     }
 }
