@@ -6,30 +6,8 @@
 use crate::channel::{ChannelsSummary, Xfer};
 use crate::entity::Entity;
 use crate::hyperpav::{AliasPool, HyperPavSummary, TypeFigures};
-use crate::io::Device;
 use crate::pav::PavSummary;
 use crate::sim::Sim;
-
-/// A subsystem's devices, if it exists.
-trait Devices {
-    fn devices(&self) -> &[Device];
-}
-
-impl Devices for crate::paging::Paging {
-    fn devices(&self) -> &[Device] {
-        &self.devs
-    }
-}
-
-impl Devices for crate::dasd::Dasd {
-    fn devices(&self) -> &[Device] {
-        &self.devs
-    }
-}
-
-fn devs<T: Devices>(s: &Option<Box<T>>) -> Option<&[Device]> {
-    s.as_deref().map(|x| x.devices())
-}
 
 /// The run's I/O configuration, each part built by its own subsystem: real storage and the
 /// paging volumes, the minidisk volumes, the HyperPAV alias pool over them, the channel paths
@@ -52,7 +30,9 @@ impl IoSubsystems {
         let sw = &level.switches;
         let mut dasd = crate::dasd::Dasd::new(&cfg.guests, params, sw, cfg.seed, cfg.mdc.as_ref())?
             .map(Box::new);
-        let aliases = AliasPool::for_config(cfg, level, devs(&paging), devs(&dasd));
+        let paging_devs = paging.as_deref().map(|p| &p.devs[..]);
+        let minidisk_devs = dasd.as_deref().map(|d| &d.devs[..]);
+        let aliases = AliasPool::for_config(cfg, level, paging_devs, minidisk_devs);
         let volumes = paging.iter_mut().flat_map(|p| p.devs.iter_mut());
         let volumes = volumes.chain(dasd.iter_mut().flat_map(|d| d.devs.iter_mut()));
         let chan = crate::channel::channels_for(cfg, params, sw, volumes)?.map(Box::new);
