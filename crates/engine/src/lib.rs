@@ -1,9 +1,11 @@
 //! zvmlab engine: a discrete-event simulator of the z/VM Control Program (CP).
 //!
 //! Modules are named after CP's subsystems so a z/VM person finds their way by name:
-//! `scheduler` (shares, dispatch priority, dispatch list), `dispatcher` (logical processors),
-//! `monitor` (interval samples), `workload` (guest programs), `level` (CP releases as mechanism
-//! switches), `params` (the parameter table), `queue` (the event queue), `rng` (random streams).
+//! `scheduler` (shares, dispatch priority, dispatch list), `monitor` (interval samples),
+//! `workload` (guest programs), `level` (CP releases as mechanism switches), `params` (the
+//! parameter table), `queue` (the event queue), `rng` (random streams). `sim` keeps the clock,
+//! the queue and the wiring: the dispatcher (`sim/dispatcher.rs`, logical processors) and, per
+//! subsystem, what it does to virtual CPUs and processors (`sim/<subsystem>.rs`).
 
 pub mod below2g;
 pub mod bench;

@@ -423,7 +423,7 @@ impl Sim {
         if let (Some(m), Limit::Soft | Limit::Hard) = (us.share.max, us.share.limit) {
             ns = ns.min(normalized(&m, a, r, self.sched.abs_cap, false));
         }
-        // A CPU pool member: at most its share of the pool's limit (pools.rs), as a LIMITHARD
+        // A CPU pool member: at most its share of the pool's limit (sim/pools.rs `pool_ns_refresh`), as a LIMITHARD
         // user is held to its maximum share.
         ns.min(self.sched.users[u].pool_ns)
     }

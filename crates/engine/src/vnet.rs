@@ -20,8 +20,8 @@
 //! to the next guest of that group (round robin per virtual CPU) instead of replying; the last
 //! server of the chain replies to the client (RSCS -> SSL server -> TCP/IP, Telnet through
 //! TCP/IP and the SSL server to CMS users). An SSL server's CPU per request and its crypto
-//! adapter are in `ssl`; a queue entry tagged `ssl::CONT` is a handshake's end coming back
-//! from the adapter.
+//! adapter are in `ssl`; a queue entry tagged `CONT` is a handshake's end coming back from the
+//! adapter. The wiring (messages sent, servers kicked, CP paths charged) is `sim/vnet.rs`.
 
 use crate::queue::Time;
 use crate::units::NONE;
