@@ -514,3 +514,65 @@ pub(crate) fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
     };
     ((x + 0.5) as Time).max(1)
 }
+
+impl Dasd {
+    /// The run summary's `dasd` at `now`: each guest's I/O and CPU (`users`, `vcpus`: the
+    /// run's), and the minidisk cache.
+    pub fn summary(
+        &self,
+        now: Time,
+        guests: &[crate::guest::User],
+        vcpus: &[crate::guest::Vcpu],
+    ) -> DasdSummary {
+        let d = self;
+        let secs = now.max(1) as f64 / 1e9;
+        let mut users = BTreeMap::new();
+        for (u, p) in d.prog.iter().enumerate() {
+            if p.is_none() {
+                continue;
+            }
+            let a = &guests[u].acct;
+            let kb = d.blocks[u] * 4;
+            let cp_us = a.cp_ns as f64 / 1e3;
+            let tx = a.tx_done.max(1) as f64;
+            let p = p.as_ref().unwrap();
+            let (offered, behind) = if p.pace > 0.0 {
+                let behind = (0..vcpus.len())
+                    .filter(|&v| vcpus[v].user as usize == u)
+                    .map(|v| (now as f64 - d.due[v]).max(0.0))
+                    .fold(0.0, f64::max);
+                let vcpus = guests[u].vcpus.len().max(1) as f64;
+                (Some(p.ios as f64 * 1e9 * vcpus / p.pace), behind / 1e9)
+            } else {
+                (None, 0.0)
+            };
+            let saturated = p.pace > 0.0 && behind * 1e9 > 2.0 * p.pace && behind > 0.01 * secs;
+            users.insert(
+                guests[u].userid.clone(),
+                DasdUser {
+                    ios: d.ios[u],
+                    kb,
+                    transactions: a.tx_done,
+                    tx_per_s: a.tx_done as f64 / secs,
+                    cp_ms: cp_us / 1e3,
+                    virtual_ms: a.virt_ns as f64 / 1e6,
+                    cp_us_per_io: cp_us / d.ios[u].max(1) as f64,
+                    cp_us_per_kb: cp_us / kb.max(1) as f64,
+                    cp_us_per_tx: cp_us / tx,
+                    virtual_us_per_tx: a.virt_ns as f64 / 1e3 / tx,
+                    kb_per_s: kb as f64 / secs,
+                    finished_s: d.finished[u].map(|t| t as f64 / 1e9),
+                    offered_io_per_s: offered,
+                    behind_s: behind,
+                    saturated,
+                },
+            );
+        }
+        let all: u64 = d.ios.iter().sum();
+        DasdSummary {
+            users,
+            ios_per_s: all as f64 / secs,
+            mdc: d.mdc.as_ref().map(|m| m.summary(secs)),
+        }
+    }
+}

@@ -324,95 +324,14 @@ impl Sim {
     }
 
     pub fn storage_summary(&self) -> Option<StorageSummary> {
-        let pg = self.paging.as_ref()?;
-        let s = &pg.st;
-        let dur = self.now.max(1) as f64 / 1e9;
         let busy: u64 = self.lpus.iter().map(|l| l.busy_ns).sum();
         let virt: u64 = self.users.iter().map(|u| u.acct.virt_ns).sum();
-        let moves = s.pages_read + s.pages_written;
-        let ios: u64 = pg.devs.iter().map(|d| d.stats.ios).sum();
-        let io_pages: u64 = pg.devs.iter().map(|d| d.stats.pages).sum();
-        Some(StorageSummary {
-            paging_ios: ios,
-            pages_per_io: io_pages as f64 / ios.max(1) as f64,
-            cp_us_per_touch: (busy - virt) as f64 / 1e3 / pg.touches.max(1) as f64,
-            paging_service_ms: {
-                let svc: u64 = pg
-                    .devs
-                    .iter()
-                    .map(|d| d.stats.pend_ns + d.stats.disconnect_ns + d.stats.connect_ns)
-                    .sum();
-                svc as f64 / 1e6 / ios.max(1) as f64
-            },
-            hpf: pg.hpf,
-            pgmbk_frees: s.pgmbk_frees,
-            pgmbk_requests: s.pgmbk_requests,
-            contig_examined_per_search: pg.contig_examined as f64
-                / pg.contig_searches.max(1) as f64,
-            contig_search_ms_per_s: pg.contig_ns as f64 / 1e6 / dur,
-            encryption: pg.cipher.map(|c| EncryptSummary {
-                cipher: c,
-                pages_encrypted_per_s: pg.encrypted as f64 / dur,
-                pages_decrypted_per_s: pg.decrypted as f64 / dur,
-                encrypt_us_per_page: pg.cost_encrypt as f64 / 1e3,
-                decrypt_us_per_page: pg.cost_decrypt as f64 / 1e3,
-                encrypt_pct: 100.0 * (pg.encrypted * pg.cost_encrypt) as f64 / (dur * 1e9),
-                decrypt_pct: 100.0 * (pg.decrypted * pg.cost_decrypt) as f64 / (dur * 1e9),
-            }),
-            paging_response_ms: {
-                let t: u64 = pg
-                    .devs
-                    .iter()
-                    .map(|d| d.stats.busy_ns + d.stats.queue_ns)
-                    .sum();
-                t as f64 / 1e6 / ios.max(1) as f64
-            },
-            paging_concurrency: {
-                let b: u64 = pg.devs.iter().map(|d| d.stats.busy_ns).sum();
-                b as f64 / (dur * 1e9) / pg.devs.len().max(1) as f64
-            },
-            frames: s.frames,
-            resident_pages: s.resident,
-            references: s.references,
-            first_touches: s.first_touches,
-            revalidations: s.revalidations,
-            faults: s.faults,
-            fault_rate: s.faults as f64 / s.references.max(1) as f64,
-            pages_read: s.pages_read,
-            pages_written: s.pages_written,
-            pages_pending_write: s.pending_writes.len() as u64,
-            moves_per_s: moves as f64 / dur,
-            touches_per_s: pg.touches as f64 / dur,
-            moves_per_touch: moves as f64 / pg.touches.max(1) as f64,
-            cp_us_per_move: (busy - virt) as f64 / 1e3 / moves.max(1) as f64,
-            virt_us_per_touch: virt as f64 / 1e3 / pg.touches.max(1) as f64,
-            page_wait_ms: pg.wait_ns as f64 / 1e6 / pg.waits.max(1) as f64,
-            slots: s.slots,
-            slots_used: s.slots_used,
-            paging_space_exhausted_at_s: pg.out_of_space.map(|t| t as f64 / 1e9),
-            model_bytes: (s.bytes() + pg.devs.len() * 256) as u64,
-            reorders: pg.reorders,
-            reorder_max_ms: pg.reorder_max_ns as f64 / 1e6,
-            reorder_total_ms: pg.reorder_ns as f64 / 1e6,
-            shared_page_waits: pg.shared_waits,
-            resident_below_2g: s.below.len() as u64,
-            free_below_2g: s.free_below,
-            below_2g_searches: s.below_searches,
-            below_2g_examined_per_search: s.below_examined as f64 / s.below_searches.max(1) as f64,
-            below_2g_search_ms_per_s: pg.search_wall_ns as f64 / 1e6 / dur,
-            below_2g_deferrals_per_s: pg.deferrals as f64 / dur,
-            below_2g_defer_wait_ms: pg.defer_wait_ns as f64 / 1e6 / pg.deferrals.max(1) as f64,
-            below_2g_victim_writes_per_s: pg.victim_writes as f64 / dur,
-        })
+        Some(self.paging.as_ref()?.summary(self.now, busy, virt))
     }
 
     pub fn device_summaries(&self) -> Vec<DeviceSummary> {
         match &self.paging {
-            Some(pg) => pg
-                .devs
-                .iter()
-                .map(|d| d.summary(self.now.max(1) as f64))
-                .collect(),
+            Some(pg) => pg.device_summaries(self.now),
             None => Vec::new(),
         }
     }
