@@ -38,27 +38,27 @@ pub const CONT: u32 = 1 << 31;
 pub struct Vnet {
     /// Per virtual CPU: requests outstanding (clients), next server index (clients), waiting
     /// for a message with no timer (clients with a full window, idle servers).
-    pub outstanding: Vec<u32>,
-    pub rr: Vec<u32>,
-    pub waiting: Vec<bool>,
+    outstanding: Vec<u32>,
+    rr: Vec<u32>,
+    waiting: Vec<bool>,
     /// Per user (servers): requests queued, each the client virtual CPU to reply to.
-    pub queue: Vec<VecDeque<u32>>,
+    queue: Vec<VecDeque<u32>>,
     /// Per virtual CPU (servers): the client virtual CPU whose request it is serving.
-    pub serving: Vec<u32>,
+    serving: Vec<u32>,
     /// Messages sent, requests served (replied to), and passed on along a chain.
-    pub messages: u64,
-    pub served: u64,
-    pub forwarded: u64,
+    messages: u64,
+    served: u64,
+    forwarded: u64,
     /// CP time of one message (ns at nominal speed).
-    pub cost_msg: Time,
+    cost_msg: Time,
     /// Per user: page references per request (servers); per virtual CPU: pieces of the
     /// current request still to run, and the mean CPU of each.
-    pub touches: Vec<u32>,
-    pub pieces: Vec<u32>,
-    pub piece_cpu: Vec<f64>,
+    touches: Vec<u32>,
+    pieces: Vec<u32>,
+    piece_cpu: Vec<f64>,
     /// Per user: the logical processor where it last took a message (its receive buffers and
     /// control blocks are in that core's caches; NONE: none yet).
-    pub nic: Vec<u32>,
+    nic: Vec<u32>,
 }
 
 /// Virtual network figures of a run.
@@ -136,5 +136,129 @@ impl Vnet {
         let k = self.rr[v as usize] as usize % n;
         self.rr[v as usize] = self.rr[v as usize].wrapping_add(1);
         k
+    }
+}
+
+/// What the wiring asks of the virtual network (sim/vnet.rs): each keeps the order of the
+/// counters' and queues' updates the message path had when it wrote them in place.
+impl Vnet {
+    /// CP time of one message (ns at nominal speed).
+    #[inline]
+    pub fn cost_msg(&self) -> Time {
+        self.cost_msg
+    }
+
+    /// Client virtual CPU `v` sends a request to server user `srv`: one more outstanding and
+    /// one more message; true when that fills its `window`.
+    #[inline]
+    pub fn send_request(&mut self, v: u32, srv: u32, window: u32) -> bool {
+        self.outstanding[v as usize] += 1;
+        self.messages += 1;
+        let full = self.outstanding[v as usize] >= window;
+        self.queue[srv as usize].push_back(v);
+        full
+    }
+
+    /// Whether server virtual CPU `v` has pieces of its request still to run.
+    #[inline]
+    pub fn pieces_left(&self, v: u32) -> bool {
+        self.pieces[v as usize] > 0
+    }
+
+    /// Server virtual CPU `v` goes on with the next piece of its request: that piece's mean CPU.
+    #[inline]
+    pub fn next_piece(&mut self, v: u32) -> f64 {
+        self.pieces[v as usize] -= 1;
+        self.piece_cpu[v as usize]
+    }
+
+    /// Server virtual CPU `v` finished the request it was serving: the client entry (NONE:
+    /// none).
+    #[inline]
+    pub fn finish_request(&mut self, v: u32) -> u32 {
+        std::mem::replace(&mut self.serving[v as usize], NONE)
+    }
+
+    /// One more message sent (a reply or a forward).
+    #[inline]
+    pub fn count_message(&mut self) {
+        self.messages += 1;
+    }
+
+    /// One more request served (replied to).
+    #[inline]
+    pub fn count_served(&mut self) {
+        self.served += 1;
+    }
+
+    /// One more request passed on along a chain.
+    #[inline]
+    pub fn count_forwarded(&mut self) {
+        self.forwarded += 1;
+    }
+
+    /// Server virtual CPU `v` of user `u`, on processor `l`, takes the next request queued for
+    /// its user, if any: the client entry.
+    #[inline]
+    pub fn take_next(&mut self, v: u32, u: usize, l: u32) -> Option<u32> {
+        let c = self.queue[u].pop_front()?;
+        self.serving[v as usize] = c;
+        self.nic[u] = l;
+        Some(c)
+    }
+
+    /// Virtual CPU `v` waits for a message (no timer).
+    #[inline]
+    pub fn wait(&mut self, v: u32) {
+        self.waiting[v as usize] = true;
+    }
+
+    /// Whether virtual CPU `v` waits for a message.
+    #[inline]
+    pub fn is_waiting(&self, v: u32) -> bool {
+        self.waiting[v as usize]
+    }
+
+    /// The logical processor where user `to` last took a message (NONE: none yet).
+    #[inline]
+    pub fn nic(&self, to: u32) -> u32 {
+        self.nic[to as usize]
+    }
+
+    /// Queue entry `e` (a client virtual CPU, maybe tagged) for server user `srv`.
+    #[inline]
+    pub fn enqueue(&mut self, srv: u32, e: u32) {
+        self.queue[srv as usize].push_back(e);
+    }
+
+    /// Waiting server virtual CPU `sv` of user `srv`, homed on processor `home`, takes the next
+    /// request queued for its user: the client entry, or None (nothing queued: it keeps
+    /// waiting).
+    #[inline]
+    pub fn hand_to_waiting(&mut self, srv: u32, sv: u32, home: u32) -> Option<u32> {
+        let c = self.queue[srv as usize].pop_front()?;
+        self.serving[sv as usize] = c;
+        self.waiting[sv as usize] = false;
+        self.nic[srv as usize] = home;
+        Some(c)
+    }
+
+    /// Server virtual CPU `v` of user `u` takes a request of mean CPU `mean`, split into the
+    /// user's page references per request (row D8): the mean CPU of each piece.
+    #[inline]
+    pub fn split_request(&mut self, u: usize, v: u32, mean: f64) -> f64 {
+        let n = self.touches.get(u).copied().unwrap_or(1).max(1);
+        self.pieces[v as usize] = n - 1;
+        self.piece_cpu[v as usize] = mean / n as f64;
+        mean / n as f64
+    }
+
+    /// The reply to client virtual CPU `c` (of user `u`, homed on `home`) arrived: one fewer
+    /// outstanding; true when `c` was waiting for it (it no longer is).
+    #[inline]
+    pub fn reply_arrived(&mut self, c: u32, u: usize, home: u32) -> bool {
+        self.nic[u] = home;
+        self.outstanding[c as usize] -= 1;
+        std::mem::replace(&mut self.waiting[c as usize], false)
     }
 }

@@ -238,7 +238,7 @@ impl Sim {
             let u = self.vcpus[v as usize].user as usize;
             if self.users[u].program.waits_for_messages() {
                 if let Some(n) = self.vnet.as_mut() {
-                    n.waiting[v as usize] = true;
+                    n.wait(v);
                 }
                 continue;
             }

@@ -31,9 +31,7 @@ impl Sim {
                 let srv = servers[k];
                 self.vnet_client_send(l, v, u, srv, window, cpu)
             }
-            Some(Role::Server { .. }) if net.pieces[v as usize] > 0 => {
-                self.vnet_server_next_piece(v, u)
-            }
+            Some(Role::Server { .. }) if net.pieces_left(v) => self.vnet_server_next_piece(v, u),
             Some(Role::Server { forward, .. }) => {
                 let n_forward = forward.len();
                 self.vnet_server_request_done(l, v, u, n_forward);
@@ -62,11 +60,8 @@ impl Sim {
         cpu: f64,
     ) -> Option<Time> {
         let net = self.vnet.as_mut().expect("vnet");
-        let cost = net.cost_msg;
-        net.outstanding[v as usize] += 1;
-        net.messages += 1;
-        let full = net.outstanding[v as usize] >= window;
-        net.queue[srv as usize].push_back(v);
+        let cost = net.cost_msg();
+        let full = net.send_request(v, srv, window);
         self.vcpus[v as usize].cp_owed += cost;
         self.vnet_ndmbk(l);
         self.vnet_source(l, v, srv);
@@ -85,9 +80,7 @@ impl Sim {
     /// (after its next page reference): that piece's CPU.
     #[inline]
     fn vnet_server_next_piece(&mut self, v: u32, u: usize) -> Option<Time> {
-        let net = self.vnet.as_mut().expect("vnet");
-        net.pieces[v as usize] -= 1;
-        let mean = net.piece_cpu[v as usize];
+        let mean = self.vnet.as_mut().expect("vnet").next_piece(v);
         let vc = &mut self.vcpus[v as usize];
         Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
     }
@@ -99,13 +92,12 @@ impl Sim {
     #[inline]
     fn vnet_server_request_done(&mut self, l: u32, v: u32, u: usize, n_forward: usize) {
         let net = self.vnet.as_mut().expect("vnet");
-        let cost = net.cost_msg;
-        let client = std::mem::replace(&mut net.serving[v as usize], NONE);
+        let cost = net.cost_msg();
+        let client = net.finish_request(v);
         if self.ssl_offload(u, v, client) {
             return;
         }
-        let net = self.vnet.as_mut().expect("vnet");
-        net.messages += 1;
+        self.vnet.as_mut().expect("vnet").count_message();
         self.vcpus[v as usize].cp_owed += cost;
         self.vnet_ndmbk(l);
         let net = self.vnet.as_mut().expect("vnet");
@@ -114,13 +106,13 @@ impl Sim {
         }
         let c = client & !CONT;
         if n_forward == 0 {
-            net.served += 1;
+            net.count_served();
             let cu = self.vcpus[c as usize].user;
             self.vnet_source(l, v, cu);
             self.vnet_reply(c);
         } else {
             let k = net.next_rr(v, n_forward);
-            net.forwarded += 1;
+            net.count_forwarded();
             let to = self.forward_target(u, k);
             self.vnet_source(l, v, to);
             self.vnet_enqueue(to, c);
@@ -131,10 +123,7 @@ impl Sim {
     /// any: the CPU of its first piece (None: the queue is empty).
     #[inline]
     fn vnet_server_take_next(&mut self, l: u32, v: u32, u: usize) -> Option<Time> {
-        let net = self.vnet.as_mut().expect("vnet");
-        let c = net.queue[u].pop_front()?;
-        net.serving[v as usize] = c;
-        net.nic[u] = l;
+        let c = self.vnet.as_mut().expect("vnet").take_next(v, u, l)?;
         let mean = self.server_pieces(u, v, c);
         let vc = &mut self.vcpus[v as usize];
         Some(self.users[u].program.draw_cpu(&mut vc.rng, mean))
@@ -163,7 +152,7 @@ impl Sim {
     fn vnet_wait_message(&mut self, l: u32, v: u32) {
         self.q.cancel(Entity::Vcpu(v));
         if let Some(n) = self.vnet.as_mut() {
-            n.waiting[v as usize] = true;
+            n.wait(v);
         }
         self.release_for_wait(l, v, VState::Dormant);
         self.dispatch_next(l);
@@ -181,11 +170,7 @@ impl Sim {
     /// page references per request (row D8); returns the mean CPU of the first piece.
     fn server_pieces(&mut self, u: usize, v: u32, c: u32) -> f64 {
         let mean = self.server_request_cpu(u, c);
-        let net = self.vnet.as_mut().expect("vnet");
-        let n = net.touches.get(u).copied().unwrap_or(1).max(1);
-        net.pieces[v as usize] = n - 1;
-        net.piece_cpu[v as usize] = mean / n as f64;
-        mean / n as f64
+        self.vnet.as_mut().expect("vnet").split_request(u, v, mean)
     }
 
     /// The NDMBK a message on processor `l` uses (crate::locks::Locks::ndmbk): spin and line
@@ -205,7 +190,7 @@ impl Sim {
         let Some(net) = self.vnet.as_ref() else {
             return;
         };
-        let r = net.nic[to as usize];
+        let r = net.nic(to);
         if r == NONE {
             return;
         }
@@ -223,8 +208,7 @@ impl Sim {
 
     /// Queue entry `e` (a client virtual CPU, maybe tagged) for server user `srv`.
     pub(crate) fn vnet_enqueue(&mut self, srv: u32, e: u32) {
-        let net = self.vnet.as_mut().expect("vnet");
-        net.queue[srv as usize].push_back(e);
+        self.vnet.as_mut().expect("vnet").enqueue(srv, e);
         self.vnet_kick_server(srv);
     }
 
@@ -234,14 +218,12 @@ impl Sim {
         for i in 0..n {
             let sv = self.users[srv as usize].vcpus[i];
             let net = self.vnet.as_mut().expect("vnet");
-            if net.waiting[sv as usize] {
-                let Some(c) = net.queue[srv as usize].pop_front() else {
+            if net.is_waiting(sv) {
+                let home = self.vcpus[sv as usize].home;
+                let Some(c) = net.hand_to_waiting(srv, sv, home) else {
                     return;
                 };
-                net.serving[sv as usize] = c;
-                net.waiting[sv as usize] = false;
                 let u = srv as usize;
-                net.nic[u] = self.vcpus[sv as usize].home;
                 if !matches!(self.users[u].program.role(), Some(Role::Server { .. })) {
                     return;
                 }
@@ -259,11 +241,8 @@ impl Sim {
         let u = self.vcpus[c as usize].user as usize;
         self.users[u].acct.tx_done += 1;
         self.tx_end(c);
-        let net = self.vnet.as_mut().expect("vnet");
-        net.nic[u] = self.vcpus[c as usize].home;
-        net.outstanding[c as usize] -= 1;
-        if net.waiting[c as usize] {
-            net.waiting[c as usize] = false;
+        let home = self.vcpus[c as usize].home;
+        if self.vnet.as_mut().expect("vnet").reply_arrived(c, u, home) {
             let cpu = match self.users[u].program.role() {
                 Some(Role::Client { cpu, .. }) => *cpu,
                 _ => return,
