@@ -20,7 +20,11 @@
 //! events than the ring) and is halved before a bucket of more than 64 events spread over at
 //! least half its width is drained (every event re-bucketed: O(n), rare). An event's position
 //! (heap slot, or bucket and index) is kept per entity, so cancel is O(1) in the far tier
-//! (swap-remove) and a sift in the heap.
+//! (swap-remove) and a sift in the heap. The far tier is in use only while there are many
+//! pending events: it comes into use when the heap grows beyond `FAR_ON` (128) events, and
+//! goes out of use (its events back to the heap) when fewer than `FAR_OFF` (64) are left in
+//! it; below that the heap is at most four levels below its top, and an entity's next event
+//! moved in place (a processor's, Apache's pattern) costs less than a trip through a bucket.
 //!
 //! Handoff (replace-top across entities): while an event is handled its entity's slot is the
 //! top of the heap. If the handler schedules another entity that had no pending event before
@@ -52,8 +56,8 @@ const IDX_MASK: u32 = (1 << IDX_BITS) - 1;
 /// From this many entities on there is no far tier (every event waits in the heap).
 const MAX_FAR_ENTITIES: usize = 1 << IDX_BITS;
 /// The far tier comes into use when the heap grows beyond `FAR_ON` events, and out of use
-/// when fewer than `FAR_OFF` are left in it: a heap of fewer than a hundred events is three
-/// levels deep, and its in-place moves (an entity's next event moved, as a processor's) are
+/// when fewer than `FAR_OFF` are left in it: a heap of up to 85 events is three levels below
+/// its top, and its in-place moves (an entity's next event moved, as a processor's) are
 /// cheaper there than a trip through a bucket.
 const FAR_ON: usize = 128;
 const FAR_OFF: usize = 64;
@@ -309,7 +313,7 @@ impl EventQueue {
     }
 
     /// Set (or move) the next event of entity `e` to time `t`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, e: u32, t: Time) {
         let k = pack(t, self.next_seq(), e);
         if self.boundary == Time::MAX {
@@ -320,7 +324,7 @@ impl EventQueue {
     }
 
     /// `schedule` while the far tier is not in use: the indexed heap alone.
-    #[inline(always)]
+    #[inline(never)]
     fn schedule_in_heap(&mut self, e: u32, k: u128) {
         let p = self.pos[e as usize];
         if e == self.firing {
@@ -1027,8 +1031,9 @@ mod tests {
     }
 
     /// What the two-tier test does: schedule an entity near (within 64 ns), far (up to 200,000
-    /// ns) or into a cluster (many entities within a few ns of a multiple of 2^16, to make buckets split), cancel
-    /// one, pop, or fire the earliest event with a handler.
+    /// ns) or into a cluster (many entities just after a multiple of 2^16, to make buckets
+    /// split), cancel one, pop, fire the earliest event with a handler, pop many or schedule
+    /// many.
     #[derive(Debug, Clone)]
     enum T {
         Sched(u32, u8, u64),
