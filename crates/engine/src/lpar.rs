@@ -24,21 +24,21 @@ use crate::queue::Time;
 use serde::Serialize;
 
 pub struct LparState {
-    pub spec: CpcSpec,
-    pub pol: CpcPol,
+    spec: CpcSpec,
+    pol: CpcPol,
     ents: Vec<Ent>,
     model: Option<Unparking>,
     excess_factor: f64,
     headroom: f64,
     min_avail: f64,
     /// Powered share of wall time of each logical processor while it wants to run.
-    pub avail: Vec<f64>,
-    pub unparked: u32,
+    avail: Vec<f64>,
+    unparked: u32,
     trun: Time,
     /// Dispatch interval rule: k, min, max (ms).
     trun_k: (f64, f64, f64),
     c_lpdisp: Time,
-    pub wake_cost: Time,
+    wake_cost: Time,
     t_park: Time,
     next_park: Time,
     last_park: Time,
@@ -46,8 +46,8 @@ pub struct LparState {
     mark_susp: u64,
     /// Wall running time (ns) since the last PR/SM redispatch of a not fully powered core.
     run_acc: Vec<Time>,
-    pub dispatches: u64,
-    pub wakes: u64,
+    dispatches: u64,
+    wakes: u64,
     /// Integrals of the unparked count (and of unparked vertical-lows) over time (core-ns).
     unparked_int: f64,
     unparked_vl_int: f64,
@@ -62,7 +62,7 @@ pub struct LparState {
     d: f64,
     /// Some LPAR of the CPC is capped (prsm::limits); our cap now (cores; infinite: none).
     capping: bool,
-    pub cap_cores: f64,
+    cap_cores: f64,
     /// Global Performance Data samples (time, excess capacity for us) over the window.
     gpd: std::collections::VecDeque<(Time, f64)>,
     gpd_window: Time,
@@ -532,5 +532,30 @@ impl LparState {
             group: st.spec.lpars[0].group.clone(),
             cap_cores: Some(st.cap_cores).filter(|c| c.is_finite()),
         }
+    }
+}
+
+/// What the wiring and the monitor records read of the LPAR.
+impl LparState {
+    /// The share of the time logical processor `l` is powered (1: always).
+    #[inline]
+    pub fn avail(&self, l: u32) -> f64 {
+        self.avail[l as usize]
+    }
+
+    /// Logical cores left unparked.
+    #[inline]
+    pub fn unparked(&self) -> u32 {
+        self.unparked
+    }
+
+    /// The CPC as described (partitions, pool, groups).
+    pub fn spec(&self) -> &CpcSpec {
+        &self.spec
+    }
+
+    /// PR/SM's polarization of the CPC's logical cores.
+    pub fn pol(&self) -> &CpcPol {
+        &self.pol
     }
 }

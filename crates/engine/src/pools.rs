@@ -173,7 +173,7 @@ pub struct Pools {
     /// While the pool releases a held virtual CPU: the adjusted TOD it was held at (z/VM <= 6.3
     /// deadlines count from it, so the members' order follows their shares and their waits,
     /// not the order they are released in); 0 otherwise.
-    pub release_base: Time,
+    release_base: Time,
 }
 
 /// What a pool's charge needs of the scheduler: the time, the minor time slice (ns), the bucket
@@ -195,6 +195,18 @@ impl Pools {
         self.list
             .iter()
             .position(|p| !p.deleted && p.name.eq_ignore_ascii_case(name))
+    }
+
+    /// While a pool releases a held virtual CPU: the adjusted TOD it was held at (0: none).
+    #[inline]
+    pub fn release_base(&self) -> Time {
+        self.release_base
+    }
+
+    /// A pool starts (`t` > 0) or ends (0) releasing a virtual CPU held since adjusted TOD `t`.
+    #[inline]
+    pub fn set_release_base(&mut self, t: Time) {
+        self.release_base = t;
     }
 
     /// DEFINE CPUPOOL.

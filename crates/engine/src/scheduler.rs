@@ -473,7 +473,7 @@ impl Sim {
                 let delay = std::mem::take(&mut self.sched.users[u].el_delay) as f64;
                 off -= off.min(delay);
                 // A CPU pool releasing it: the deadline counts from when the pool held it.
-                let base = match self.pools.release_base {
+                let base = match self.pools.release_base() {
                     0 => self.atod(),
                     b => b.min(self.atod()),
                 };

@@ -48,7 +48,7 @@ pub struct Monitor {
     prev_locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
     prev_cores: (u64, u64),
     last: Time,
-    pub intervals: Vec<IntervalRec>,
+    intervals: Vec<IntervalRec>,
 }
 
 impl Monitor {
@@ -123,6 +123,11 @@ impl Monitor {
     pub fn core_deltas(&mut self, t: (u64, u64)) -> (u64, u64) {
         let p = std::mem::replace(&mut self.prev_cores, t);
         (t.0 - p.0, t.1 - p.1)
+    }
+
+    /// The intervals sampled so far, in time order.
+    pub fn intervals(&self) -> &[IntervalRec] {
+        &self.intervals
     }
 
     /// When the interval being sampled started (the last sample, or 0).

@@ -281,7 +281,7 @@ pub fn write(sim: &Sim) -> Vec<u8> {
     out.extend(mwtbk(&[e]));
     out.extend(frames);
     let mut c = records::Cum::new(sim);
-    for iv in &sim.mon.intervals {
+    for iv in sim.mon.intervals() {
         c.add(iv);
         let recs = records::interval(sim, &c, iv.end, &iv.snap);
         let (frames, e) = pack(&recs, DCSS_SAMPLE, tod_at(iv.end));
@@ -383,12 +383,12 @@ mod tests {
         let s = sim(2, 2);
         let c = {
             let mut c = records::Cum::new(&s);
-            for iv in &s.mon.intervals {
+            for iv in s.mon.intervals() {
                 c.add(iv);
             }
             c
         };
-        let r = records::interval(&s, &c, s.now, &s.mon.intervals[0].snap);
+        let r = records::interval(&s, &c, s.now, &s.mon.intervals()[0].snap);
         let l = r.iter().find(|r| r[4] == 0 && r[7] == 23).unwrap();
         let n = u32::from_be_bytes(l[20..24].try_into().unwrap()) as usize;
         let size = u16::from_be_bytes([l[24], l[25]]) as usize;

@@ -174,7 +174,7 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
     // The state changes of this interval: those after the previous sample's.
     let before = sim
         .mon
-        .intervals
+        .intervals()
         .iter()
         .filter(|i| i.end < end)
         .max_by_key(|i| i.end)
@@ -344,7 +344,7 @@ fn polar(sim: &Sim, core: u32) -> u64 {
     let Some(st) = sim.lpar.as_deref() else {
         return POLAR_NONE;
     };
-    match st.pol.lpars[0].cores.get(core as usize).map(|c| c.pol) {
+    match st.pol().lpars[0].cores.get(core as usize).map(|c| c.pol) {
         Some(crate::prsm::Pol::Vh) => POLAR_VH,
         Some(crate::prsm::Pol::Vm) => POLAR_VM,
         Some(crate::prsm::Pol::Vl) => POLAR_VL,
@@ -395,12 +395,12 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
         return Vec::new();
     };
     let mut out: Vec<Vec<u8>> = st
-        .pol
+        .pol()
         .lpars
         .iter()
         .enumerate()
         .map(|(i, l)| {
-            let busy = st.spec.lpars.get(i).map_or(0.0, |x| x.busy);
+            let busy = st.spec().lpars.get(i).map_or(0.0, |x| x.busy);
             zvmcup(i, l, busy, tod)
         })
         .collect();
@@ -410,8 +410,8 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
         &ZVMCUM,
         tod,
         &[
-            ("ZVMCUM_SHARED", Val::U(st.spec.shared as u64)),
-            ("ZVMCUM_DEDIC", Val::U(st.spec.dedicated as u64)),
+            ("ZVMCUM_SHARED", Val::U(st.spec().shared as u64)),
+            ("ZVMCUM_DEDIC", Val::U(st.spec().dedicated as u64)),
             ("ZVMCUM_LPDISP", Val::U(own)),
             ("ZVMCUM_CPCDISP", Val::U(cpc.round() as u64)),
             ("ZVMCUM_LPMGTTM", Val::U(ns_to_tod_units(own * c_disp))),
@@ -427,7 +427,7 @@ fn lpars(sim: &Sim, snap: &Snapshot, tod: u64) -> Vec<Vec<u8>> {
 fn zvmcap(st: &crate::lpar::LparState, tod: u64) -> Vec<Vec<u8>> {
     let lim = st.limits();
     let h = |x: f64| Val::U((x * 100.0).round().max(0.0) as u64);
-    st.spec
+    st.spec()
         .lpars
         .iter()
         .enumerate()
@@ -443,7 +443,7 @@ fn zvmcap(st: &crate::lpar::LparState, tod: u64) -> Vec<Vec<u8>> {
             let g = l
                 .group
                 .as_ref()
-                .and_then(|g| st.spec.groups.iter().find(|x| &x.name == g));
+                .and_then(|g| st.spec().groups.iter().find(|x| &x.name == g));
             let cap = if lim[i].is_finite() { lim[i] } else { 0.0 };
             build(
                 &ZVMCAP,

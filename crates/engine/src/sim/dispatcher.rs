@@ -338,7 +338,7 @@ impl Sim {
         let c = self.cpu.core_of(l) as usize;
         let t = &self.cpu.topo;
         let at = [c as u32, t.chip[c], self.warm.node[c]];
-        let avail = self.lpar.as_deref().map_or(1.0, |st| st.avail[l as usize]);
+        let avail = self.lpar.as_deref().map_or(1.0, |st| st.avail(l));
         let sib = &self.users[vc.user as usize].vcpus;
         let reload = self
             .warm

@@ -222,7 +222,7 @@ impl Sim {
     /// scheduler's and the commands' first events, and each virtual CPU's first wake-up.
     fn start(mut self) -> Sim {
         self.dasd_init();
-        if let Some(n) = self.lpar.as_ref().map(|s| s.unparked) {
+        if let Some(n) = self.lpar.as_ref().map(|s| s.unparked()) {
             self.apply_parking(n);
         }
         self.normalize_shares();

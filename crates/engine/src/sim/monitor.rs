@@ -202,7 +202,7 @@ impl Sim {
     /// Each monitor interval's figures.
     fn interval_summaries(&self) -> Vec<IntervalSummary> {
         self.mon
-            .intervals
+            .intervals()
             .iter()
             .map(|iv| {
                 let len = (iv.end - iv.start).max(1) as f64;

@@ -156,12 +156,12 @@ impl Sim {
         let held = self.pools.take_held(p);
         let mut offered = 0;
         for (w, t) in held.into_iter().chain([(v, 0)]) {
-            self.pools.release_base = t;
+            self.pools.set_release_base(t);
             if self.vcpus[w as usize].state == VState::Limited && self.offer(w, true) {
                 offered += 1;
             }
         }
-        self.pools.release_base = 0;
+        self.pools.set_release_base(0);
         for _ in 0..offered {
             let Some(l) = self.idle.pop() else { break };
             self.dispatch_next(l);
