@@ -597,6 +597,36 @@ impl Paging {
         }
     }
 
+    /// CP takes the below-2GB frames one paging I/O needs (`below_per_io`): the frames its
+    /// searches examined (0: every one was free).
+    pub fn take_below_frames(&mut self) -> u64 {
+        let mut examined = 0;
+        for _ in 0..self.below_per_io {
+            examined += self.st.cp_take_below(&mut self.below_rng);
+        }
+        examined
+    }
+
+    /// A page-out I/O of `n` pages to the next paging volume in turn at `now` (`waiter`: the
+    /// virtual CPU that waits for it, or NONE): the system time it costs (steal, I/O and
+    /// encryption per page, one SSCH), the volume, and its completion if it starts at once.
+    pub fn page_out(&mut self, n: u32, waiter: u32, now: Time) -> (Time, u32, Option<Time>) {
+        let d = self.next_vol;
+        self.next_vol = (self.next_vol + 1) % self.devs.len();
+        self.st.pages_written += n as u64;
+        self.encrypted += if self.cost_encrypt > 0 { n as u64 } else { 0 };
+        let sys =
+            (self.cost_steal + self.cost_io[d] + self.cost_encrypt) * n as Time + self.cost_ssch[d];
+        let r = crate::io::IoReq {
+            pages: n,
+            read: false,
+            waiter,
+            queued: now,
+            tag: crate::units::NONE,
+        };
+        (sys, d as u32, self.devs[d].submit(now, r))
+    }
+
     /// The paging volumes' figures at `now`.
     pub fn device_summaries(&self, now: Time) -> Vec<DeviceSummary> {
         self.devs

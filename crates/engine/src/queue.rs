@@ -426,17 +426,9 @@ impl EventQueue {
             return;
         }
         let i = p as usize;
-        let last = self.heap.pop().unwrap();
-        if i == self.heap.len() {
-            if i == 0 && self.far.len > 0 {
-                self.refill();
-            }
-            return;
-        }
-        if last < self.heap[i] {
-            self.sift_up(i, last);
-        } else {
-            self.sift_down(i, last);
+        self.heap_remove(i);
+        if i == 0 && self.heap.is_empty() && self.far.len > 0 {
+            self.refill();
         }
     }
 

@@ -4,7 +4,6 @@
 use crate::below2g::*;
 use crate::entity::Entity;
 use crate::io::IoReq;
-use crate::queue::Time;
 use crate::sim::Sim;
 use crate::units::NONE;
 
@@ -14,10 +13,7 @@ impl Sim {
         let now = self.now;
         let pg = self.paging.as_mut().unwrap();
         let before = pg.st.pending_writes.len();
-        let mut examined = 0;
-        for _ in 0..pg.below_per_io {
-            examined += pg.st.cp_take_below(&mut pg.below_rng);
-        }
+        let examined = pg.take_below_frames();
         if examined == 0 {
             return;
         }
@@ -46,30 +42,14 @@ impl Sim {
             set(&mut pg.awaiting_write, v, false);
             return;
         }
-        let mut examined = 0;
-        for _ in 0..pg.below_per_io {
-            examined += pg.st.cp_take_below(&mut pg.below_rng);
-        }
+        let examined = pg.take_below_frames();
         let (_, search) = pg.below_scan(now, examined);
-        let d = pg.next_vol;
-        pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
-        pg.st.pages_written += n as u64;
         pg.victim_writes += 1;
-        pg.encrypted += if pg.cost_encrypt > 0 { n as u64 } else { 0 };
-        let sys = (pg.cost_steal + pg.cost_io[d] + pg.cost_encrypt) * n as Time
-            + pg.cost_ssch[d]
-            + search;
-        let r = IoReq {
-            pages: n,
-            read: false,
-            waiter: v,
-            queued: now,
-            tag: NONE,
-        };
-        if let Some(t) = pg.devs[d].submit(now, r) {
-            self.q.schedule(Entity::PagingDevice(d as u32), t);
+        let (io, d, done) = pg.page_out(n, v, now);
+        if let Some(t) = done {
+            self.q.schedule(Entity::PagingDevice(d), t);
         }
-        self.sched.sys_pending += sys + self.locks.slots(now);
+        self.sched.sys_pending += io + search + self.locks.slots(now);
         self.alias_kick();
     }
 

@@ -47,10 +47,11 @@ impl Sim {
 
     /// A monitor sample: the LPAR's counters over the interval just ended.
     pub(crate) fn prsm_sample(&mut self) {
-        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
-        if let Some(st) = self.lpar.as_deref_mut() {
-            st.sample(self.now, susp);
+        if self.lpar.is_none() {
+            return;
         }
+        let susp: u64 = self.lpus.iter().map(|l| l.susp_ns).sum();
+        self.lpar.as_deref_mut().unwrap().sample(self.now, susp);
     }
 
     /// Park processors `n..` and unpark `0..n` (logical cores are ordered Vh, Vm, Vl).

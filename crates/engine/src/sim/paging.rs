@@ -5,7 +5,7 @@
 use crate::config::Refs;
 use crate::entity::Entity;
 use crate::guest::VState;
-use crate::io::{DeviceSummary, IoReq};
+use crate::io::DeviceSummary;
 use crate::paging::*;
 use crate::queue::Time;
 use crate::sim::Sim;
@@ -220,29 +220,16 @@ impl Sim {
         while pg.st.pending_writes.len() >= pg.block || (all && !pg.st.pending_writes.is_empty()) {
             let n = pg.block.min(pg.st.pending_writes.len());
             // CP's below-2GB frames for the write I/O (searched for when none is free).
-            let mut examined = 0;
-            for _ in 0..pg.below_per_io {
-                examined += pg.st.cp_take_below(&mut pg.below_rng);
-            }
+            let examined = pg.take_below_frames();
             if examined > 0 {
                 search += (examined as f64 * pg.search_ns) as Time;
             }
-            let d = pg.next_vol;
-            pg.next_vol = (pg.next_vol + 1) % pg.devs.len();
             pg.st.pending_writes.drain(..n);
-            pg.st.pages_written += n as u64;
-            sys += (pg.cost_steal + pg.cost_io[d] + pg.cost_encrypt) * n as Time + pg.cost_ssch[d];
-            pg.encrypted += if pg.cost_encrypt > 0 { n as u64 } else { 0 };
+            let (io, d, done) = pg.page_out(n as u32, NONE, now);
+            sys += io;
             blocks += 1;
-            let r = IoReq {
-                pages: n as u32,
-                read: false,
-                waiter: NONE,
-                queued: now,
-                tag: NONE,
-            };
-            if let Some(t) = pg.devs[d].submit(now, r) {
-                self.q.schedule(Entity::PagingDevice(d as u32), t);
+            if let Some(t) = done {
+                self.q.schedule(Entity::PagingDevice(d), t);
             }
         }
         if search > 0 {
