@@ -17,7 +17,6 @@ pub mod contract;
 pub mod cpu;
 pub mod dasd;
 pub mod entitle;
-pub mod entitle_pools;
 pub mod entity;
 pub mod guest;
 pub mod hyperpav;

@@ -18,14 +18,6 @@ use std::path::{Path, PathBuf};
 const STILL_ON_SIM: &[(&str, &str)] = &[
     ("bench", "drives a whole run of the reference model"),
     (
-        "scheduler",
-        "its policy moves virtual CPUs, processors and events, which are Sim's",
-    ),
-    (
-        "entitle_pools",
-        "the 6.4 pass with pools reads every user's scheduling state",
-    ),
-    (
         "monwrite",
         "writes the whole run's monitor data (a reader of every subsystem)",
     ),

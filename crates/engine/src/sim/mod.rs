@@ -21,6 +21,7 @@ mod monitor;
 mod paging;
 mod pools;
 mod processors;
+mod scheduler;
 mod ssl;
 mod vnet;
 
@@ -359,11 +360,11 @@ impl Sim {
         if let Some(i) = self.users.iter().position(|u| u.userid == userid) {
             let listed = self.sched.users[i].list != crate::sim::UList::Dormant;
             if listed {
-                self.list_sums_remove(i);
+                self.sched.list_sums_remove(i);
             }
             self.users[i].share = share;
             if listed {
-                self.list_sums_add(i);
+                self.sched.list_sums_add(i, &self.users[i]);
             }
         }
         self.normalize_shares();

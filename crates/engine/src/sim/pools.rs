@@ -180,13 +180,6 @@ impl Sim {
         self.pools.charge(p, used, k);
     }
 
-    /// 6.4 entitlement with pools: the users' water-fill redone within each pool over its
-    /// limit (`Pools::fill`).
-    pub(crate) fn pool_fill(&self, alloc: &mut [f64], w: &[f64], cap: &[f64]) {
-        let pool_of: Vec<u32> = self.sched.users.iter().map(|s| s.pool).collect();
-        self.pools.fill(self.sched.n_cpu, &pool_of, alloc, w, cap);
-    }
-
     /// Monitor sample: each pool's figures since `start` (D5R19 PRCCPU).
     pub(crate) fn pools_sample(&mut self, start: Time) {
         self.pools.sample(start, self.now, self.sched.n_cpu);

@@ -1,12 +1,14 @@
 //! The 6.4 scheduler pass with CPU pools: the full pass over every user, as before the pass
 //! was made incremental (`entitle.rs`), with each pool's limit in the water-fill
-//! (`Sim::pool_fill`) and a member's share of its pool as a bound on its entitlement floor
-//! (`Sim::target_rate`). Once a pool is defined the scheduler keeps this pass (pools are never
+//! (`Pools::fill`) and a member's share of its pool as a bound on its entitlement floor
+//! (`Scheduler::target_rate`). Once a pool is defined the scheduler keeps this pass (pools are never
 //! removed, only marked deleted); runs without pools never take it.
 
+use super::Scheduler;
 use crate::config::Limit;
+use crate::guest::{User, Vcpu};
+use crate::pools::Pools;
 use crate::queue::Time;
-use crate::sim::Sim;
 use crate::waterfill::WaterFill;
 
 /// The full pass's buffers (weights, bounds, the two water-fills), kept between passes.
@@ -23,35 +25,42 @@ pub(crate) struct FillBufs {
     demand: Vec<f64>,
 }
 
-impl Sim {
+impl Scheduler {
     /// 6.4 with CPU pools: measure every user's demand over the last `dt` ns and water-fill
     /// entitlement plus excess into every user's target rate (`dt == 0`: the water-fill only).
-    pub(crate) fn refresh_entitlement_full(&mut self, dt: Time) {
-        if !self.sched.full {
-            self.full_pass_takes_over();
+    /// The processors' work is charged up to `now` first (the caller's part).
+    pub(crate) fn entitlement_pass_full(
+        &mut self,
+        dt: Time,
+        now: Time,
+        users: &[User],
+        vcpus: &mut [Vcpu],
+        pools: &Pools,
+    ) {
+        if !self.full {
+            self.full_pass_takes_over(users);
         }
         if dt > 0 {
-            self.charge_all();
-            let alpha = 1.0 - (-(dt as f64) / self.sched.tau).exp();
-            for u in 0..self.users.len() {
-                let d = self.measure_demand(u, dt);
-                let s = &mut self.sched.fill_bufs.demand[u];
+            let alpha = 1.0 - (-(dt as f64) / self.tau).exp();
+            for (u, us) in users.iter().enumerate() {
+                let d = self.measure_demand(u, dt, now, us, vcpus);
+                let s = &mut self.fill_bufs.demand[u];
                 *s += alpha * (d - *s);
             }
-            self.sched.sys_pending += self.sched.cost_entitle * self.users.len() as u64;
+            self.sys_pending += self.cost_entitle * users.len() as u64;
         }
-        self.entitlement_fill();
+        self.entitlement_fill(users, pools);
     }
 
     /// The first full pass: each user's demand from the incremental one (a user it never
     /// knew starts out wanting all its virtual CPUs), and nobody left to measure there.
-    fn full_pass_takes_over(&mut self) {
-        self.sched.full = true;
-        let known = self.sched.ent.users();
-        self.sched.fill_bufs.demand = (0..self.users.len())
+    fn full_pass_takes_over(&mut self, users: &[User]) {
+        self.full = true;
+        let known = self.ent.users();
+        self.fill_bufs.demand = (0..users.len())
             .map(|u| match u < known {
-                true => self.sched.ent.demand(u),
-                false => self.users[u].vcpus.len() as f64,
+                true => self.ent.demand(u),
+                false => users[u].vcpus.len() as f64,
             })
             .collect();
     }
@@ -59,16 +68,16 @@ impl Sim {
     /// 6.4: water-fill capacity into each user's target rate: first up to each user's demand,
     /// virtual CPUs, LIMITHARD and LIMITSOFT maxima and CPU pool limits, then what is left to
     /// LIMITSOFT users above their maximum.
-    fn entitlement_fill(&mut self) {
-        let n = self.sched.n_cpu;
-        let mut b = std::mem::take(&mut self.sched.fill_bufs);
+    fn entitlement_fill(&mut self, users: &[User], pools: &Pools) {
+        let n = self.n_cpu;
+        let mut b = std::mem::take(&mut self.fill_bufs);
         b.w.clear();
         b.cap.clear();
         b.soft.clear();
-        for (i, u) in self.users.iter().enumerate() {
+        for (i, u) in users.iter().enumerate() {
             let nv = u.vcpus.len() as f64;
             let hard = if u.share.limit == Limit::Hard {
-                self.limit_rate(i)
+                self.limit_rate(u)
             } else {
                 f64::INFINITY
             };
@@ -83,7 +92,8 @@ impl Sim {
         b.cap1
             .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
         b.first.fill(n, &b.w, &b.cap1);
-        self.pool_fill(&mut b.first.alloc, &b.w, &b.cap1);
+        let pool_of: Vec<u32> = self.users.iter().map(|s| s.pool).collect();
+        pools.fill(n, &pool_of, &mut b.first.alloc, &b.w, &b.cap1);
         let left = n - b.first.alloc.iter().sum::<f64>();
         if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {
             // No LIMITSOFT user: the second fill's bounds are all zero and so is what it
@@ -106,11 +116,12 @@ impl Sim {
             }
         }
         for (u, &a) in b.first.alloc.iter().enumerate() {
-            let rate = self.target_rate(u, a);
-            self.set_user_rate(u, rate);
-            self.sched.users[u].alloc = a;
+            let us = &users[u];
+            let rate = self.target_rate(u, us, a);
+            self.set_user_rate(u, us, rate);
+            self.users[u].alloc = a;
         }
-        self.sched.fill_bufs = b;
+        self.fill_bufs = b;
     }
 }
 
@@ -151,7 +162,7 @@ mod tests {
             sim.run_until(stop);
             let n_users = sim.users.len();
             for u in 0..n_users {
-                sim.user_rates(u);
+                sim.sched.user_rates(u, &sim.users[u]);
             }
             let before: Vec<f64> = sim.sched.users.iter().map(|s| s.alloc).collect();
             assert!(before.iter().sum::<f64>() > 3.99, "contended: {before:?}");

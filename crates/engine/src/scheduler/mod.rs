@@ -1,0 +1,385 @@
+//! The CP scheduler: lists, transaction classes, admission, shares, limits and dispatch priority.
+//!
+//! Lists (cp-model §4.1). A user is on the **dormant** list while idle, on the **eligible** list
+//! while it waits for admission, and on the **dispatch** list while it may compete for processors.
+//! A user that goes idle stays on the dispatch list as *test-idle* for `srm.test_idle` and is
+//! dropped to the dormant list by the scheduler's periodic pass if it has not woken. A new
+//! transaction starts as E1; a dispatch-list stay lasts at most the class's elapsed time slice
+//! (`srm.ets_e1` x ratios), after which the user is dropped, advanced to the next class (E2, E3)
+//! and goes through admission again. Admission counts dispatch-list openings per class
+//! (SET SRM DSPBUF, cp-model §4.3); the eligible list is ordered by eligible priority
+//! (TOD + elapsed time slice / normalized share). Storage-based admission (STORBUF, LDUBUF,
+//! MAXWSS) waits for the storage issue.
+//!
+//! Dispatch priority (cp-model §4.4). Runnable virtual CPUs sit on dispatch vectors ordered by a
+//! deadline; each is run for at most one minor time slice (SET SRM DSPSLICE) and then gets a new
+//! deadline. Two mechanisms, chosen by the level (`level::Sched`):
+//! - `DeadlineNs` (z/VM <= 6.3): deadline = adjusted TOD + DSPSLICE / (NS x processors) x IABIAS
+//!   factor, NS being the share normalized over the users currently on the dispatch and
+//!   eligible lists (test-idle users included). The deadline restarts from the current TOD at
+//!   each slice end, so a user that lost time is not made whole, and users that want little
+//!   but hold a large share shrink everyone else's NS.
+//! - `EntitlementExcess` (z/VM 6.4): every scheduler tick the demand of each user is measured
+//!   (CPU used + time spent wanting a processor, smoothed over `sched.demand_tau`), and capacity
+//!   is water-filled over users by normalized share, each bounded by its demand, its virtual
+//!   CPUs and a LIMITHARD maximum; LIMITSOFT users get above their maximum only what nobody else
+//!   wants. The result is each user's target rate. A virtual CPU's deadline is a virtual time
+//!   tag: it advances by CPU used / target rate, it carries over between slices (a user that
+//!   was held back keeps its place), and it starts at the list's virtual time (the largest
+//!   start tag dispatched) when the virtual CPU starts a transaction (nothing banked while
+//!   idle); off the limit list it keeps at most two slices of lag. A user held at its maximum
+//!   share that got less than its target in a tick has its tags moved earlier by the shortfall
+//!   (bounded), because proportional sharing among whoever competes at each instant would let
+//!   intermittent users take from it as from everyone. LIMITSOFT: a user whose consumption is
+//!   over its maximum is queued in the background (behind every other user) until it is back
+//!   within it, and a background run is preempted when anyone else becomes ready with no idle
+//!   processor, so it gets above its maximum only capacity nobody else wants at that moment.
+//!
+//! LIMITHARD (`level::LimitHard`): the consumption method keeps a CPU credit per user that grows
+//! at limit x elapsed time, bounded by `srm.limit_bucket` slices per virtual CPU; a user in
+//! debt waits on the limit list until the debt is repaid. The deadline methods (VM/ESA) hold each
+//! virtual CPU after a run of `c` until `c / (limit / vcpus)` after the run's end (2.3.0) or its
+//! start (2.4.0); both split the limit evenly over the virtual CPUs (so a virtual MP user with
+//! idle virtual CPUs is held below its limit).
+//!
+//! Dispatch vectors (`level::DvSelect`): z/VM <= 6.3 levels run each processor's own vector and
+//! steal from the longest other vector only when their own is empty; 6.4 looks aside at all of
+//! them (one ordered list). With local vectors, which users share a vector decides who gets
+//! what, whatever their shares (A1's deviation).
+
+use crate::config::{ShareKind, ShareValue};
+use crate::guest::UserSched;
+use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
+use crate::params::Params;
+use crate::queue::Time;
+use crate::units::{path_ns, NONE};
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+mod entitle_pools;
+mod entitlement;
+mod lists;
+mod priority;
+
+pub(crate) use entitle_pools::FillBufs;
+pub(crate) use priority::PriorityAt;
+
+type Entry = Reverse<(Time, u64, u32)>;
+
+/// A deadline far enough out to mean "never" but safe to add to.
+pub const FAR: Time = 1 << 62;
+
+#[inline(always)]
+fn to_time(x: f64) -> Time {
+    if x >= FAR as f64 {
+        FAR
+    } else if x <= 0.0 {
+        0
+    } else {
+        x as Time
+    }
+}
+
+pub struct Scheduler {
+    /// Dispatch vectors: one per logical processor (`DvSelect::Local`) or one shared ordered
+    /// dispatch list (`DvSelect::LookAside`). Entries: (deadline, sequence, virtual CPU).
+    dvs: Vec<BinaryHeap<Entry>>,
+    /// Each user's scheduling state (lists, class, test-idle, limits, 6.4 rates, storage
+    /// admission), indexed by user.
+    pub users: Vec<UserSched>,
+    pub sched: Sched,
+    pub limithard: LimitHard,
+    pub local: bool,
+    /// SET SRM DSPWDMETHOD REBALANCE: steal from the nearest non-empty vector (else the longest).
+    pub rebalance: bool,
+    seq: u64,
+    /// Fast path: `make_ready` found an idle processor and an empty shared dispatch list, so
+    /// the virtual CPU goes straight to that processor instead of through the heap.
+    direct_ok: bool,
+    direct: u32,
+    /// Minor time slice (ns).
+    pub slice: Time,
+    /// Period of the scheduler's own pass (ns).
+    pub tick: Time,
+    test_idle: Time,
+    /// Idle processors signalled when a virtual CPU is readied (`sched.wake_fanout`).
+    pub(crate) wake_fanout: u32,
+    /// Elapsed time slice per class 1..3 (ns); index 0 unused.
+    ets: [Time; 4],
+    dspbuf: [f64; 4],
+    /// Storage admission: STORBUF and LDUBUF barriers (fractions) per class, MAXWSS (fraction),
+    /// the loading test (page-ins per slice of CPU); pageable frames and paging exposures (0
+    /// without a storage model: no storage barrier); working sets and loading users on the
+    /// dispatch list per class.
+    storbuf: [f64; 4],
+    ldubuf: [f64; 4],
+    maxwss: f64,
+    loading_faults: f64,
+    pub dpa: f64,
+    pub exposures: f64,
+    wss_q: [f64; 4],
+    load_q: [u32; 4],
+    /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
+    iab: Vec<f64>,
+    pub(crate) tau: f64,
+    pub(crate) bucket_slices: f64,
+    pub abs_cap: f64,
+    cost_dlist: Time,
+    pub(crate) cost_limit: Time,
+    pub(crate) cost_entitle: Time,
+    /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
+    pub sys_pending: Time,
+    /// All system time so far (ns, summed over processors): adjusted TOD stops during it.
+    pub sys_total: u64,
+    /// Eligible list: (eligible priority, sequence, user).
+    elist: BinaryHeap<Entry>,
+    /// Test-idle users in order of going idle: (since, user).
+    tidle: VecDeque<(Time, u32)>,
+    /// Users on the dispatch list per class (Q1..Q3); index 0 unused.
+    pub nq: [u32; 4],
+    /// Shares of the users on the dispatch and eligible lists (relative sum, absolute fraction sum).
+    list_rel: f64,
+    list_abs: f64,
+    /// 6.4: the dispatch list's virtual time (largest start tag dispatched).
+    pub vtime: Time,
+    /// Processors running a LIMITSOFT user in the background.
+    pub bg_running: u32,
+    last_tick: Time,
+    pub(crate) n_cpu: f64,
+    /// Counters for the summary and tests.
+    pub stats: SchedStats,
+    /// 6.4: the entitlement water-fill kept between passes, the users it measures next pass
+    /// (runnable since the last), and a buffer of their demand increments.
+    pub(crate) ent: crate::entitle::Entitlement,
+    touched: Vec<u32>,
+    adds: Vec<(u32, f64)>,
+    /// With CPU pools the pass is the full one over every user (`entitle_pools.rs`); true once
+    /// it has taken over (pools are never removed, only marked deleted).
+    pub(crate) full: bool,
+    pub(crate) fill_bufs: FillBufs,
+}
+
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct SchedStats {
+    pub dlist_adds: u64,
+    pub elist_adds: u64,
+    pub limit_list_adds: u64,
+    pub steals: u64,
+    /// Admissions refused because the working set did not fit under STORBUF, or a loading user
+    /// did not fit under LDUBUF (counted once per eligible-list head and scheduler pass).
+    pub storbuf_holds: u64,
+    pub ldubuf_holds: u64,
+    /// Users dropped from the dispatch list because their working set exceeded MAXWSS.
+    pub maxwss_drops: u64,
+}
+
+impl Scheduler {
+    /// The run's scheduler for the online processors, with storage admission's view of the
+    /// frames and paging exposures (`storage`: None without a storage model).
+    pub fn for_run(
+        cfg: &crate::config::Config,
+        params: &Params,
+        level: &Level,
+        cpu: &crate::cpu::Cpu,
+        storage: Option<(u64, usize)>,
+        users: Vec<UserSched>,
+    ) -> Scheduler {
+        let p_online = cpu.cores * cpu.threads;
+        let mut sched = Scheduler::new(params, level, p_online);
+        sched.rebalance = cfg.dspwdmethod == crate::config::Dspwd::Rebalance;
+        sched.set_processors(p_online, cpu.n_lpus);
+        sched.users = users;
+        if let Some((frames, exposures)) = storage {
+            sched.dpa = frames as f64;
+            sched.exposures = exposures as f64;
+        }
+        sched
+    }
+
+    pub fn new(p: &Params, level: &Level, processors: u32) -> Self {
+        let ms = 1e6;
+        let e1 = (p.ets_e1() * ms).max(1.0);
+        let e2 = e1 * p.ets_ratio_e2().max(1.0);
+        let e3 = e2 * p.ets_ratio_e3().max(1.0);
+        let local = level.switches.dv == DvSelect::Local;
+        let n_dv = if local { processors as usize } else { 1 };
+        Scheduler {
+            dvs: (0..n_dv).map(|_| BinaryHeap::new()).collect(),
+            users: Vec::new(),
+            direct_ok: false,
+            direct: NONE,
+            sched: level.switches.sched,
+            limithard: level.switches.limithard,
+            local,
+            rebalance: false,
+            seq: 0,
+            slice: ((p.dspslice() * ms).round() as Time).max(1),
+            tick: ((p.sched_tick() * ms).round() as Time).max(1),
+            test_idle: (p.test_idle() * ms).round() as Time,
+            wake_fanout: (p.wake_fanout().round() as u32).max(1),
+            ets: [0, e1 as Time, e2 as Time, e3 as Time],
+            dspbuf: [0.0, p.dspbuf_e1(), p.dspbuf_e2(), p.dspbuf_e3()],
+            storbuf: {
+                let d = match level.switches.storage_admission {
+                    StorageAdmission::Classic => [125.0, 105.0, 95.0],
+                    StorageAdmission::Overcommit => [300.0, 250.0, 200.0],
+                };
+                let v = [p.storbuf_e1(), p.storbuf_e2(), p.storbuf_e3()];
+                let f = |i: usize| if v[i] > 0.0 { v[i] } else { d[i] } / 100.0;
+                [0.0, f(0), f(1), f(2)]
+            },
+            ldubuf: match level.switches.storage_admission {
+                StorageAdmission::Classic => [
+                    0.0,
+                    p.ldubuf_e1() / 100.0,
+                    p.ldubuf_e2() / 100.0,
+                    p.ldubuf_e3() / 100.0,
+                ],
+                StorageAdmission::Overcommit => [0.0, f64::INFINITY, f64::INFINITY, f64::INFINITY],
+            },
+            maxwss: p.maxwss() / 100.0,
+            loading_faults: p.loading_faults(),
+            dpa: 0.0,
+            exposures: 0.0,
+            wss_q: [0.0; 4],
+            load_q: [0; 4],
+            iab: {
+                let (int, d) = (
+                    (p.iabias_intensity() / 100.0).clamp(0.0, 1.0),
+                    p.iabias_duration().round().max(0.0) as u32,
+                );
+                (1..=d)
+                    .map(|k| 1.0 - int * (d - k + 1) as f64 / d as f64)
+                    .collect()
+            },
+            tau: (p.demand_tau() * ms).max(1.0),
+            bucket_slices: p.limit_bucket(),
+            abs_cap: p.abs_cap(),
+            cost_dlist: path_ns(p, p.path_dlist(), 0.0),
+            cost_limit: path_ns(p, p.path_limit(), 0.0),
+            cost_entitle: path_ns(p, p.path_entitle(), 0.0),
+            sys_pending: 0,
+            sys_total: 0,
+            elist: BinaryHeap::new(),
+            tidle: VecDeque::new(),
+            nq: [0; 4],
+            list_rel: 0.0,
+            list_abs: 0.0,
+            vtime: 0,
+            bg_running: 0,
+            last_tick: 0,
+            n_cpu: processors as f64,
+            stats: SchedStats::default(),
+            ent: Default::default(),
+            touched: Vec::new(),
+            adds: Vec::new(),
+            full: false,
+            fill_bufs: Default::default(),
+        }
+    }
+
+    /// Logical processors online (SET MULTITHREAD changes it): the share normalization counts
+    /// the online ones; local dispatch vectors exist for every allocated one.
+    pub(crate) fn set_processors(&mut self, online: u32, allocated: u32) {
+        self.n_cpu = online as f64;
+        if self.local && self.dvs.len() < allocated as usize {
+            self.dvs.resize_with(allocated as usize, BinaryHeap::new);
+        }
+    }
+
+    /// A virtual CPU waits for a processor (stale dispatch-vector entries count).
+    pub(crate) fn has_ready(&self) -> bool {
+        self.direct != NONE || !self.is_empty()
+    }
+
+    /// Virtual CPUs waiting on dispatch vectors (stale entries included).
+    pub fn len(&self) -> usize {
+        self.dvs.iter().map(|d| d.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.dvs.iter().all(|d| d.is_empty())
+    }
+
+    pub fn eligible_len(&self) -> usize {
+        self.elist.len()
+    }
+
+    /// The next sequence number of a dispatch-vector or eligible-list entry.
+    #[inline(always)]
+    pub(super) fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// Interactive bias factor on the offset of slice `k` (1-based) of a transaction
+    /// (cp-model §4.2 [A]): 1 - intensity x (duration - k + 1) / duration for k <= duration.
+    #[inline(always)]
+    fn iabias(&self, k: u32) -> f64 {
+        *self.iab.get(k as usize - 1).unwrap_or(&1.0)
+    }
+
+    /// Can one more user of class `k`, with projected working set `ws` (pages), loading or
+    /// not, enter the dispatch list? Barrier j (1..=k) counts the users of classes j and above
+    /// (cp-model §4.3): DSPBUF openings, STORBUF storage, LDUBUF loading users per paging
+    /// exposure. A barrier with none of those users on the dispatch list lets one in whatever
+    /// its working set (assumed: else a user larger than the barrier would never run).
+    fn admissible(&mut self, k: u8, ws: f64, loading: bool) -> bool {
+        let k = k.clamp(1, 3) as usize;
+        for j in 1..=k {
+            let n: u32 = self.nq[j..].iter().sum();
+            if (n + 1) as f64 > self.dspbuf[j] {
+                return false;
+            }
+            if n == 0 || self.dpa <= 0.0 {
+                continue;
+            }
+            let w: f64 = self.wss_q[j..].iter().sum();
+            if w + ws > self.storbuf[j] * self.dpa {
+                self.stats.storbuf_holds += 1;
+                return false;
+            }
+            if loading && self.exposures > 0.0 {
+                let l: u32 = self.load_q[j..].iter().sum();
+                if (l + 1) as f64 > self.ldubuf[j] * self.exposures {
+                    self.stats.ldubuf_holds += 1;
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// A user of class `c` counted as (`ws`, `loading`) joins / leaves the dispatch list's
+    /// per-class counts.
+    fn q_add(&mut self, c: u8, ws: f64, loading: bool) {
+        self.nq[c as usize] += 1;
+        self.wss_q[c as usize] += ws;
+        self.load_q[c as usize] += loading as u32;
+    }
+
+    fn q_remove(&mut self, c: u8, ws: f64, loading: bool) {
+        self.nq[c as usize] -= 1;
+        self.wss_q[c as usize] = (self.wss_q[c as usize] - ws).max(0.0);
+        self.load_q[c as usize] -= loading as u32;
+    }
+}
+
+/// Share value as a fraction of the system, given the absolute sum and relative sum of the set
+/// it is normalized over (ABSOLUTE first, RELATIVE in proportion over what is left).
+#[inline(always)]
+fn normalized(v: &ShareValue, abs: f64, rel: f64, abs_cap: f64, is_min: bool) -> f64 {
+    let scale = if abs > abs_cap { abs_cap / abs } else { 1.0 };
+    match v.kind {
+        ShareKind::Absolute => v.value / 100.0 * if is_min { scale } else { 1.0 },
+        ShareKind::Relative => (1.0 - abs * scale).max(0.0) * v.value / rel.max(1e-9),
+    }
+}
+
+/// The processor among `0..n` with the fewest virtual CPUs homed on it (the lowest number among
+/// equals).
+pub(crate) fn least_loaded(homes: &[u32], n: u32) -> u32 {
+    (0..n.min(homes.len() as u32))
+        .min_by_key(|&l| (homes[l as usize], l))
+        .unwrap_or(0)
+}
