@@ -516,6 +516,16 @@ pub(crate) fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
 }
 
 impl Dasd {
+    /// CP's below-2GB search took frames of the minidisk cache from real storage `st`: the
+    /// cache drops their units.
+    pub fn surrender_below(&mut self, st: &mut crate::storage::RealStorage) {
+        if st.mdc_surrendered > 0 {
+            if let Some(m) = self.mdc.as_mut() {
+                m.surrender_below(st);
+            }
+        }
+    }
+
     /// The run summary's `dasd` at `now`: each guest's I/O and CPU (`users`, `vcpus`: the
     /// run's), and the minidisk cache.
     pub fn summary(

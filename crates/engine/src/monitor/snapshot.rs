@@ -85,17 +85,8 @@ pub struct DevSnap {
     pub stats: crate::io::DevStats,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StoSnap {
-    pub frames: u64,
-    pub resident: u64,
-    pub pages_read: u64,
-    pub pages_written: u64,
-    pub faults: u64,
-    pub first_touches: u64,
-    pub slots: u64,
-    pub slots_used: u64,
-}
+/// The storage record's counters, as paging keeps them.
+pub use crate::paging::StorageCounters as StoSnap;
 
 /// One device's entry in the sample: its name, type, exposures, slots and cumulative
 /// counters (FCX108/FCX109 device activity; `paging`: a CP paging volume).

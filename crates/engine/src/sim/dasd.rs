@@ -86,7 +86,11 @@ impl Sim {
         if p.write {
             return Some(if m.write(key) { p.insert_cost } else { 0 });
         }
-        if !m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
+        if !m.read(
+            key,
+            p.blocks,
+            self.paging.as_mut().map(|pg| pg.storage_mut()),
+        ) {
             return Some(p.insert_cost);
         }
         let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
@@ -327,12 +331,7 @@ impl Sim {
             return;
         }
         d.mdc_arbiter.3 = now;
-        m.arbitrate(
-            (now - last) as f64 / 1e9,
-            pg.st.faults,
-            &mut pg.st,
-            bias,
-            step,
-        );
+        let st = pg.storage_mut();
+        m.arbitrate((now - last) as f64 / 1e9, st.faults, st, bias, step);
     }
 }

@@ -30,10 +30,10 @@ impl IoSubsystems {
         let sw = &level.switches;
         let mut dasd = crate::dasd::Dasd::new(&cfg.guests, params, sw, cfg.seed, cfg.mdc.as_ref())?
             .map(Box::new);
-        let paging_devs = paging.as_deref().map(|p| &p.devs[..]);
+        let paging_devs = paging.as_deref().map(|p| p.devices());
         let minidisk_devs = dasd.as_deref().map(|d| &d.devs[..]);
         let aliases = AliasPool::for_config(cfg, level, paging_devs, minidisk_devs);
-        let volumes = paging.iter_mut().flat_map(|p| p.devs.iter_mut());
+        let volumes = paging.iter_mut().flat_map(|p| p.devices_mut().iter_mut());
         let volumes = volumes.chain(dasd.iter_mut().flat_map(|d| d.devs.iter_mut()));
         let chan = crate::channel::channels_for(cfg, params, sw, volumes)?.map(Box::new);
         if cfg.pav.is_some() && cfg.hyperpav.is_some() {
@@ -75,7 +75,7 @@ impl Sim {
     /// The device whose event entity is `ent` (a paging volume or a minidisk volume).
     fn chan_device(&mut self, ent: u32) -> &mut crate::io::Device {
         match self.q.owner(ent) {
-            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
+            Entity::PagingDevice(d) => self.paging.as_mut().expect("paging").device_mut(d),
             Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
             e => unreachable!("a transfer's entity is a volume, not {e:?}"),
         }
@@ -105,7 +105,7 @@ impl Sim {
         let now = self.now;
         let mut starts = Vec::new();
         let kinds: [fn(u32) -> Entity; 2] = [Entity::PagingDevice, Entity::Minidisk];
-        let pg = self.paging.as_mut().map(|p| p.devs.as_mut_slice());
+        let pg = self.paging.as_mut().map(|p| p.devices_mut());
         let dd = self.dasd.as_mut().map(|d| d.devs.as_mut_slice());
         for (devs, kind) in [pg, dd].into_iter().zip(kinds) {
             for (i, d) in devs.into_iter().flatten().enumerate() {
@@ -163,7 +163,7 @@ impl Sim {
     /// The volume of a pool member (a paging or a minidisk volume).
     fn pool_volume(&mut self, e: Entity) -> &mut crate::io::Device {
         match e {
-            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
+            Entity::PagingDevice(d) => self.paging.as_mut().expect("paging").device_mut(d),
             Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
             e => unreachable!("a pool member is a volume, not {e:?}"),
         }
@@ -209,7 +209,9 @@ impl Sim {
         };
         for &(e, k) in &pool.members {
             let d = match e {
-                Entity::PagingDevice(d) => &self.paging.as_ref().expect("paging").devs[d as usize],
+                Entity::PagingDevice(d) => {
+                    &self.paging.as_ref().expect("paging").devices()[d as usize]
+                }
                 Entity::Minidisk(d) => &self.dasd.as_ref().expect("dasd").devs[d as usize],
                 _ => continue,
             };

@@ -20,7 +20,7 @@ impl Sim {
             .mon
             .lpu_deltas(self.lpus.iter().map(|l| (l.busy_ns, l.sys_ns)));
         let devices = match &self.paging {
-            Some(pg) => self.mon.device_deltas(&pg.devs),
+            Some(pg) => self.mon.device_deltas(pg.devices()),
             None => Vec::new(),
         };
         let locks = self.mon.lock_deltas(&self.locks.counters);
@@ -253,7 +253,7 @@ impl Sim {
                     }),
                     devices: match &self.paging {
                         Some(pg) => pg
-                            .devs
+                            .devices()
                             .iter()
                             .zip(&iv.devices)
                             .map(|(d, s)| {
@@ -410,7 +410,7 @@ impl Sim {
     fn snap_devices(&self) -> Vec<DevSnap> {
         let mut devices = Vec::new();
         if let Some(pg) = &self.paging {
-            devices.extend(pg.devs.iter().map(|d| dev_snap(d, true)));
+            devices.extend(pg.devices().iter().map(|d| dev_snap(d, true)));
         }
         if let Some(m) = &self.dasd {
             devices.extend(m.devs.iter().map(|d| dev_snap(d, false)));
@@ -421,29 +421,14 @@ impl Sim {
     /// The storage record (frames, residency, paging I/O, faults, slots); None without a
     /// storage model.
     fn snap_storage(&self) -> Option<StoSnap> {
-        self.paging.as_ref().map(|pg| {
-            let s = &pg.st;
-            StoSnap {
-                frames: s.frames,
-                resident: s.resident,
-                pages_read: s.pages_read,
-                pages_written: s.pages_written,
-                faults: s.faults,
-                first_touches: s.first_touches,
-                slots: s.slots,
-                slots_used: s.slots_used,
-            }
-        })
+        self.paging.as_ref().map(|pg| pg.counters())
     }
 
     /// Per user: pages read, pages stolen and resident pages; empty without a storage model.
     fn snap_user_paging(&self) -> Vec<(u64, u64, u64)> {
-        self.paging.as_ref().map_or(Vec::new(), |pg| {
-            let s = &pg.st;
-            (0..s.res_user.len())
-                .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
-                .collect()
-        })
+        self.paging
+            .as_ref()
+            .map_or(Vec::new(), |pg| pg.user_counters())
     }
 
     /// The logical processor records: core, suspended and parked time (brought up to now),
@@ -509,18 +494,9 @@ impl Sim {
 
     /// Per user: virtual storage and working set in pages; empty without a storage model.
     fn snap_user_storage(&self) -> Vec<(u64, u64)> {
-        self.paging.as_ref().map_or(Vec::new(), |pg| {
-            (0..pg.st.tables.len())
-                .map(|u| {
-                    let wss = pg
-                        .refs
-                        .get(u)
-                        .and_then(|r| r.as_ref())
-                        .map_or(0, |r| r.range());
-                    (pg.st.tables[u].pages, wss)
-                })
-                .collect()
-        })
+        self.paging
+            .as_ref()
+            .map_or(Vec::new(), |pg| pg.user_storage())
     }
 
     /// Per user with a minidisk I/O driver (not a VDISK, not a FORMAT): its volume, I/Os and
@@ -584,7 +560,7 @@ impl Sim {
         let paging = self
             .paging
             .iter()
-            .flat_map(|p| p.devs.iter())
+            .flat_map(|p| p.devices().iter())
             .map(|d| (d, false));
         let mdisk = self
             .dasd
