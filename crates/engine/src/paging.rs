@@ -607,7 +607,7 @@ impl Paging {
         now: Time,
     ) -> Option<(Time, u32, Option<Time>)> {
         if self.devs.is_empty() {
-            set(&mut self.awaiting_write, v, false);
+            self.victim_written(v);
             return None;
         }
         let examined = self.take_below_frames();
@@ -633,11 +633,12 @@ impl Paging {
         get(&self.deferred_until, v)
     }
 
-    /// `v`'s page-in waits to be started; whether it does.
+    /// `v`'s page-in waits to be started (its request deferred, or its victim being written).
     pub fn set_pagein_pending(&mut self, v: u32) {
         set(&mut self.pagein_pending, v, true);
     }
 
+    /// Whether `v`'s page-in waits to be started.
     pub fn pagein_pending(&self, v: u32) -> bool {
         get(&self.pagein_pending, v)
     }

@@ -50,15 +50,8 @@ pub struct ChanSnap {
     pub moves: Vec<(u64, u32, u32)>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct UserIo {
-    pub vol: u32,
-    pub ios: u64,
-    pub blocks: u64,
-    pub write: bool,
-    pub mdc: bool,
-    pub paced: bool,
-}
+/// A user's minidisk I/O figures, as minidisk I/O keeps them.
+pub use crate::dasd::UserIo;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LpuSnap {

@@ -142,7 +142,7 @@ impl Sim {
             devices: {
                 let mut d = self.device_summaries();
                 if let Some(m) = self.dasd.as_ref() {
-                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
+                    d.extend(m.devices().iter().map(|x| x.summary(dur)));
                 }
                 d
             },
@@ -413,7 +413,7 @@ impl Sim {
             devices.extend(pg.devices().iter().map(|d| dev_snap(d, true)));
         }
         if let Some(m) = &self.dasd {
-            devices.extend(m.devs.iter().map(|d| dev_snap(d, false)));
+            devices.extend(m.devices().iter().map(|d| dev_snap(d, false)));
         }
         devices
     }
@@ -475,21 +475,9 @@ impl Sim {
         })
     }
 
-    /// The minidisk cache record (FCX178 MDCSTOR): max, target, frames below and above 2 GB,
-    /// reads, hits, inserts, steals; None without a cache.
+    /// The minidisk cache record (FCX178 MDCSTOR); None without a cache.
     fn snap_mdc(&self) -> Option<[u64; 8]> {
-        self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
-            [
-                c.max_frames,
-                c.cap_frames,
-                c.used_below,
-                c.used_frames - c.used_below.min(c.used_frames),
-                c.reads,
-                c.hits,
-                c.inserts,
-                c.steals,
-            ]
-        })
+        self.dasd.as_ref().and_then(|d| d.mdc_counters())
     }
 
     /// Per user: virtual storage and working set in pages; empty without a storage model.
@@ -502,24 +490,7 @@ impl Sim {
     /// Per user with a minidisk I/O driver (not a VDISK, not a FORMAT): its volume, I/Os and
     /// blocks done, and whether it writes, uses MDC, is paced.
     fn snap_user_io(&self) -> Vec<Option<UserIo>> {
-        self.dasd.as_ref().map_or(Vec::new(), |d| {
-            d.prog
-                .iter()
-                .enumerate()
-                .map(|(u, p)| {
-                    p.as_ref()
-                        .filter(|p| !p.vdisk && !p.format)
-                        .map(|p| UserIo {
-                            vol: p.vol,
-                            ios: d.ios[u],
-                            blocks: d.blocks[u],
-                            write: p.write,
-                            mdc: p.mdc,
-                            paced: p.pace > 0.0,
-                        })
-                })
-                .collect()
-        })
+        self.dasd.as_ref().map_or(Vec::new(), |d| d.user_io())
     }
 
     /// Per user: time its virtual CPUs spent in each state up to now, and test idle (FCX114
@@ -565,7 +536,7 @@ impl Sim {
         let mdisk = self
             .dasd
             .iter()
-            .flat_map(|d| d.devs.iter())
+            .flat_map(|d| d.devices().iter())
             .map(|d| (d, true));
         for (d, md) in paging.chain(mdisk) {
             let on = d.chan.is_some();
