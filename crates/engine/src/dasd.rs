@@ -22,44 +22,44 @@
 //! hits (no disconnect time) and writes go at the subsystem's sustained write rate.
 
 use crate::config::{DasdMethod, DasdType, Dist, Guest, Workload};
-use crate::io::{DevType, Device, Service};
+use crate::io::{DevType, Device, IoReq, Service};
 use crate::level::{ScsiContainer, Switches, WriteSame};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::rng::Rng;
-use crate::units::path_ns;
+use crate::units::{path_ns, NONE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// A guest's I/O program.
 #[derive(Clone, Debug)]
 pub struct IoProgram {
-    pub vol: u32,
+    vol: u32,
     /// Guest CPU per piece (a transaction's CPU over its I/Os + 1 pieces).
-    pub cpu: f64,
-    pub ios: u32,
-    pub blocks: u32,
-    pub think: f64,
+    cpu: f64,
+    ios: u32,
+    blocks: u32,
+    think: f64,
     /// A paced program: the time between transaction starts of one virtual CPU (ns; 0: none).
-    pub pace: f64,
-    pub write: bool,
-    pub format: bool,
+    pace: f64,
+    write: bool,
+    format: bool,
     /// A VDISK: CP moves the data from its address space; no device, no wait.
-    pub vdisk: bool,
+    vdisk: bool,
     /// I/Os a virtual CPU keeps in flight (1: it waits for each; more: a Linux guest's block
     /// layer queues them and the virtual CPU runs on until that many are outstanding).
-    pub window: u32,
-    pub dist: Dist,
+    window: u32,
+    dist: Dist,
     /// CP time of one I/O (ns) and its device transfer time (ns).
-    pub cost: Time,
+    cost: Time,
     /// VDISK: the data-move part of `cost` (ns); for a VDISK `vol` numbers the VDISK.
-    pub move_ns: Time,
-    pub xfer: f64,
+    move_ns: Time,
+    xfer: f64,
     /// MDC: on for this device, units of data referenced, CP time of a hit and of an insert.
-    pub mdc: bool,
-    pub units: u64,
-    pub hit_cost: Time,
-    pub insert_cost: Time,
+    mdc: bool,
+    units: u64,
+    hit_cost: Time,
+    insert_cost: Time,
 }
 
 /// Per-user DASD figures (rows E1-E3).
@@ -96,24 +96,24 @@ pub struct DasdSummary {
 }
 
 pub struct Dasd {
-    pub devs: Vec<Device>,
+    devs: Vec<Device>,
     /// Per user: its program (None: no DASD workload).
-    pub prog: Vec<Option<IoProgram>>,
+    prog: Vec<Option<IoProgram>>,
     /// Per virtual CPU: I/Os left in the current transaction; volume of the I/O it is starting.
-    pub io_left: Vec<u32>,
-    pub pending: Vec<u32>,
+    io_left: Vec<u32>,
+    pending: Vec<u32>,
     /// Per virtual CPU: I/Os in flight (asynchronous programs), and whether it waits for one.
-    pub inflight: Vec<u32>,
-    pub blocked: Vec<bool>,
+    inflight: Vec<u32>,
+    blocked: Vec<bool>,
     /// Per virtual CPU of a paced program: when its next transaction is due (ns).
-    pub due: Vec<f64>,
+    due: Vec<f64>,
     /// Per user: I/Os and blocks done, when a FORMAT finished.
-    pub ios: Vec<u64>,
-    pub blocks: Vec<u64>,
-    pub finished: Vec<Option<Time>>,
-    pub mdc: Option<crate::mdc::Mdc>,
+    ios: Vec<u64>,
+    blocks: Vec<u64>,
+    finished: Vec<Option<Time>>,
+    mdc: Option<crate::mdc::Mdc>,
     /// MDC arbiter: period (ns), bias, step, time of its last pass.
-    pub mdc_arbiter: (Time, f64, f64, Time),
+    mdc_arbiter: (Time, f64, f64, Time),
 }
 
 fn io_cost(p: &Params, sw: &Switches, dtype: DevType, ssch: bool, blocks: u32, same: bool) -> Time {
@@ -506,6 +506,336 @@ impl Dasd {
     }
 }
 
+/// What a virtual CPU runs after an I/O's CP path: its next piece of guest CPU, drawn with
+/// mean `cpu` (ns) by `dist`.
+#[derive(Clone, Copy, Debug)]
+pub struct Piece {
+    pub cpu: f64,
+    pub dist: Dist,
+}
+
+impl Piece {
+    /// The piece's guest CPU drawn from `rng`.
+    #[inline]
+    pub fn draw(self, rng: &mut Rng) -> Time {
+        draw(rng, self.cpu, self.dist)
+    }
+}
+
+/// How a virtual CPU's next I/O goes (`Dasd::io_path`).
+#[derive(Clone, Copy, Debug)]
+pub enum IoPath {
+    /// A VDISK move: CP time only (`Dasd::vdisk_io`).
+    Vdisk,
+    /// Queued on its volume while the virtual CPU goes on (`Dasd::queue_io`).
+    Queued,
+    /// Synchronous: CP's path (this CP time), then the virtual CPU waits for its volume.
+    Sync(Time),
+}
+
+/// The minidisk cache's answer to an I/O (`Dasd::mdc_lookup`).
+#[derive(Clone, Copy, Debug)]
+pub enum MdcLookup {
+    /// The I/O goes to the device; CP time of the insert it costs (0: none, or no cache).
+    Device(Time),
+    /// A read hit: a move from the cache (this CP time), no device I/O, no wait.
+    Hit(Time, Piece),
+}
+
+/// An asynchronous I/O queued (`Dasd::queue_io`): its volume and completion if it started at
+/// once, CP's time, whether the virtual CPU's window is now full (it waits for a completion),
+/// and its next piece of guest CPU otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Queued {
+    pub vol: u32,
+    pub done: Option<Time>,
+    pub cost: Time,
+    pub full: bool,
+    pub next: Piece,
+}
+
+/// A transaction's end (`Dasd::end_transaction`): a FORMAT (done for good), a paced driver,
+/// the think time before the next one (ns), and the next transaction's guest CPU.
+#[derive(Clone, Copy, Debug)]
+pub struct TxEnd {
+    pub format: bool,
+    pub paced: bool,
+    pub think: f64,
+    pub next: Piece,
+}
+
+/// A virtual CPU whose I/O's CP path is done (`Dasd::start_wait`).
+#[derive(Clone, Copy, Debug)]
+pub enum IoWait {
+    /// No minidisk I/O starting (a page fault's wait instead).
+    None,
+    /// An asynchronous virtual CPU with a full window: it waits for a completion.
+    WindowFull,
+    /// Its I/O started on volume `vol`, completing then if it started at once.
+    Started(u32, Option<Time>),
+}
+
+/// Per user with a minidisk I/O driver (not a VDISK, not a FORMAT), for the monitor: its
+/// volume, I/Os and blocks done, and whether it writes, uses MDC, is paced.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct UserIo {
+    pub vol: u32,
+    pub ios: u64,
+    pub blocks: u64,
+    pub write: bool,
+    pub mdc: bool,
+    pub paced: bool,
+}
+
+impl IoProgram {
+    fn next(&self) -> Piece {
+        Piece {
+            cpu: self.cpu,
+            dist: self.dist,
+        }
+    }
+
+    /// The device request of one I/O of virtual CPU `v` queued at `now`.
+    fn request(&self, v: u32, now: Time) -> IoReq {
+        IoReq {
+            pages: self.blocks,
+            read: !self.write,
+            waiter: v,
+            queued: now,
+            tag: NONE,
+        }
+    }
+}
+
+/// A virtual CPU's I/O: started, completed, and its transaction's end.
+impl Dasd {
+    /// Size the per-virtual-CPU state for virtual CPUs whose users are `users`.
+    pub fn size_for(&mut self, users: &[usize]) {
+        let n = users.len();
+        self.pending = vec![NONE; n];
+        self.inflight = vec![0; n];
+        self.blocked = vec![false; n];
+        self.due = vec![0.0; n];
+        self.io_left = users
+            .iter()
+            .map(|&u| self.prog[u].as_ref().map_or(0, |p| p.ios))
+            .collect();
+    }
+
+    /// User `u` has a DASD workload.
+    pub fn has_program(&self, u: usize) -> bool {
+        self.prog[u].is_some()
+    }
+
+    /// Virtual CPU `v`'s transaction has an I/O left: it is taken (false: the transaction is
+    /// complete).
+    pub fn take_io(&mut self, v: u32) -> bool {
+        let left = &mut self.io_left[v as usize];
+        if *left == 0 {
+            return false;
+        }
+        *left -= 1;
+        true
+    }
+
+    /// The minidisk cache's look-up for an I/O of user `u` (`rng`: its virtual CPU's, which
+    /// draws the unit; `st`: real storage, which a read's insert may take frames of).
+    pub fn mdc_lookup(
+        &mut self,
+        u: usize,
+        rng: &mut Rng,
+        st: Option<&mut crate::storage::RealStorage>,
+    ) -> MdcLookup {
+        let p = self.prog[u].as_ref().unwrap();
+        let Some(m) = self.mdc.as_mut().filter(|_| p.mdc) else {
+            return MdcLookup::Device(0);
+        };
+        let unit = rng.below(p.units);
+        let key = ((p.vol as u64) << 40) | unit;
+        if p.write {
+            return MdcLookup::Device(if m.write(key) { p.insert_cost } else { 0 });
+        }
+        if !m.read(key, p.blocks, st) {
+            return MdcLookup::Device(p.insert_cost);
+        }
+        self.ios[u] += 1;
+        self.blocks[u] += p.blocks as u64;
+        MdcLookup::Hit(p.hit_cost, p.next())
+    }
+
+    /// How virtual CPU `v` of user `u` does its next I/O (a synchronous one is now pending
+    /// on its volume).
+    pub fn io_path(&mut self, v: u32, u: usize) -> IoPath {
+        let p = self.prog[u].as_ref().unwrap();
+        if p.vdisk {
+            IoPath::Vdisk
+        } else if p.window > 1 {
+            IoPath::Queued
+        } else {
+            self.pending[v as usize] = p.vol;
+            IoPath::Sync(p.cost)
+        }
+    }
+
+    /// User `u`'s VDISK I/O, counted: CP's time, the data move part of it, the VDISK, and the
+    /// next piece of guest CPU.
+    pub fn vdisk_io(&mut self, u: usize) -> (Time, Time, u32, Piece) {
+        let p = self.prog[u].as_ref().unwrap();
+        self.ios[u] += 1;
+        self.blocks[u] += p.blocks as u64;
+        (p.cost, p.move_ns, p.vol, p.next())
+    }
+
+    /// Virtual CPU `v` of user `u` queues an asynchronous I/O on its volume at `now`.
+    pub fn queue_io(&mut self, v: u32, u: usize, now: Time) -> Queued {
+        let p = self.prog[u].as_ref().unwrap();
+        let r = p.request(v, now);
+        self.ios[u] += 1;
+        self.blocks[u] += r.pages as u64;
+        self.inflight[v as usize] += 1;
+        let full = self.inflight[v as usize] >= p.window;
+        let done = self.devs[p.vol as usize].submit_xfer(now, r, p.xfer);
+        if full {
+            self.blocked[v as usize] = true;
+        }
+        Queued {
+            vol: p.vol,
+            done,
+            cost: p.cost,
+            full,
+            next: p.next(),
+        }
+    }
+
+    /// Virtual CPU `v` of user `u` completed its transaction at `now`: the next one's I/Os,
+    /// a FORMAT's end, a paced driver's next due time.
+    pub fn end_transaction(&mut self, v: u32, u: usize, now: Time) -> TxEnd {
+        let p = self.prog[u].as_ref().unwrap();
+        let mut think = p.think;
+        let paced = p.pace > 0.0;
+        self.io_left[v as usize] = p.ios;
+        if p.format {
+            self.finished[u] = Some(now);
+        }
+        if paced {
+            // The driver's schedule: the next transaction is due one period after this one
+            // was; late, it starts at once (and stays behind).
+            self.due[v as usize] += p.pace;
+            think = (self.due[v as usize] - now as f64).max(0.0);
+        }
+        TxEnd {
+            format: p.format,
+            paced,
+            think,
+            next: p.next(),
+        }
+    }
+
+    /// Virtual CPU `v` of user `u` has run its I/O's CP path at `now`: its pending synchronous
+    /// I/O starts on its volume.
+    pub fn start_wait(&mut self, v: u32, u: usize, now: Time) -> IoWait {
+        let vol = self.pending[v as usize];
+        if vol == NONE {
+            return if self.blocked[v as usize] {
+                IoWait::WindowFull
+            } else {
+                IoWait::None
+            };
+        }
+        let p = self.prog[u].as_ref().expect("dasd program");
+        let r = p.request(v, now);
+        self.ios[u] += 1;
+        self.blocks[u] += p.blocks as u64;
+        IoWait::Started(vol, self.devs[vol as usize].submit_xfer(now, r, p.xfer))
+    }
+
+    /// Virtual CPU `v` of user `u`: one of its I/Os completed. None: it goes on as it was (an
+    /// asynchronous one not waiting for room in its window). Else its next piece of guest CPU,
+    /// and whether the I/O was asynchronous (its CP-only run may still be on a processor).
+    pub fn io_done(&mut self, v: u32, u: usize) -> Option<(Piece, bool)> {
+        let p = self.prog[u].as_ref().expect("dasd program");
+        let queued = p.window > 1;
+        if queued {
+            self.inflight[v as usize] -= 1;
+            // Only a virtual CPU waiting for room in its window is woken.
+            if !std::mem::take(&mut self.blocked[v as usize]) {
+                return None;
+            }
+        }
+        // (An asynchronous program never has a synchronous I/O pending: a no-op for it.)
+        self.pending[v as usize] = NONE;
+        Some((p.next(), queued))
+    }
+}
+
+/// What others see of minidisk I/O: the volumes (for the I/O subsystems), the minidisk cache
+/// against real storage, and the monitor's figures.
+impl Dasd {
+    /// The minidisk volumes, in order (`Entity::Minidisk` numbers them).
+    pub fn devices(&self) -> &[Device] {
+        &self.devs
+    }
+
+    pub fn devices_mut(&mut self) -> &mut [Device] {
+        &mut self.devs
+    }
+
+    pub fn device_mut(&mut self, vol: u32) -> &mut Device {
+        &mut self.devs[vol as usize]
+    }
+
+    /// The MDC arbiter's pass at `now` when its period is up: sizes the cache against paging
+    /// in real storage `st` (mdc.rs). Nothing to do without a cache.
+    pub fn arbitrate_mdc(&mut self, now: Time, st: &mut crate::storage::RealStorage) {
+        let (period, bias, step, last) = self.mdc_arbiter;
+        let Some(m) = self.mdc.as_mut() else {
+            return;
+        };
+        if now < last + period {
+            return;
+        }
+        self.mdc_arbiter.3 = now;
+        m.arbitrate((now - last) as f64 / 1e9, st.faults, st, bias, step);
+    }
+
+    /// The minidisk cache record (FCX178 MDCSTOR): max, target, frames below and above 2 GB,
+    /// reads, hits, inserts, steals; None without a cache.
+    pub fn mdc_counters(&self) -> Option<[u64; 8]> {
+        self.mdc.as_ref().map(|c| {
+            [
+                c.max_frames,
+                c.cap_frames,
+                c.used_below,
+                c.used_frames - c.used_below.min(c.used_frames),
+                c.reads,
+                c.hits,
+                c.inserts,
+                c.steals,
+            ]
+        })
+    }
+
+    /// Per user with a minidisk I/O driver (not a VDISK, not a FORMAT): its figures.
+    pub fn user_io(&self) -> Vec<Option<UserIo>> {
+        self.prog
+            .iter()
+            .enumerate()
+            .map(|(u, p)| {
+                p.as_ref()
+                    .filter(|p| !p.vdisk && !p.format)
+                    .map(|p| UserIo {
+                        vol: p.vol,
+                        ios: self.ios[u],
+                        blocks: self.blocks[u],
+                        write: p.write,
+                        mdc: p.mdc,
+                        paced: p.pace > 0.0,
+                    })
+            })
+            .collect()
+    }
+}
+
 #[inline]
 pub(crate) fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
     let x = match dist {
@@ -516,6 +846,16 @@ pub(crate) fn draw(rng: &mut Rng, mean: f64, dist: Dist) -> Time {
 }
 
 impl Dasd {
+    /// CP's below-2GB search took frames of the minidisk cache from real storage `st`: the
+    /// cache drops their units.
+    pub fn surrender_below(&mut self, st: &mut crate::storage::RealStorage) {
+        if st.mdc_surrendered > 0 {
+            if let Some(m) = self.mdc.as_mut() {
+                m.surrender_below(st);
+            }
+        }
+    }
+
     /// The run summary's `dasd` at `now`: each guest's I/O and CPU (`users`, `vcpus`: the
     /// run's), and the minidisk cache.
     pub fn summary(

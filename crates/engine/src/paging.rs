@@ -10,86 +10,88 @@
 //! system (nonchargeable) time. A virtual CPU in page wait has left its processor (state
 //! `PageWait`, not runnable for the scheduler) until its page-in completes.
 
+use crate::below2g::{get, set};
 use crate::config::{Config, PagingCipher, PagingVolume, PagingVolumeType, Refs, StorageCfg};
+use crate::io::IoReq;
 use crate::io::{DevType, Device, DeviceSummary, Service};
 use crate::level::{EdevPaging, Switches};
 use crate::params::Params;
 use crate::queue::Time;
 use crate::rng::Rng;
-use crate::storage::RealStorage;
-use crate::units::path_ns;
+use crate::storage::{Found, RealStorage};
+use crate::units::{path_ns, NONE};
 use serde::Serialize;
 
 pub struct Paging {
-    pub st: RealStorage,
-    pub devs: Vec<Device>,
+    st: RealStorage,
+    devs: Vec<Device>,
     /// Per-device CP cost per page moved.
-    pub cost_io: Vec<Time>,
-    pub refs: Vec<Option<Refs>>,
-    pub cursor: Vec<u64>,
-    pub cost_fault: Time,
-    pub cost_first: Time,
-    pub cost_reval: Time,
-    pub cost_steal: Time,
+    cost_io: Vec<Time>,
+    refs: Vec<Option<Refs>>,
+    cursor: Vec<u64>,
+    cost_fault: Time,
+    cost_first: Time,
+    cost_reval: Time,
+    cost_steal: Time,
     /// CP time of one paging I/O whatever its pages (`paging.path_ssch`), per volume (lower
     /// for an ECKD volume driven in zHPF transport mode).
-    pub cost_ssch: Vec<Time>,
+    cost_ssch: Vec<Time>,
     /// SET PAGING HPF ON in effect (asked for, and the level supports it).
-    pub hpf: bool,
+    hpf: bool,
     /// Encrypted paging (VM65993): the cipher in effect, CP time (ns) to encrypt a page written
     /// and to decrypt a page read, and the pages and time spent on each.
-    pub cipher: Option<PagingCipher>,
-    pub cost_encrypt: Time,
-    pub cost_decrypt: Time,
-    pub encrypted: u64,
-    pub decrypted: u64,
-    pub block: usize,
-    pub next_vol: usize,
-    pub out_of_space: Option<Time>,
-    pub wait_ns: u64,
-    pub waits: u64,
-    pub touches: u64,
+    cipher: Option<PagingCipher>,
+    cost_encrypt: Time,
+    cost_decrypt: Time,
+    encrypted: u64,
+    decrypted: u64,
+    block: usize,
+    next_vol: usize,
+    out_of_space: Option<Time>,
+    wait_ns: u64,
+    waits: u64,
+    touches: u64,
     /// Pre-6.3 reorder: on, cost per resident page, interval, last reorder per user.
-    pub reorder: bool,
-    pub reorder_page_ns: f64,
-    pub reorder_interval: Time,
-    pub last_reorder: Vec<Time>,
-    pub reorders: u64,
-    pub reorder_ns: u64,
-    pub reorder_max_ns: u64,
+    reorder: bool,
+    reorder_page_ns: f64,
+    reorder_interval: Time,
+    last_reorder: Vec<Time>,
+    reorders: u64,
+    reorder_ns: u64,
+    reorder_max_ns: u64,
     /// Page-ins in flight: global page number -> other virtual CPUs waiting for the same page.
-    pub inflight: std::collections::HashMap<u32, Vec<u32>>,
+    inflight: std::collections::HashMap<u32, Vec<u32>>,
     /// Per virtual CPU: the page of its pending page-in.
-    pub vpage: Vec<u32>,
-    pub shared_waits: u64,
+    vpage: Vec<u32>,
+    shared_waits: u64,
     /// Below-2GB frames CP holds per paging I/O, and the search cost per frame examined (ns
     /// at nominal speed); the I/Os holding them; the RNG of the searches.
-    pub below_per_io: u64,
-    pub search_ns: f64,
+    below_per_io: u64,
+    search_ns: f64,
     /// Row D3: contiguous frames for page tables. Coalescing at release (switch
     /// frame_coalesce), pairs of free frames on hand, the probability that a free frame's
     /// neighbour is free, searches and frames examined, their time.
-    pub coalesce: bool,
-    pub pairs: u64,
-    pub pair_q: f64,
-    pub contig_searches: u64,
-    pub contig_examined: u64,
-    pub contig_ns: u64,
-    pub contig_rng: Rng,
-    pub below_rng: Rng,
-    pub search_wall_ns: u64,
+    coalesce: bool,
+    pairs: u64,
+    pair_q: f64,
+    contig_searches: u64,
+    contig_examined: u64,
+    contig_ns: u64,
+    contig_rng: Rng,
+    below_rng: Rng,
+    search_wall_ns: u64,
     /// The below-2GB demand scan, one task (seed 003: the 6.2 RSMBK's deferred frame request
     /// queue RSADefFRQ): when it is free; per virtual CPU, the instant the scan satisfies its
     /// deferred below-2GB request (its page-in starts then, 0: none); deferrals and their wait.
-    pub scan_free: Time,
-    pub deferred_until: Vec<Time>,
-    pub deferrals: u64,
-    pub defer_wait_ns: u64,
+    scan_free: Time,
+    deferred_until: Vec<Time>,
+    deferrals: u64,
+    defer_wait_ns: u64,
     /// Per virtual CPU: its below-2GB request waits for the write of the changed page whose
     /// frame the scan took; its page-in waits to be started.
-    pub awaiting_write: Vec<bool>,
-    pub pagein_pending: Vec<bool>,
-    pub victim_writes: u64,
+    awaiting_write: Vec<bool>,
+    pagein_pending: Vec<bool>,
+    victim_writes: u64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -300,7 +302,7 @@ impl Paging {
     /// The below-2GB demand scan examines `examined` frames for a request made at `now`: it
     /// serves requests one after another. Returns when this one is satisfied and the scan's
     /// time (system time, nominal speed).
-    pub fn below_scan(&mut self, now: Time, examined: u64) -> (Time, Time) {
+    fn below_scan(&mut self, now: Time, examined: u64) -> (Time, Time) {
         let hold = (examined as f64 * self.search_ns) as Time;
         let start = self.scan_free.max(now);
         self.scan_free = start + hold;
@@ -309,8 +311,396 @@ impl Paging {
     }
 
     /// The volume that holds a page's slot (slots spread over the volumes).
-    pub(crate) fn volume_of(&self, id: u64) -> usize {
+    fn volume_of(&self, id: u64) -> usize {
         (id.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as usize % self.devs.len().max(1)
+    }
+}
+
+/// The frame counters before a page reference, for CP's frame work after it
+/// (`Paging::reference`).
+#[derive(Clone, Copy, Debug)]
+pub struct FrameMark {
+    steals: u64,
+    pgmbk_requests: u64,
+    pgmbk_frees: u64,
+}
+
+/// The storage record's cumulative counters (the monitor's `StoSnap`): frames, residency,
+/// paging I/O, faults, slots.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StorageCounters {
+    pub frames: u64,
+    pub resident: u64,
+    pub pages_read: u64,
+    pub pages_written: u64,
+    pub faults: u64,
+    pub first_touches: u64,
+    pub slots: u64,
+    pub slots_used: u64,
+}
+
+/// A page touch: the reference, what it costs CP, and the frame work after it.
+impl Paging {
+    /// Counts a touch; false when paging space ran out (CP cannot free frames, the guest stays
+    /// in page wait).
+    pub fn begin_touch(&mut self) -> bool {
+        self.touches += 1;
+        self.out_of_space.is_none()
+    }
+
+    /// The page user `u` references next, drawn by its reference pattern with `rng` (its
+    /// virtual CPU's); None: the user has no storage model.
+    pub fn next_page(&mut self, u: usize, rng: &mut Rng) -> Option<u64> {
+        let r = self.refs[u].as_ref()?;
+        Some(match *r {
+            Refs::Uniform { range_pages } => rng.below(range_pages),
+            Refs::Hotset {
+                range_pages,
+                hot_pages,
+                hot_fraction,
+            } => {
+                if rng.unit() < hot_fraction {
+                    rng.below(hot_pages)
+                } else {
+                    hot_pages + rng.below(range_pages - hot_pages)
+                }
+            }
+            Refs::Strided {
+                range_pages,
+                stride_pages,
+            } => {
+                let c = self.cursor[u];
+                self.cursor[u] = (c + stride_pages) % range_pages;
+                c
+            }
+        })
+    }
+
+    /// User `u` references `page`: what it found, and the frame counters before it.
+    pub fn reference(&mut self, u: u32, page: u64) -> (Found, FrameMark) {
+        let mark = FrameMark {
+            steals: self.st.steals,
+            pgmbk_requests: self.st.pgmbk_requests,
+            pgmbk_frees: self.st.pgmbk_frees,
+        };
+        (self.st.reference(u, page), mark)
+    }
+
+    /// Page tables (PGMBKs) freed and requested since `m`.
+    pub fn pgmbks_since(&self, m: FrameMark) -> (u64, u64) {
+        (
+            self.st.pgmbk_frees - m.pgmbk_frees,
+            self.st.pgmbk_requests - m.pgmbk_requests,
+        )
+    }
+
+    /// Frames a fault took from the available list since `m`: its own and the stolen ones.
+    pub fn frames_taken_since(&self, m: FrameMark) -> u64 {
+        1 + self.st.steals - m.steals
+    }
+
+    /// Chargeable CP time of a reference that found `f` without a page-in (0: none).
+    pub fn touch_cost(&self, f: Found) -> Time {
+        match f {
+            Found::Revalidated => self.cost_reval,
+            Found::FirstTouch => self.cost_first,
+            Found::Valid | Found::OnDasd => 0,
+        }
+    }
+
+    /// Pre-6.3 reorder: when faulting user `u` is due for it at `now`, all its resident frames
+    /// are walked first; returns that CP time.
+    pub fn reorder_due(&mut self, u: usize, now: Time) -> Option<Time> {
+        if !(self.reorder && now >= self.last_reorder[u] + self.reorder_interval) {
+            return None;
+        }
+        self.last_reorder[u] = now;
+        let c = (self.st.res_user[u] as f64 * self.reorder_page_ns) as Time;
+        self.reorders += 1;
+        self.reorder_ns += c;
+        self.reorder_max_ns = self.reorder_max_ns.max(c);
+        Some(c)
+    }
+
+    /// Row D3: `freed` page tables went back and `needed` are wanted. With coalescing a freed
+    /// table's frames go back as a pair and the next request takes it; without, a request
+    /// searches the available frames for one whose neighbour is free (geometric). Returns the
+    /// searches' time (ns at nominal speed).
+    pub fn contiguous_search(&mut self, freed: u64, needed: u64) -> f64 {
+        if self.coalesce {
+            self.pairs += freed;
+        }
+        let mut hold = 0.0;
+        for _ in 0..needed {
+            let x = if self.coalesce && self.pairs > 0 {
+                self.pairs -= 1;
+                1
+            } else {
+                let v = 1.0 - self.contig_rng.unit();
+                ((v.ln() / (1.0 - self.pair_q).ln()).ceil() as u64).max(1)
+            };
+            self.contig_searches += 1;
+            self.contig_examined += x;
+            hold += x as f64 * self.search_ns;
+        }
+        hold
+    }
+
+    /// The contiguous-frame searches took `wall` (under RSAAVLLK).
+    pub fn contiguous_waited(&mut self, wall: Time) {
+        self.contig_ns += wall;
+    }
+}
+
+/// Page-ins: started, shared by other virtual CPUs, completed.
+impl Paging {
+    /// Virtual CPU `v` of user `u` faults on resident `page` whose page-in another virtual CPU
+    /// started: it waits for the same I/O. Returns the fault's CP time, or None (no such I/O).
+    pub fn join_pagein(&mut self, u: u32, page: u64, v: u32) -> Option<Time> {
+        if self.inflight.is_empty() {
+            return None;
+        }
+        let g = self.st.gid(u, page);
+        self.inflight.get_mut(&g)?.push(v);
+        self.shared_waits += 1;
+        Some(self.cost_fault)
+    }
+
+    /// Virtual CPU `v` of user `u` starts the page-in of `page`: the volume that holds it and
+    /// the fault's chargeable CP time (fault, I/O path, SSCH, decryption).
+    pub fn begin_pagein(&mut self, u: u32, page: u64, v: u32) -> (u32, Time) {
+        let g = self.st.gid(u, page);
+        self.inflight.insert(g, Vec::new());
+        if self.vpage.len() <= v as usize {
+            self.vpage.resize(v as usize + 1, NONE);
+        }
+        self.vpage[v as usize] = g;
+        let d = self.volume_of(g as u64);
+        // Decrypting the page read is on the page-in's path (chargeable).
+        self.decrypted += (self.cost_decrypt > 0) as u64;
+        let cp = self.cost_fault + self.cost_io[d] + self.cost_ssch[d] + self.cost_decrypt;
+        (d as u32, cp)
+    }
+
+    /// Start virtual CPU `v`'s page-in on volume `d` at `now` (its deferral over): the
+    /// completion if it starts at once.
+    pub fn submit_pagein(&mut self, v: u32, d: u32, now: Time) -> Option<Time> {
+        set(&mut self.pagein_pending, v, false);
+        set(&mut self.deferred_until, v, 0);
+        let r = IoReq {
+            pages: 1,
+            read: true,
+            waiter: v,
+            queued: now,
+            tag: self.vpage[v as usize],
+        };
+        self.devs[d as usize].submit(now, r)
+    }
+
+    /// The page-in of global page `tag` completed after `wait`: the other virtual CPUs that
+    /// waited for it.
+    pub fn pagein_done(&mut self, tag: u32, wait: Time) -> Vec<u32> {
+        self.wait_ns += wait;
+        self.waits += 1;
+        self.inflight.remove(&tag).unwrap_or_default()
+    }
+
+    /// A paging I/O completed: CP gives back its below-2GB frames.
+    pub fn release_below_frames(&mut self) {
+        for _ in 0..self.below_per_io {
+            self.st.cp_release_below();
+        }
+    }
+}
+
+/// Block page-out of stolen pages.
+impl Paging {
+    /// Issue block page-outs for the pages stolen (all of them when `all`) at `now`; `started`
+    /// is told each volume's completion when its I/O starts at once. Returns the system time
+    /// and the blocks written (None: nothing to write or no volume).
+    pub fn write_blocks(
+        &mut self,
+        all: bool,
+        now: Time,
+        mut started: impl FnMut(u32, Time),
+    ) -> Option<(Time, u64)> {
+        if self.st.pending_writes.is_empty() || self.devs.is_empty() {
+            return None;
+        }
+        self.count_slots(now);
+        let mut sys = 0;
+        // One path: its uses of the volume list and its below-2GB searches are one hold each.
+        let (mut blocks, mut search) = (0u64, 0 as Time);
+        while self.st.pending_writes.len() >= self.block
+            || (all && !self.st.pending_writes.is_empty())
+        {
+            let n = self.block.min(self.st.pending_writes.len());
+            // CP's below-2GB frames for the write I/O (searched for when none is free).
+            let examined = self.take_below_frames();
+            if examined > 0 {
+                search += (examined as f64 * self.search_ns) as Time;
+            }
+            self.st.pending_writes.drain(..n);
+            let (io, d, done) = self.page_out(n as u32, NONE, now);
+            sys += io;
+            blocks += 1;
+            if let Some(t) = done {
+                started(d, t);
+            }
+        }
+        if search > 0 {
+            sys += self.scan_for_writes(now, search);
+        }
+        Some((sys, blocks))
+    }
+
+    /// Slots: every touched page that is not resident is on DASD (or being written); paging
+    /// space ran out at `now` when they are more than the slots.
+    fn count_slots(&mut self, now: Time) {
+        self.st.slots_used = self.st.first_touches - self.st.resident;
+        if self.st.slots_used > self.st.slots && self.out_of_space.is_none() {
+            self.out_of_space = Some(now);
+        }
+    }
+
+    /// The writes' below-2GB frames come from the same demand scan, which their `search`
+    /// occupies (the write itself is not held back: a simplification). Returns the system time.
+    fn scan_for_writes(&mut self, now: Time, search: Time) -> Time {
+        let (_, hold) = self.below_scan(now, 0);
+        self.scan_free += search;
+        self.search_wall_ns += search;
+        hold + search
+    }
+}
+
+/// Below-2GB frames for paging I/O (below2g.rs): a page-in's deferred request, the page-out of
+/// the changed pages the scan took, and when the page-in may start.
+impl Paging {
+    /// CP takes its below-2GB frames for virtual CPU `v`'s page-in at `now`. None: every one
+    /// was free. Else the request is deferred to the demand scan: the scan's system time and
+    /// the changed pages whose frames it took (to be written before CP uses them).
+    pub fn defer_below(&mut self, v: u32, now: Time) -> Option<(Time, u32)> {
+        let before = self.st.pending_writes.len();
+        let examined = self.take_below_frames();
+        if examined == 0 {
+            return None;
+        }
+        let (done, hold) = self.below_scan(now, examined);
+        set(&mut self.deferred_until, v, done);
+        self.deferrals += 1;
+        self.defer_wait_ns += done - now;
+        let victims = self.st.pending_writes.len() - before;
+        if victims > 0 {
+            self.st.pending_writes.truncate(before);
+            set(&mut self.awaiting_write, v, true);
+        }
+        Some((hold, victims as u32))
+    }
+
+    /// One page-out I/O at `now` of `n` changed pages stolen for `v`'s deferred request, with
+    /// its own below-2GB frames: its system time, volume and completion if it starts at once.
+    /// None: no paging volume (the request no longer waits for a write).
+    pub fn write_victims(
+        &mut self,
+        v: u32,
+        n: u32,
+        now: Time,
+    ) -> Option<(Time, u32, Option<Time>)> {
+        if self.devs.is_empty() {
+            self.victim_written(v);
+            return None;
+        }
+        let examined = self.take_below_frames();
+        let (_, search) = self.below_scan(now, examined);
+        self.victim_writes += 1;
+        let (io, d, done) = self.page_out(n, v, now);
+        Some((io + search, d, done))
+    }
+
+    /// The page-out of the page stolen for `v`'s request completed.
+    pub fn victim_written(&mut self, v: u32) {
+        set(&mut self.awaiting_write, v, false);
+    }
+
+    /// `v`'s page-in can start at `now`: no deferred request pending, or the scan has found its
+    /// frame and the stolen page has been written.
+    pub fn pagein_ready(&self, v: u32, now: Time) -> bool {
+        get(&self.deferred_until, v) <= now && !get(&self.awaiting_write, v)
+    }
+
+    /// When the scan satisfies `v`'s deferred request (0: none).
+    pub fn deferred_until(&self, v: u32) -> Time {
+        get(&self.deferred_until, v)
+    }
+
+    /// `v`'s page-in waits to be started (its request deferred, or its victim being written).
+    pub fn set_pagein_pending(&mut self, v: u32) {
+        set(&mut self.pagein_pending, v, true);
+    }
+
+    /// Whether `v`'s page-in waits to be started.
+    pub fn pagein_pending(&self, v: u32) -> bool {
+        get(&self.pagein_pending, v)
+    }
+}
+
+/// What others see of paging: the volumes (for the I/O subsystems), real storage (shared with
+/// the minidisk cache) and the monitor's counters.
+impl Paging {
+    /// The paging volumes, in order (`Entity::PagingDevice` numbers them).
+    pub fn devices(&self) -> &[Device] {
+        &self.devs
+    }
+
+    pub fn devices_mut(&mut self) -> &mut [Device] {
+        &mut self.devs
+    }
+
+    pub fn device_mut(&mut self, d: u32) -> &mut Device {
+        &mut self.devs[d as usize]
+    }
+
+    /// Real storage, which the minidisk cache shares with paging (its frames, the below-2GB
+    /// frames CP's search took from it, the faults its arbiter weighs).
+    pub fn storage_mut(&mut self) -> &mut RealStorage {
+        &mut self.st
+    }
+
+    /// The storage record's counters now.
+    pub fn counters(&self) -> StorageCounters {
+        let s = &self.st;
+        StorageCounters {
+            frames: s.frames,
+            resident: s.resident,
+            pages_read: s.pages_read,
+            pages_written: s.pages_written,
+            faults: s.faults,
+            first_touches: s.first_touches,
+            slots: s.slots,
+            slots_used: s.slots_used,
+        }
+    }
+
+    /// Per user: pages read, pages stolen and resident pages.
+    pub fn user_counters(&self) -> Vec<(u64, u64, u64)> {
+        let s = &self.st;
+        (0..s.res_user.len())
+            .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
+            .collect()
+    }
+
+    /// Per user: virtual storage and working set (the range it references), in pages.
+    pub fn user_storage(&self) -> Vec<(u64, u64)> {
+        (0..self.st.tables.len())
+            .map(|u| {
+                let wss = self
+                    .refs
+                    .get(u)
+                    .and_then(|r| r.as_ref())
+                    .map_or(0, |r| r.range());
+                (self.st.tables[u].pages, wss)
+            })
+            .collect()
     }
 }
 
@@ -599,7 +989,7 @@ impl Paging {
 
     /// CP takes the below-2GB frames one paging I/O needs (`below_per_io`): the frames its
     /// searches examined (0: every one was free).
-    pub fn take_below_frames(&mut self) -> u64 {
+    fn take_below_frames(&mut self) -> u64 {
         let mut examined = 0;
         for _ in 0..self.below_per_io {
             examined += self.st.cp_take_below(&mut self.below_rng);
@@ -610,7 +1000,7 @@ impl Paging {
     /// A page-out I/O of `n` pages to the next paging volume in turn at `now` (`waiter`: the
     /// virtual CPU that waits for it, or NONE): the system time it costs (steal, I/O and
     /// encryption per page, one SSCH), the volume, and its completion if it starts at once.
-    pub fn page_out(&mut self, n: u32, waiter: u32, now: Time) -> (Time, u32, Option<Time>) {
+    fn page_out(&mut self, n: u32, waiter: u32, now: Time) -> (Time, u32, Option<Time>) {
         let d = self.next_vol;
         self.next_vol = (self.next_vol + 1) % self.devs.len();
         self.st.pages_written += n as u64;

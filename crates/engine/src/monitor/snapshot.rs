@@ -50,15 +50,8 @@ pub struct ChanSnap {
     pub moves: Vec<(u64, u32, u32)>,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct UserIo {
-    pub vol: u32,
-    pub ios: u64,
-    pub blocks: u64,
-    pub write: bool,
-    pub mdc: bool,
-    pub paced: bool,
-}
+/// A user's minidisk I/O figures, as minidisk I/O keeps them.
+pub use crate::dasd::UserIo;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LpuSnap {
@@ -85,17 +78,8 @@ pub struct DevSnap {
     pub stats: crate::io::DevStats,
 }
 
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StoSnap {
-    pub frames: u64,
-    pub resident: u64,
-    pub pages_read: u64,
-    pub pages_written: u64,
-    pub faults: u64,
-    pub first_touches: u64,
-    pub slots: u64,
-    pub slots_used: u64,
-}
+/// The storage record's counters, as paging keeps them.
+pub use crate::paging::StorageCounters as StoSnap;
 
 /// One device's entry in the sample: its name, type, exposures, slots and cumulative
 /// counters (FCX108/FCX109 device activity; `paging`: a CP paging volume).

@@ -2,11 +2,9 @@
 //! counters): a virtual CPU's I/O started through CP (chargeable CP path), minidisk cache hits,
 //! the I/O wait, and the volume's completion waking the virtual CPU.
 
-use crate::config::Dist;
 use crate::dasd::*;
 use crate::entity::Entity;
 use crate::guest::VState;
-use crate::io::IoReq;
 use crate::queue::Time;
 use crate::sim::Sim;
 use crate::units::NONE;
@@ -14,18 +12,9 @@ use crate::units::NONE;
 impl Sim {
     /// Size the per-virtual-CPU state once the virtual CPUs exist.
     pub(crate) fn dasd_init(&mut self) {
-        let n = self.vcpus.len();
         let Some(d) = self.dasd.as_mut() else { return };
-        d.pending = vec![NONE; n];
-        d.inflight = vec![0; n];
-        d.blocked = vec![false; n];
-        d.due = vec![0.0; n];
-        d.io_left = (0..n)
-            .map(|v| {
-                let u = self.vcpus[v].user as usize;
-                d.prog[u].as_ref().map_or(0, |p| p.ios)
-            })
-            .collect();
+        let users: Vec<usize> = self.vcpus.iter().map(|vc| vc.user as usize).collect();
+        d.size_for(&users);
     }
 
     /// `v`'s guest CPU piece ended on processor `l`: start its next I/O, or end the transaction.
@@ -35,11 +24,10 @@ impl Sim {
         let Some(d) = self.dasd.as_mut() else {
             return false;
         };
-        if d.prog[u].is_none() {
+        if !d.has_program(u) {
             return false;
         }
-        if d.io_left[v as usize] > 0 {
-            d.io_left[v as usize] -= 1;
+        if d.take_io(v) {
             self.dasd_start_io(l, v, u);
         } else {
             self.dasd_transaction_done(l, v, u);
@@ -56,18 +44,15 @@ impl Sim {
             return;
         };
         self.vcpus[v as usize].cp_owed += insert;
-        let d = self.dasd.as_mut().unwrap();
-        let p = d.prog[u].as_ref().unwrap();
-        if p.vdisk {
-            self.dasd_vdisk_io(l, v, u);
-        } else if p.window > 1 {
-            self.dasd_async_io(l, v, u);
-        } else {
-            d.pending[v as usize] = p.vol;
-            let vc = &mut self.vcpus[v as usize];
-            vc.cp_owed += p.cost;
-            vc.pagewait = true; // a CP-only run, then the wait for the device
-            self.continue_run(l, v);
+        match self.dasd.as_mut().unwrap().io_path(v, u) {
+            IoPath::Vdisk => self.dasd_vdisk_io(l, v, u),
+            IoPath::Queued => self.dasd_async_io(l, v, u),
+            IoPath::Sync(cost) => {
+                let vc = &mut self.vcpus[v as usize];
+                vc.cp_owed += cost;
+                vc.pagewait = true; // a CP-only run, then the wait for the device
+                self.continue_run(l, v);
+            }
         }
     }
 
@@ -77,24 +62,14 @@ impl Sim {
     #[inline]
     fn dasd_mdc_lookup(&mut self, l: u32, v: u32, u: usize) -> Option<Time> {
         let d = self.dasd.as_mut().unwrap();
-        let p = d.prog[u].as_ref().unwrap();
-        let Some(m) = d.mdc.as_mut().filter(|_| p.mdc) else {
-            return Some(0);
-        };
-        let unit = self.vcpus[v as usize].rng.below(p.units);
-        let key = ((p.vol as u64) << 40) | unit;
-        if p.write {
-            return Some(if m.write(key) { p.insert_cost } else { 0 });
-        }
-        if !m.read(key, p.blocks, self.paging.as_mut().map(|pg| &mut pg.st)) {
-            return Some(p.insert_cost);
-        }
-        let (cost, cpu, dist, blocks) = (p.hit_cost, p.cpu, p.dist, p.blocks);
-        d.ios[u] += 1;
-        d.blocks[u] += blocks as u64;
+        let st = self.paging.as_mut().map(|pg| pg.storage_mut());
         let vc = &mut self.vcpus[v as usize];
+        let (cost, next) = match d.mdc_lookup(u, &mut vc.rng, st) {
+            MdcLookup::Device(insert) => return Some(insert),
+            MdcLookup::Hit(cost, next) => (cost, next),
+        };
         vc.cp_owed += cost;
-        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        vc.remaining = next.draw(&mut vc.rng);
         self.continue_run(l, v);
         None
     }
@@ -104,12 +79,7 @@ impl Sim {
     /// it under one system-wide lock, after it only the move, per VDISK.
     #[inline]
     fn dasd_vdisk_io(&mut self, l: u32, v: u32, u: usize) {
-        let d = self.dasd.as_mut().unwrap();
-        let p = d.prog[u].as_ref().unwrap();
-        let (cost, move_ns, cpu, dist, blocks, vol) =
-            (p.cost, p.move_ns, p.cpu, p.dist, p.blocks, p.vol);
-        d.ios[u] += 1;
-        d.blocks[u] += blocks as u64;
+        let (cost, move_ns, vol, next) = self.dasd.as_mut().unwrap().vdisk_io(u);
         let rate = self.lpus[l as usize].rate;
         let (hold, which) = match self.level.switches.vdisk_lock {
             crate::level::VdiskLock::WholeIo => (cost, None),
@@ -121,7 +91,7 @@ impl Sim {
         self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         let vc = &mut self.vcpus[v as usize];
         vc.cp_owed += cost;
-        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        vc.remaining = next.draw(&mut vc.rng);
         self.continue_run(l, v);
     }
 
@@ -130,32 +100,17 @@ impl Sim {
     /// its window of I/Os in flight is full (then it waits for a completion).
     #[inline]
     fn dasd_async_io(&mut self, l: u32, v: u32, u: usize) {
-        let d = self.dasd.as_mut().unwrap();
-        let p = d.prog[u].as_ref().unwrap();
-        let (vol, cost, cpu, dist) = (p.vol, p.cost, p.cpu, p.dist);
-        let r = IoReq {
-            pages: p.blocks,
-            read: !p.write,
-            waiter: v,
-            queued: self.now,
-            tag: NONE,
-        };
-        let xfer = p.xfer;
-        d.ios[u] += 1;
-        d.blocks[u] += r.pages as u64;
-        d.inflight[v as usize] += 1;
-        let full = d.inflight[v as usize] >= p.window;
-        if let Some(t) = d.devs[vol as usize].submit_xfer(self.now, r, xfer) {
-            self.q.schedule(Entity::Minidisk(vol), t);
+        let io = self.dasd.as_mut().unwrap().queue_io(v, u, self.now);
+        if let Some(t) = io.done {
+            self.q.schedule(Entity::Minidisk(io.vol), t);
         }
         self.alias_kick();
         let vc = &mut self.vcpus[v as usize];
-        vc.cp_owed += cost;
-        if full {
-            self.dasd.as_mut().unwrap().blocked[v as usize] = true;
+        vc.cp_owed += io.cost;
+        if io.full {
             vc.pagewait = true; // CP-only run, then wait for a completion
         } else {
-            vc.remaining = draw(&mut vc.rng, cpu, dist);
+            vc.remaining = io.next.draw(&mut vc.rng);
         }
         self.continue_run(l, v);
     }
@@ -165,38 +120,25 @@ impl Sim {
     /// stop for good after a FORMAT.
     #[inline]
     fn dasd_transaction_done(&mut self, l: u32, v: u32, u: usize) {
-        let d = self.dasd.as_mut().unwrap();
-        let p = d.prog[u].as_ref().unwrap();
-        let (ios, format, mut think, cpu, dist) = (p.ios, p.format, p.think, p.cpu, p.dist);
-        let paced = p.pace > 0.0;
-        d.io_left[v as usize] = ios;
+        let end = self.dasd.as_mut().unwrap().end_transaction(v, u, self.now);
         self.users[u].acct.tx_done += 1;
         let trivial = self.sched.users[u].class <= 1;
         self.resp.end(v, u, self.now, trivial);
-        if format {
-            d.finished[u] = Some(self.now);
-        }
-        if paced {
-            // The driver's schedule: the next transaction is due one period after this one
-            // was; late, it starts at once (and stays behind).
-            d.due[v as usize] += p.pace;
-            think = (d.due[v as usize] - self.now as f64).max(0.0);
-        }
-        if !format && think <= 0.0 {
-            self.dasd_next_transaction(l, v, u, cpu, dist);
+        if !end.format && end.think <= 0.0 {
+            self.dasd_next_transaction(l, v, u, end.next);
         } else {
-            self.dasd_think(l, v, format, paced, think, dist);
+            self.dasd_think(l, v, &end);
         }
     }
 
     /// No think time: `v`'s next transaction starts at once, on processor `l` while its time
     /// slice lasts.
     #[inline]
-    fn dasd_next_transaction(&mut self, l: u32, v: u32, u: usize, cpu: f64, dist: Dist) {
+    fn dasd_next_transaction(&mut self, l: u32, v: u32, u: usize, next: Piece) {
         self.users[u].acct.tx_started += 1;
         self.resp.begin(v, self.now);
         let vc = &mut self.vcpus[v as usize];
-        vc.remaining = draw(&mut vc.rng, cpu, dist);
+        vc.remaining = next.draw(&mut vc.rng);
         if vc.slice_left > 0 {
             self.continue_run(l, v);
         } else {
@@ -207,14 +149,14 @@ impl Sim {
     /// `v` leaves processor `l` dormant: for its think time (drawn, or a paced driver's wait
     /// until its next transaction is due), or for good after a FORMAT.
     #[inline]
-    fn dasd_think(&mut self, l: u32, v: u32, format: bool, paced: bool, think: f64, dist: Dist) {
-        if format {
+    fn dasd_think(&mut self, l: u32, v: u32, end: &TxEnd) {
+        if end.format {
             self.q.cancel(Entity::Vcpu(v)); // done for good
-        } else if paced {
+        } else if end.paced {
             self.q
-                .schedule(Entity::Vcpu(v), self.now + (think + 0.5) as Time);
+                .schedule(Entity::Vcpu(v), self.now + (end.think + 0.5) as Time);
         } else {
-            let t = draw(&mut self.vcpus[v as usize].rng, think, dist);
+            let t = draw(&mut self.vcpus[v as usize].rng, end.think, end.next.dist);
             self.q.schedule(Entity::Vcpu(v), self.now + t);
         }
         self.release_for_wait(l, v, VState::Dormant);
@@ -224,35 +166,21 @@ impl Sim {
     /// The I/O's CP path is done: `v` leaves processor `l` and waits for its device.
     /// Returns false if `v` has no minidisk I/O starting (a page fault's wait instead).
     pub(crate) fn enter_io_wait(&mut self, l: u32, v: u32) -> bool {
-        let now = self.now;
+        let u = self.vcpus[v as usize].user as usize;
         let Some(d) = self.dasd.as_mut() else {
             return false;
         };
-        let vol = d.pending[v as usize];
-        if vol == NONE {
-            if !d.blocked[v as usize] {
-                return false;
-            }
+        match d.start_wait(v, u, self.now) {
+            IoWait::None => return false,
             // An asynchronous virtual CPU with a full window: wait for a completion.
-            self.release_for_wait(l, v, VState::IoWait);
-            self.dispatch_next(l);
-            return true;
+            IoWait::WindowFull => {}
+            IoWait::Started(vol, done) => {
+                if let Some(t) = done {
+                    self.q.schedule(Entity::Minidisk(vol), t);
+                }
+                self.alias_kick();
+            }
         }
-        let u = self.vcpus[v as usize].user as usize;
-        let p = d.prog[u].as_ref().expect("dasd program");
-        let r = IoReq {
-            pages: p.blocks,
-            read: !p.write,
-            waiter: v,
-            queued: now,
-            tag: NONE,
-        };
-        d.ios[u] += 1;
-        d.blocks[u] += p.blocks as u64;
-        if let Some(t) = d.devs[vol as usize].submit_xfer(now, r, p.xfer) {
-            self.q.schedule(Entity::Minidisk(vol), t);
-        }
-        self.alias_kick();
         self.release_for_wait(l, v, VState::IoWait);
         self.dispatch_next(l);
         true
@@ -261,8 +189,7 @@ impl Sim {
     /// A minidisk volume's I/O completed: its guest continues.
     pub(crate) fn mdisk_event(&mut self, vol: u32) {
         let now = self.now;
-        let d = self.dasd.as_mut().expect("dasd");
-        let dev = &mut d.devs[vol as usize];
+        let dev = self.dasd.as_mut().expect("dasd").device_mut(vol);
         let r = dev.complete(now);
         if let Some(t) = dev.next_completion() {
             self.q.schedule(Entity::Minidisk(vol), t);
@@ -270,36 +197,28 @@ impl Sim {
         if self.aliases.is_some() {
             self.alias_kick();
         }
-        let d = self.dasd.as_mut().expect("dasd");
         let Some(r) = r else { return };
         let v = r.waiter;
         if v == NONE {
             return;
         }
         let u = self.vcpus[v as usize].user as usize;
-        let p = d.prog[u].as_ref().expect("dasd program");
-        let (cpu, dist) = (p.cpu, p.dist);
-        if p.window > 1 {
-            d.inflight[v as usize] -= 1;
-            // Only a virtual CPU waiting for room in its window is woken.
-            if !std::mem::take(&mut d.blocked[v as usize]) {
-                return;
-            }
-            // Its CP-only run may still be on a processor: it then runs on without waiting.
-            if self.vcpus[v as usize].state != VState::IoWait {
-                let vc = &mut self.vcpus[v as usize];
-                vc.pagewait = false;
-                vc.remaining = draw(&mut vc.rng, cpu, dist);
-                return;
-            }
-        }
-        d.pending[v as usize] = NONE;
-        let now = self.now;
+        let d = self.dasd.as_mut().expect("dasd");
+        let Some((next, queued)) = d.io_done(v, u) else {
+            return;
+        };
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = false;
-        vc.set_state(VState::Dormant, now);
-        vc.remaining = draw(&mut vc.rng, cpu, dist);
-        self.vcpu_runnable(v);
+        // An asynchronous I/O's CP-only run may still be on a processor: it then runs on
+        // without waiting.
+        let runs_on = queued && vc.state != VState::IoWait;
+        if !runs_on {
+            vc.set_state(VState::Dormant, now);
+        }
+        vc.remaining = next.draw(&mut vc.rng);
+        if !runs_on {
+            self.vcpu_runnable(v);
+        }
     }
 
     pub fn dasd_summary(&self) -> Option<DasdSummary> {
@@ -315,24 +234,9 @@ impl Sim {
     /// The MDC arbiter's pass when its period is up (called from the scheduler's tick): sizes
     /// the cache against paging (mdc.rs). Nothing to do without a cache or a paging model.
     pub(crate) fn mdc_arbiter(&mut self) {
-        let now = self.now;
         let (Some(d), Some(pg)) = (self.dasd.as_mut(), self.paging.as_mut()) else {
             return;
         };
-        let (period, bias, step, last) = d.mdc_arbiter;
-        let Some(m) = d.mdc.as_mut() else {
-            return;
-        };
-        if now < last + period {
-            return;
-        }
-        d.mdc_arbiter.3 = now;
-        m.arbitrate(
-            (now - last) as f64 / 1e9,
-            pg.st.faults,
-            &mut pg.st,
-            bias,
-            step,
-        );
+        d.arbitrate_mdc(self.now, pg.storage_mut());
     }
 }

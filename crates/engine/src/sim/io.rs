@@ -30,16 +30,16 @@ impl IoSubsystems {
         let sw = &level.switches;
         let mut dasd = crate::dasd::Dasd::new(&cfg.guests, params, sw, cfg.seed, cfg.mdc.as_ref())?
             .map(Box::new);
-        let paging_devs = paging.as_deref().map(|p| &p.devs[..]);
-        let minidisk_devs = dasd.as_deref().map(|d| &d.devs[..]);
+        let paging_devs = paging.as_deref().map(|p| p.devices());
+        let minidisk_devs = dasd.as_deref().map(|d| d.devices());
         let aliases = AliasPool::for_config(cfg, level, paging_devs, minidisk_devs);
-        let volumes = paging.iter_mut().flat_map(|p| p.devs.iter_mut());
-        let volumes = volumes.chain(dasd.iter_mut().flat_map(|d| d.devs.iter_mut()));
+        let volumes = paging.iter_mut().flat_map(|p| p.devices_mut().iter_mut());
+        let volumes = volumes.chain(dasd.iter_mut().flat_map(|d| d.devices_mut().iter_mut()));
         let chan = crate::channel::channels_for(cfg, params, sw, volumes)?.map(Box::new);
         if cfg.pav.is_some() && cfg.hyperpav.is_some() {
             return Err("a control unit has HyperPAV or static/dynamic PAV, not both".into());
         }
-        let minidisks = dasd.as_deref_mut().map(|d| &mut d.devs[..]);
+        let minidisks = dasd.as_deref_mut().map(|d| d.devices_mut());
         let pav = crate::pav::pav_for(cfg, params, minidisks)?.map(Box::new);
         Ok(IoSubsystems {
             paging,
@@ -63,7 +63,7 @@ impl IoSubsystems {
             lpus,
             vcpus,
             paging_devices: self.paging.as_ref().map_or(0, |p| p.exposures() as u32),
-            minidisks: self.dasd.as_ref().map_or(0, |d| d.devs.len() as u32),
+            minidisks: self.dasd.as_ref().map_or(0, |d| d.devices().len() as u32),
             channels: self.chan.as_ref().map_or(0, |c| c.ch.paths.len() as u32),
         }
     }
@@ -75,8 +75,8 @@ impl Sim {
     /// The device whose event entity is `ent` (a paging volume or a minidisk volume).
     fn chan_device(&mut self, ent: u32) -> &mut crate::io::Device {
         match self.q.owner(ent) {
-            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
-            Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
+            Entity::PagingDevice(d) => self.paging.as_mut().expect("paging").device_mut(d),
+            Entity::Minidisk(d) => self.dasd.as_mut().expect("dasd").device_mut(d),
             e => unreachable!("a transfer's entity is a volume, not {e:?}"),
         }
     }
@@ -105,8 +105,8 @@ impl Sim {
         let now = self.now;
         let mut starts = Vec::new();
         let kinds: [fn(u32) -> Entity; 2] = [Entity::PagingDevice, Entity::Minidisk];
-        let pg = self.paging.as_mut().map(|p| p.devs.as_mut_slice());
-        let dd = self.dasd.as_mut().map(|d| d.devs.as_mut_slice());
+        let pg = self.paging.as_mut().map(|p| p.devices_mut());
+        let dd = self.dasd.as_mut().map(|d| d.devices_mut());
         for (devs, kind) in [pg, dd].into_iter().zip(kinds) {
             for (i, d) in devs.into_iter().flatten().enumerate() {
                 for s in d.chan_out.drain(..) {
@@ -163,8 +163,8 @@ impl Sim {
     /// The volume of a pool member (a paging or a minidisk volume).
     fn pool_volume(&mut self, e: Entity) -> &mut crate::io::Device {
         match e {
-            Entity::PagingDevice(d) => &mut self.paging.as_mut().expect("paging").devs[d as usize],
-            Entity::Minidisk(d) => &mut self.dasd.as_mut().expect("dasd").devs[d as usize],
+            Entity::PagingDevice(d) => self.paging.as_mut().expect("paging").device_mut(d),
+            Entity::Minidisk(d) => self.dasd.as_mut().expect("dasd").device_mut(d),
             e => unreachable!("a pool member is a volume, not {e:?}"),
         }
     }
@@ -209,8 +209,10 @@ impl Sim {
         };
         for &(e, k) in &pool.members {
             let d = match e {
-                Entity::PagingDevice(d) => &self.paging.as_ref().expect("paging").devs[d as usize],
-                Entity::Minidisk(d) => &self.dasd.as_ref().expect("dasd").devs[d as usize],
+                Entity::PagingDevice(d) => {
+                    &self.paging.as_ref().expect("paging").devices()[d as usize]
+                }
+                Entity::Minidisk(d) => &self.dasd.as_ref().expect("dasd").devices()[d as usize],
                 _ => continue,
             };
             queued[k] += d.stats.queued;
@@ -237,12 +239,12 @@ impl Sim {
         let (Some(pav), Some(d)) = (self.pav.as_mut(), self.dasd.as_mut()) else {
             return;
         };
-        if let Some((vol, t)) = pav.pass(self.now, &mut d.devs) {
+        if let Some((vol, t)) = pav.pass(self.now, d.devices_mut()) {
             self.q.schedule(Entity::Minidisk(vol), t);
         }
     }
 
     pub fn pav_summary(&self) -> Option<PavSummary> {
-        Some(self.pav.as_ref()?.summary(&self.dasd.as_ref()?.devs))
+        Some(self.pav.as_ref()?.summary(self.dasd.as_ref()?.devices()))
     }
 }

@@ -20,7 +20,7 @@ impl Sim {
             .mon
             .lpu_deltas(self.lpus.iter().map(|l| (l.busy_ns, l.sys_ns)));
         let devices = match &self.paging {
-            Some(pg) => self.mon.device_deltas(&pg.devs),
+            Some(pg) => self.mon.device_deltas(pg.devices()),
             None => Vec::new(),
         };
         let locks = self.mon.lock_deltas(&self.locks.counters);
@@ -142,7 +142,7 @@ impl Sim {
             devices: {
                 let mut d = self.device_summaries();
                 if let Some(m) = self.dasd.as_ref() {
-                    d.extend(m.devs.iter().map(|x| x.summary(dur)));
+                    d.extend(m.devices().iter().map(|x| x.summary(dur)));
                 }
                 d
             },
@@ -253,7 +253,7 @@ impl Sim {
                     }),
                     devices: match &self.paging {
                         Some(pg) => pg
-                            .devs
+                            .devices()
                             .iter()
                             .zip(&iv.devices)
                             .map(|(d, s)| {
@@ -410,10 +410,10 @@ impl Sim {
     fn snap_devices(&self) -> Vec<DevSnap> {
         let mut devices = Vec::new();
         if let Some(pg) = &self.paging {
-            devices.extend(pg.devs.iter().map(|d| dev_snap(d, true)));
+            devices.extend(pg.devices().iter().map(|d| dev_snap(d, true)));
         }
         if let Some(m) = &self.dasd {
-            devices.extend(m.devs.iter().map(|d| dev_snap(d, false)));
+            devices.extend(m.devices().iter().map(|d| dev_snap(d, false)));
         }
         devices
     }
@@ -421,29 +421,14 @@ impl Sim {
     /// The storage record (frames, residency, paging I/O, faults, slots); None without a
     /// storage model.
     fn snap_storage(&self) -> Option<StoSnap> {
-        self.paging.as_ref().map(|pg| {
-            let s = &pg.st;
-            StoSnap {
-                frames: s.frames,
-                resident: s.resident,
-                pages_read: s.pages_read,
-                pages_written: s.pages_written,
-                faults: s.faults,
-                first_touches: s.first_touches,
-                slots: s.slots,
-                slots_used: s.slots_used,
-            }
-        })
+        self.paging.as_ref().map(|pg| pg.counters())
     }
 
     /// Per user: pages read, pages stolen and resident pages; empty without a storage model.
     fn snap_user_paging(&self) -> Vec<(u64, u64, u64)> {
-        self.paging.as_ref().map_or(Vec::new(), |pg| {
-            let s = &pg.st;
-            (0..s.res_user.len())
-                .map(|u| (s.reads_user[u], s.steals_user[u], s.res_user[u]))
-                .collect()
-        })
+        self.paging
+            .as_ref()
+            .map_or(Vec::new(), |pg| pg.user_counters())
     }
 
     /// The logical processor records: core, suspended and parked time (brought up to now),
@@ -490,60 +475,22 @@ impl Sim {
         })
     }
 
-    /// The minidisk cache record (FCX178 MDCSTOR): max, target, frames below and above 2 GB,
-    /// reads, hits, inserts, steals; None without a cache.
+    /// The minidisk cache record (FCX178 MDCSTOR); None without a cache.
     fn snap_mdc(&self) -> Option<[u64; 8]> {
-        self.dasd.as_ref().and_then(|d| d.mdc.as_ref()).map(|c| {
-            [
-                c.max_frames,
-                c.cap_frames,
-                c.used_below,
-                c.used_frames - c.used_below.min(c.used_frames),
-                c.reads,
-                c.hits,
-                c.inserts,
-                c.steals,
-            ]
-        })
+        self.dasd.as_ref().and_then(|d| d.mdc_counters())
     }
 
     /// Per user: virtual storage and working set in pages; empty without a storage model.
     fn snap_user_storage(&self) -> Vec<(u64, u64)> {
-        self.paging.as_ref().map_or(Vec::new(), |pg| {
-            (0..pg.st.tables.len())
-                .map(|u| {
-                    let wss = pg
-                        .refs
-                        .get(u)
-                        .and_then(|r| r.as_ref())
-                        .map_or(0, |r| r.range());
-                    (pg.st.tables[u].pages, wss)
-                })
-                .collect()
-        })
+        self.paging
+            .as_ref()
+            .map_or(Vec::new(), |pg| pg.user_storage())
     }
 
     /// Per user with a minidisk I/O driver (not a VDISK, not a FORMAT): its volume, I/Os and
     /// blocks done, and whether it writes, uses MDC, is paced.
     fn snap_user_io(&self) -> Vec<Option<UserIo>> {
-        self.dasd.as_ref().map_or(Vec::new(), |d| {
-            d.prog
-                .iter()
-                .enumerate()
-                .map(|(u, p)| {
-                    p.as_ref()
-                        .filter(|p| !p.vdisk && !p.format)
-                        .map(|p| UserIo {
-                            vol: p.vol,
-                            ios: d.ios[u],
-                            blocks: d.blocks[u],
-                            write: p.write,
-                            mdc: p.mdc,
-                            paced: p.pace > 0.0,
-                        })
-                })
-                .collect()
-        })
+        self.dasd.as_ref().map_or(Vec::new(), |d| d.user_io())
     }
 
     /// Per user: time its virtual CPUs spent in each state up to now, and test idle (FCX114
@@ -584,12 +531,12 @@ impl Sim {
         let paging = self
             .paging
             .iter()
-            .flat_map(|p| p.devs.iter())
+            .flat_map(|p| p.devices().iter())
             .map(|d| (d, false));
         let mdisk = self
             .dasd
             .iter()
-            .flat_map(|d| d.devs.iter())
+            .flat_map(|d| d.devices().iter())
             .map(|d| (d, true));
         for (d, md) in paging.chain(mdisk) {
             let on = d.chan.is_some();

@@ -2,7 +2,6 @@
 //! volumes): a virtual CPU's page fault, its page wait and resumption, page writes, and the
 //! storage figures of the run summary.
 
-use crate::config::Refs;
 use crate::entity::Entity;
 use crate::guest::VState;
 use crate::io::DeviceSummary;
@@ -17,78 +16,43 @@ impl Sim {
     /// when the virtual CPU now runs the fault's CP time and then waits for a page-in.
     pub(crate) fn page_touch(&mut self, l: u32, v: u32) -> bool {
         let u = self.vcpus[v as usize].user as usize;
-        let Some(page) = self.next_page(u, v) else {
+        let pg = self.paging.as_mut().unwrap();
+        let Some(page) = pg.next_page(u, &mut self.vcpus[v as usize].rng) else {
             return false;
         };
-        let pg = self.paging.as_mut().unwrap();
-        pg.touches += 1;
-        if pg.out_of_space.is_some() {
+        if !pg.begin_touch() {
             // No slot to write to: CP cannot free frames; the guest stays in page wait.
             self.vcpus[v as usize].pagewait = true;
             self.vcpus[v as usize].pagein = NONE;
             self.start_pagewait_run(l, v, 0);
             return true;
         }
-        let steals = pg.st.steals;
-        let (reqs, frees) = (pg.st.pgmbk_requests, pg.st.pgmbk_frees);
-        let found = pg.st.reference(u as u32, page);
-        self.frame_work(l, v, found, steals, (reqs, frees));
-        let pg = self.paging.as_mut().unwrap();
+        let (found, mark) = pg.reference(u as u32, page);
+        self.frame_work(l, v, found, mark);
+        let cost = self.paging.as_ref().unwrap().touch_cost(found);
         match found {
             Found::Valid => self.join_pagein(l, v, page),
             Found::Revalidated => {
-                self.vcpus[v as usize].cp_owed += pg.cost_reval;
+                self.vcpus[v as usize].cp_owed += cost;
                 false
             }
             Found::FirstTouch => {
                 self.sched.users[u].firsts += 1;
-                self.vcpus[v as usize].cp_owed += pg.cost_first;
+                self.vcpus[v as usize].cp_owed += cost;
                 false
             }
             Found::OnDasd => self.start_pagein(l, v, page),
         }
     }
 
-    /// The page user `u`'s virtual CPU `v` references next, drawn by the user's reference
-    /// pattern (None: the user has no storage model).
-    fn next_page(&mut self, u: usize, v: u32) -> Option<u64> {
-        let pg = self.paging.as_mut().unwrap();
-        let r = pg.refs[u].clone()?;
-        Some(match r {
-            Refs::Uniform { range_pages } => self.vcpus[v as usize].rng.below(range_pages),
-            Refs::Hotset {
-                range_pages,
-                hot_pages,
-                hot_fraction,
-            } => {
-                let rng = &mut self.vcpus[v as usize].rng;
-                if rng.unit() < hot_fraction {
-                    rng.below(hot_pages)
-                } else {
-                    hot_pages + rng.below(range_pages - hot_pages)
-                }
-            }
-            Refs::Strided {
-                range_pages,
-                stride_pages,
-            } => {
-                let c = pg.cursor[u];
-                pg.cursor[u] = (c + stride_pages) % range_pages;
-                c
-            }
-        })
-    }
-
-    /// CP's frame work after virtual CPU `v`'s reference on processor `l`: the page tables
-    /// freed and needed (row D3; `pgmbks` the PGMBK requests and frees counted before it), the
-    /// frames taken from and returned to the available list under the frame lock (`steals`
-    /// counted before it), the page-outs of stolen changed pages, and the pre-6.3 reorder of a
-    /// faulting guest due for it.
-    fn frame_work(&mut self, l: u32, v: u32, found: Found, steals: u64, pgmbks: (u64, u64)) {
+    /// CP's frame work after virtual CPU `v`'s reference on processor `l` (`mark`: the frame
+    /// counters before it): the page tables freed and needed (row D3), the frames taken from
+    /// and returned to the available list under the frame lock, the page-outs of stolen changed
+    /// pages, and the pre-6.3 reorder of a faulting guest due for it.
+    fn frame_work(&mut self, l: u32, v: u32, found: Found, mark: FrameMark) {
         let u = self.vcpus[v as usize].user as usize;
         let pg = self.paging.as_mut().unwrap();
-        let (reqs, frees) = pgmbks;
-        let (freed, needed) = (pg.st.pgmbk_frees - frees, pg.st.pgmbk_requests - reqs);
+        let (freed, needed) = pg.pgmbks_since(mark);
         if freed + needed > 0 {
             self.contiguous_frames(l, freed, needed);
         }
@@ -96,21 +60,17 @@ impl Sim {
         let faulted = matches!(found, Found::OnDasd | Found::FirstTouch);
         if faulted {
             // Frames taken from (and stolen frames returned to) the available list.
-            let frames = 1 + pg.st.steals - steals;
+            let frames = pg.frames_taken_since(mark);
             let rate = self.lpus[l as usize].rate;
             let wall = self.locks.frames(l, self.now, frames, rate);
             self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }
         self.flush_writes(false);
         let pg = self.paging.as_mut().unwrap();
-        // Pre-6.3 reorder: a faulting guest due for it has all its resident frames walked first.
-        if pg.reorder && faulted && self.now >= pg.last_reorder[u] + pg.reorder_interval {
-            pg.last_reorder[u] = self.now;
-            let c = (pg.st.res_user[u] as f64 * pg.reorder_page_ns) as Time;
-            pg.reorders += 1;
-            pg.reorder_ns += c;
-            pg.reorder_max_ns = pg.reorder_max_ns.max(c);
-            self.vcpus[v as usize].cp_owed += c;
+        if faulted {
+            if let Some(c) = pg.reorder_due(u, self.now) {
+                self.vcpus[v as usize].cp_owed += c;
+            }
         }
     }
 
@@ -119,16 +79,9 @@ impl Sim {
     fn join_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
         let u = self.vcpus[v as usize].user;
         let pg = self.paging.as_mut().unwrap();
-        if pg.inflight.is_empty() {
-            return false;
-        }
-        let g = pg.st.gid(u, page);
-        let Some(w) = pg.inflight.get_mut(&g) else {
+        let Some(cp) = pg.join_pagein(u, page, v) else {
             return false;
         };
-        w.push(v);
-        pg.shared_waits += 1;
-        let cp = pg.cost_fault;
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = true;
         vc.pagein = NONE;
@@ -145,52 +98,26 @@ impl Sim {
         // the request is deferred to the below-2GB demand scan.
         self.take_below_for_io(v);
         let pg = self.paging.as_mut().unwrap();
-        let g = pg.st.gid(u, page);
-        pg.inflight.insert(g, Vec::new());
-        if pg.vpage.len() <= v as usize {
-            pg.vpage.resize(v as usize + 1, NONE);
-        }
-        pg.vpage[v as usize] = g;
-        let d = pg.volume_of(g as u64);
-        // Decrypting the page read is on the page-in's path (chargeable).
-        pg.decrypted += (pg.cost_decrypt > 0) as u64;
-        let cp = pg.cost_fault + pg.cost_io[d] + pg.cost_ssch[d] + pg.cost_decrypt;
+        let (d, cp) = pg.begin_pagein(u, page, v);
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = true;
-        vc.pagein = d as u32;
+        vc.pagein = d;
         self.start_pagewait_run(l, v, cp);
         true
     }
 
     /// Row D3: `freed` page tables (PGMBKs, two contiguous frames each) went back with their
-    /// segments' last pages and `needed` are wanted by processor `l`. With coalescing a freed
-    /// table's frames go back as a pair and the next request takes it; without, they go back
-    /// singly and a request searches the available frames for one whose neighbour is free
-    /// (geometric, `storage.avail_fraction`), system time under RSAAVLLK.
+    /// segments' last pages and `needed` are wanted by processor `l`: the searches for
+    /// contiguous frames (`Paging::contiguous_search`) are system time under RSAAVLLK.
     fn contiguous_frames(&mut self, l: u32, freed: u64, needed: u64) {
         let now = self.now;
         let rate = self.lpus[l as usize].rate;
         let pg = self.paging.as_mut().unwrap();
-        if pg.coalesce {
-            pg.pairs += freed;
-        }
-        let mut hold = 0.0;
-        for _ in 0..needed {
-            let x = if pg.coalesce && pg.pairs > 0 {
-                pg.pairs -= 1;
-                1
-            } else {
-                let v = 1.0 - pg.contig_rng.unit();
-                ((v.ln() / (1.0 - pg.pair_q).ln()).ceil() as u64).max(1)
-            };
-            pg.contig_searches += 1;
-            pg.contig_examined += x;
-            hold += x as f64 * pg.search_ns;
-        }
+        let hold = pg.contiguous_search(freed, needed);
         if hold > 0.0 {
             let wall = self.locks.below2g_search(l, now, hold as Time, rate);
             let pg = self.paging.as_mut().unwrap();
-            pg.contig_ns += wall;
+            pg.contiguous_waited(wall);
             self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }
     }
@@ -206,41 +133,11 @@ impl Sim {
         let Some(pg) = self.paging.as_mut() else {
             return;
         };
-        if pg.st.pending_writes.is_empty() || pg.devs.is_empty() {
+        let q = &mut self.q;
+        let started = |d, t| q.schedule(Entity::PagingDevice(d), t);
+        let Some((mut sys, blocks)) = pg.write_blocks(all, now, started) else {
             return;
-        }
-        // Slots: every touched page that is not resident is on DASD (or being written).
-        pg.st.slots_used = pg.st.first_touches - pg.st.resident;
-        if pg.st.slots_used > pg.st.slots && pg.out_of_space.is_none() {
-            pg.out_of_space = Some(now);
-        }
-        let mut sys = 0;
-        // One path: its uses of the volume list and its below-2GB searches are one hold each.
-        let (mut blocks, mut search) = (0u64, 0 as Time);
-        while pg.st.pending_writes.len() >= pg.block || (all && !pg.st.pending_writes.is_empty()) {
-            let n = pg.block.min(pg.st.pending_writes.len());
-            // CP's below-2GB frames for the write I/O (searched for when none is free).
-            let examined = pg.take_below_frames();
-            if examined > 0 {
-                search += (examined as f64 * pg.search_ns) as Time;
-            }
-            pg.st.pending_writes.drain(..n);
-            let (io, d, done) = pg.page_out(n as u32, NONE, now);
-            sys += io;
-            blocks += 1;
-            if let Some(t) = done {
-                self.q.schedule(Entity::PagingDevice(d), t);
-            }
-        }
-        if search > 0 {
-            // The write's below-2GB frames come from the same demand scan (the write itself
-            // is not held back: a simplification).
-            let pg = self.paging.as_mut().unwrap();
-            let (_, hold) = pg.below_scan(now, 0);
-            pg.scan_free += search;
-            pg.search_wall_ns += search;
-            sys += hold + search;
-        }
+        };
         sys += self.locks.slots_n(now, blocks);
         self.alias_kick();
         self.sched.sys_pending += sys;
@@ -252,11 +149,7 @@ impl Sim {
         let (Some(pg), Some(d)) = (self.paging.as_mut(), self.dasd.as_mut()) else {
             return;
         };
-        if pg.st.mdc_surrendered > 0 {
-            if let Some(m) = d.mdc.as_mut() {
-                m.surrender_below(&mut pg.st);
-            }
-        }
+        d.surrender_below(pg.storage_mut());
     }
 
     /// The fault's CP time is done: `v` leaves processor `l` and waits for its page-in, which
@@ -273,7 +166,7 @@ impl Sim {
     pub(crate) fn device_event(&mut self, d: u32) {
         let now = self.now;
         let pg = self.paging.as_mut().unwrap();
-        let dev = &mut pg.devs[d as usize];
+        let dev = pg.device_mut(d);
         let r = dev.complete(now);
         if let Some(t) = dev.next_completion() {
             self.q.schedule(Entity::PagingDevice(d), t);
@@ -283,9 +176,7 @@ impl Sim {
         }
         let pg = self.paging.as_mut().unwrap();
         if r.is_some() {
-            for _ in 0..pg.below_per_io {
-                pg.st.cp_release_below();
-            }
+            pg.release_below_frames();
         }
         if let Some(r) = r {
             if !r.read && r.waiter != NONE {
@@ -295,9 +186,7 @@ impl Sim {
             }
             if r.read && r.waiter != NONE {
                 let pg = self.paging.as_mut().unwrap();
-                pg.wait_ns += now - r.queued;
-                pg.waits += 1;
-                let others = pg.inflight.remove(&r.tag).unwrap_or_default();
+                let others = pg.pagein_done(r.tag, now - r.queued);
                 // The page's slot is given back under HCPPGDAL (assumed: with the 6.3 aging
                 // list a changed page is written again anyway, so a page read back keeps no slot).
                 self.sched.sys_pending += self.locks.slots(now);
