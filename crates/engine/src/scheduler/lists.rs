@@ -107,14 +107,42 @@ impl Scheduler {
     }
 }
 
+/// Where a user's new transaction takes it (`Scheduler::runnable`).
+pub(crate) enum Wake {
+    /// SET QUICKDSP ON: class E0, straight onto the dispatch list (no admission barrier, not
+    /// counted against DSPBUF).
+    Quickdsp,
+    /// Class E1, onto the eligible list and through admission.
+    Eligible,
+    /// Already waiting on the eligible list.
+    Waiting,
+    /// On the dispatch list (test-idle or not): its virtual CPU is readied.
+    Dispatch,
+}
+
 /// A user's transactions: runnable, idle, test-idle, and the scheduler's pass.
 impl Scheduler {
-    /// A virtual CPU of user `u` starts a transaction: the user's runnable count grows and
-    /// the next pass measures it.
+    /// A virtual CPU of user `u` starts a transaction: the user's runnable count grows, the
+    /// next pass measures it, and a dormant user joins the lists' share sums in class E1 (E0
+    /// with QUICKDSP). Says where the transaction takes the user.
     #[inline]
-    pub(crate) fn runnable(&mut self, u: usize, us: &User) {
+    pub(crate) fn runnable(&mut self, u: usize, us: &User) -> Wake {
         self.users[u].n_runnable += 1;
         self.touch(u, us);
+        match self.users[u].list {
+            UList::Dormant if self.users[u].quickdsp => {
+                self.users[u].class = 0;
+                self.list_sums_add(u, us);
+                Wake::Quickdsp
+            }
+            UList::Dormant => {
+                self.users[u].class = 1;
+                self.list_sums_add(u, us);
+                Wake::Eligible
+            }
+            UList::Eligible => Wake::Waiting,
+            UList::Dispatch => Wake::Dispatch,
+        }
     }
 
     /// A new transaction of user `u` on the dispatch list at `now`: if it was test-idle it goes

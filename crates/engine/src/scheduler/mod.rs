@@ -48,7 +48,7 @@
 //! what, whatever their shares (A1's deviation).
 
 use crate::config::{ShareKind, ShareValue};
-use crate::guest::UserSched;
+use crate::guest::{UList, UserSched};
 use crate::level::{DvSelect, Level, LimitHard, Sched, StorageAdmission};
 use crate::params::Params;
 use crate::queue::Time;
@@ -62,6 +62,7 @@ mod lists;
 mod priority;
 
 pub(crate) use entitle_pools::FillBufs;
+pub(crate) use lists::Wake;
 pub(crate) use priority::PriorityAt;
 
 type Entry = Reverse<(Time, u64, u32)>;
@@ -86,24 +87,24 @@ pub struct Scheduler {
     dvs: Vec<BinaryHeap<Entry>>,
     /// Each user's scheduling state (lists, class, test-idle, limits, 6.4 rates, storage
     /// admission), indexed by user.
-    pub users: Vec<UserSched>,
-    pub sched: Sched,
-    pub limithard: LimitHard,
-    pub local: bool,
+    users: Vec<UserSched>,
+    sched: Sched,
+    limithard: LimitHard,
+    local: bool,
     /// SET SRM DSPWDMETHOD REBALANCE: steal from the nearest non-empty vector (else the longest).
-    pub rebalance: bool,
+    rebalance: bool,
     seq: u64,
     /// Fast path: `make_ready` found an idle processor and an empty shared dispatch list, so
     /// the virtual CPU goes straight to that processor instead of through the heap.
     direct_ok: bool,
     direct: u32,
     /// Minor time slice (ns).
-    pub slice: Time,
+    slice: Time,
     /// Period of the scheduler's own pass (ns).
-    pub tick: Time,
+    tick: Time,
     test_idle: Time,
     /// Idle processors signalled when a virtual CPU is readied (`sched.wake_fanout`).
-    pub(crate) wake_fanout: u32,
+    wake_fanout: u32,
     /// Elapsed time slice per class 1..3 (ns); index 0 unused.
     ets: [Time; 4],
     dspbuf: [f64; 4],
@@ -115,48 +116,48 @@ pub struct Scheduler {
     ldubuf: [f64; 4],
     maxwss: f64,
     loading_faults: f64,
-    pub dpa: f64,
-    pub exposures: f64,
+    dpa: f64,
+    exposures: f64,
     wss_q: [f64; 4],
     load_q: [u32; 4],
     /// Interactive bias factor per slice of a transaction (index k-1), 1 beyond the table.
     iab: Vec<f64>,
-    pub(crate) tau: f64,
-    pub(crate) bucket_slices: f64,
-    pub abs_cap: f64,
+    tau: f64,
+    bucket_slices: f64,
+    abs_cap: f64,
     cost_dlist: Time,
-    pub(crate) cost_limit: Time,
-    pub(crate) cost_entitle: Time,
+    cost_limit: Time,
+    cost_entitle: Time,
     /// Nonchargeable CP work done by the scheduler, run by the next processor that dispatches.
-    pub sys_pending: Time,
+    sys_pending: Time,
     /// All system time so far (ns, summed over processors): adjusted TOD stops during it.
-    pub sys_total: u64,
+    sys_total: u64,
     /// Eligible list: (eligible priority, sequence, user).
     elist: BinaryHeap<Entry>,
     /// Test-idle users in order of going idle: (since, user).
     tidle: VecDeque<(Time, u32)>,
     /// Users on the dispatch list per class (Q1..Q3); index 0 unused.
-    pub nq: [u32; 4],
+    nq: [u32; 4],
     /// Shares of the users on the dispatch and eligible lists (relative sum, absolute fraction sum).
     list_rel: f64,
     list_abs: f64,
     /// 6.4: the dispatch list's virtual time (largest start tag dispatched).
-    pub vtime: Time,
+    vtime: Time,
     /// Processors running a LIMITSOFT user in the background.
-    pub bg_running: u32,
+    bg_running: u32,
     last_tick: Time,
-    pub(crate) n_cpu: f64,
+    n_cpu: f64,
     /// Counters for the summary and tests.
-    pub stats: SchedStats,
+    stats: SchedStats,
     /// 6.4: the entitlement water-fill kept between passes, the users it measures next pass
     /// (runnable since the last), and a buffer of their demand increments.
-    pub(crate) ent: crate::entitle::Entitlement,
+    ent: crate::entitle::Entitlement,
     touched: Vec<u32>,
     adds: Vec<(u32, f64)>,
     /// With CPU pools the pass is the full one over every user (`entitle_pools.rs`); true once
     /// it has taken over (pools are never removed, only marked deleted).
-    pub(crate) full: bool,
-    pub(crate) fill_bufs: FillBufs,
+    full: bool,
+    fill_bufs: FillBufs,
 }
 
 #[derive(Clone, Debug, Default, serde::Serialize)]
@@ -362,6 +363,141 @@ impl Scheduler {
         self.nq[c as usize] -= 1;
         self.wss_q[c as usize] = (self.wss_q[c as usize] - ws).max(0.0);
         self.load_q[c as usize] -= loading as u32;
+    }
+}
+
+/// What the wiring reads and tells the scheduler (its state is its own).
+impl Scheduler {
+    /// The dispatch-priority mechanism of the level.
+    #[inline(always)]
+    pub(crate) fn kind(&self) -> Sched {
+        self.sched
+    }
+
+    /// Local dispatch vectors (z/VM <= 6.3), else one shared ordered list.
+    #[inline(always)]
+    pub(crate) fn local(&self) -> bool {
+        self.local
+    }
+
+    /// The minor time slice (ns).
+    #[inline(always)]
+    pub(crate) fn slice(&self) -> Time {
+        self.slice
+    }
+
+    /// Period of the scheduler's own pass (ns).
+    #[inline(always)]
+    pub(crate) fn tick(&self) -> Time {
+        self.tick
+    }
+
+    /// Logical processors online.
+    #[inline(always)]
+    pub(crate) fn online(&self) -> f64 {
+        self.n_cpu
+    }
+
+    /// LIMITHARD credit bucket depth (slices per virtual CPU).
+    pub(crate) fn bucket_slices(&self) -> f64 {
+        self.bucket_slices
+    }
+
+    /// Idle processors signalled when a virtual CPU is readied.
+    #[inline(always)]
+    pub(crate) fn wake_fanout(&self) -> u32 {
+        self.wake_fanout
+    }
+
+    /// Nonchargeable CP work for the next processor that dispatches.
+    #[inline(always)]
+    pub(crate) fn add_system(&mut self, t: Time) {
+        self.sys_pending += t;
+    }
+
+    /// The nonchargeable CP work waiting for a processor, taken by the one that dispatches.
+    #[inline(always)]
+    pub(crate) fn take_system(&mut self) -> Time {
+        std::mem::take(&mut self.sys_pending)
+    }
+
+    /// The nonchargeable CP work waiting for a processor (ns).
+    pub(crate) fn system_pending(&self) -> Time {
+        self.sys_pending
+    }
+
+    /// System time run on a processor (ns): the adjusted TOD stops during it.
+    #[inline(always)]
+    pub(crate) fn count_system(&mut self, t: Time) {
+        self.sys_total += t;
+    }
+
+    /// A virtual CPU goes on the limit list: the scheduler's path is system time.
+    #[inline]
+    pub(crate) fn limit_list_add(&mut self) {
+        self.sys_pending += self.cost_limit;
+        self.stats.limit_list_adds += 1;
+    }
+
+    /// A processor took a virtual CPU from another's dispatch vector.
+    #[inline(always)]
+    pub(crate) fn count_steal(&mut self) {
+        self.stats.steals += 1;
+    }
+
+    /// Processors running a LIMITSOFT user in the background.
+    #[inline(always)]
+    pub(crate) fn bg_running(&self) -> u32 {
+        self.bg_running
+    }
+
+    /// A background run ended.
+    #[inline(always)]
+    pub(crate) fn bg_ended(&mut self) {
+        self.bg_running -= 1;
+    }
+
+    /// The scheduler's counters so far.
+    pub fn stats(&self) -> &SchedStats {
+        &self.stats
+    }
+
+    /// User `u`'s scheduling state (read only: lists, class, limits, pool, rates).
+    #[inline(always)]
+    pub fn user(&self, u: usize) -> &UserSched {
+        &self.users[u]
+    }
+
+    /// Is user `u` on the dispatch or eligible list (its share counts in the lists' sums)?
+    pub(crate) fn listed(&self, u: usize) -> bool {
+        self.users[u].list != UList::Dormant
+    }
+
+    /// A first touch of a page by user `u` (the stay's working-set count).
+    #[inline]
+    pub(crate) fn count_first_touch(&mut self, u: usize) {
+        self.users[u].firsts += 1;
+    }
+
+    /// A page-in for user `u` (the stay's working-set count and the loading test).
+    #[inline]
+    pub(crate) fn count_pagein(&mut self, u: usize) {
+        self.users[u].pageins += 1;
+    }
+
+    /// User `u` joins CPU pool `p` (NONE: leaves its pool).
+    pub(crate) fn set_pool(&mut self, u: usize, p: u32) {
+        self.users[u].pool = p;
+    }
+
+    /// User `u`'s share of its pool's limit, as a fraction of the system (infinite: no pool).
+    pub(crate) fn set_pool_ns(&mut self, u: usize, ns: f64) {
+        self.users[u].pool_ns = ns;
+    }
+
+    /// Every user's CPU pool (NONE: none), in user order.
+    pub(crate) fn pools_of(&self) -> impl Iterator<Item = u32> + '_ {
+        self.users.iter().map(|s| s.pool)
     }
 }
 

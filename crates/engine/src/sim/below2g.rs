@@ -14,7 +14,7 @@ impl Sim {
         let Some((hold, victims)) = pg.defer_below(v, now) else {
             return;
         };
-        self.sched.sys_pending += hold;
+        self.sched.add_system(hold);
         // The changed pages whose frames the search took are written before CP uses them.
         if victims > 0 {
             self.write_victims(v, victims);
@@ -34,7 +34,8 @@ impl Sim {
         if let Some(t) = done {
             self.q.schedule(Entity::PagingDevice(d), t);
         }
-        self.sched.sys_pending += sys + self.locks.slots(now);
+        let t = sys + self.locks.slots(now);
+        self.sched.add_system(t);
         self.alias_kick();
     }
 

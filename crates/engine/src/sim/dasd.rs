@@ -122,7 +122,7 @@ impl Sim {
     fn dasd_transaction_done(&mut self, l: u32, v: u32, u: usize) {
         let end = self.dasd.as_mut().unwrap().end_transaction(v, u, self.now);
         self.users[u].acct.tx_done += 1;
-        let trivial = self.sched.users[u].class <= 1;
+        let trivial = self.sched.user(u).class <= 1;
         self.resp.end(v, u, self.now, trivial);
         if !end.format && end.think <= 0.0 {
             self.dasd_next_transaction(l, v, u, end.next);

@@ -39,7 +39,7 @@ impl Sim {
         lp.sys_left -= s;
         lp.sys_ns += s;
         lp.busy_ns += s;
-        self.sched.sys_total += s;
+        self.sched.count_system(s);
         dt -= s;
         let v = lp.vcpu;
         if v == NONE || dt == 0 {
@@ -116,11 +116,7 @@ impl Sim {
         // A processor z/VM parked takes no work (and does not look at the dispatch list), nor
         // the system work waiting for the next processor that dispatches.
         let parked = self.lpus[l as usize].parked;
-        let pending = if parked {
-            0
-        } else {
-            std::mem::take(&mut self.sched.sys_pending)
-        };
+        let pending = if parked { 0 } else { self.sched.take_system() };
         let sys = std::mem::take(&mut self.lpus[l as usize].sys_owed) + pending + self.prsm_wake(l);
         let next = if parked { None } else { self.pick(l) };
         let sys = if parked {
@@ -198,7 +194,7 @@ impl Sim {
     /// `Scheduler::page_wait_done` makes it ready again).
     pub(crate) fn release_for_page_wait(&mut self, l: u32, v: u32, state: VState) {
         if std::mem::take(&mut self.lpus[l as usize].bg) {
-            self.sched.bg_running -= 1;
+            self.sched.bg_ended();
         }
         self.lpus[l as usize].vcpu = NONE;
         let now = self.now;
@@ -308,7 +304,7 @@ impl Sim {
     /// list when the elapsed time slice is over); the slice end is system time.
     pub(crate) fn slice_end(&mut self, l: u32, v: u32) {
         if std::mem::take(&mut self.lpus[l as usize].bg) {
-            self.sched.bg_running -= 1;
+            self.sched.bg_ended();
         }
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = NONE;
@@ -356,7 +352,7 @@ impl Sim {
     #[inline]
     pub(crate) fn tx_end(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
-        let trivial = self.sched.users[u].class <= 1;
+        let trivial = self.sched.user(u).class <= 1;
         self.resp.end(v, u, self.now, trivial);
     }
 }

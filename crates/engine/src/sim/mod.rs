@@ -231,7 +231,7 @@ impl Sim {
         self.q
             .schedule(Entity::Monitor, self.cfg.interval_ns.min(self.end));
         self.q
-            .schedule(Entity::Scheduler, self.sched.tick.min(self.end));
+            .schedule(Entity::Scheduler, self.sched.tick().min(self.end));
         if let Some(a) = self.actions.first() {
             self.q.schedule(Entity::Commands, a.at_ns());
         }
@@ -358,7 +358,7 @@ impl Sim {
     /// SET SHARE userid ...
     pub fn set_share(&mut self, userid: &str, share: Share) {
         if let Some(i) = self.users.iter().position(|u| u.userid == userid) {
-            let listed = self.sched.users[i].list != crate::sim::UList::Dormant;
+            let listed = self.sched.listed(i);
             if listed {
                 self.sched.list_sums_remove(i);
             }
@@ -393,7 +393,7 @@ impl Sim {
             .iter()
             .map(|l| l.sys_left + l.sys_owed)
             .sum::<Time>()
-            + self.sched.sys_pending
+            + self.sched.system_pending()
     }
 }
 

@@ -78,7 +78,7 @@ impl Sim {
         now: Time,
     ) -> ([Time; crate::guest::N_VSTATES], Time) {
         let mut t = self.user_state_time(&self.users[ui], now);
-        let ti = self.sched.users[ui].tidle_time(now);
+        let ti = self.sched.user(ui).tidle_time(now);
         let d = crate::guest::VState::Dormant as usize;
         t[d] = t[d].saturating_sub(ti);
         (t, ti)
@@ -153,7 +153,7 @@ impl Sim {
             channels: self.channel_summary(),
             pav: self.pav_summary(),
             servers: self.servers_summary(),
-            scheduler: self.sched.stats.clone(),
+            scheduler: self.sched.stats().clone(),
             params_read: crate::params::names_read(
                 self.params_read.union(crate::params::reads_taken()),
             ),

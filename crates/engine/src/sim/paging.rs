@@ -37,7 +37,7 @@ impl Sim {
                 false
             }
             Found::FirstTouch => {
-                self.sched.users[u].firsts += 1;
+                self.sched.count_first_touch(u);
                 self.vcpus[v as usize].cp_owed += cost;
                 false
             }
@@ -93,7 +93,7 @@ impl Sim {
     /// I/O, the SSCH, any decryption) and then waits for the page-in from the page's volume.
     fn start_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
         let u = self.vcpus[v as usize].user;
-        self.sched.users[u as usize].pageins += 1;
+        self.sched.count_pagein(u as usize);
         // CP's below-2GB frames for the page-in: when none is on the below-2GB available list
         // the request is deferred to the below-2GB demand scan.
         self.take_below_for_io(v);
@@ -140,7 +140,7 @@ impl Sim {
         };
         sys += self.locks.slots_n(now, blocks);
         self.alias_kick();
-        self.sched.sys_pending += sys;
+        self.sched.add_system(sys);
         self.mdc_surrender();
     }
 
@@ -189,8 +189,10 @@ impl Sim {
                 let others = pg.pagein_done(r.tag, now - r.queued);
                 // The page's slot is given back under HCPPGDAL (assumed: with the 6.3 aging
                 // list a changed page is written again anyway, so a page read back keeps no slot).
-                self.sched.sys_pending += self.locks.slots(now);
-                self.sched.sys_pending += self.locks.atod_updates(now, 1 + others.len() as u64);
+                let t = self.locks.slots(now);
+                self.sched.add_system(t);
+                let t = self.locks.atod_updates(now, 1 + others.len() as u64);
+                self.sched.add_system(t);
                 for v in std::iter::once(r.waiter).chain(others) {
                     self.vcpus[v as usize].pagewait = false;
                     self.page_wait_done(v);

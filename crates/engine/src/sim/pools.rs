@@ -64,8 +64,8 @@ impl Sim {
             })?,
             None => NONE,
         };
-        self.pools.move_member(self.sched.users[u].pool, to);
-        self.sched.users[u].pool = to;
+        self.pools.move_member(self.sched.user(u).pool, to);
+        self.sched.set_pool(u, to);
         self.pool_ns_refresh();
         self.refresh_entitlement(0);
         Ok(())
@@ -75,15 +75,15 @@ impl Sim {
     /// divided among the members by their normalized shares (z/VM <= 6.3 deadlines use it as a
     /// maximum share). Recomputed when shares, members or limits change.
     pub(crate) fn pool_ns_refresh(&mut self) {
-        let n = self.sched.n_cpu;
+        let n = self.sched.online();
         let mut sums = vec![0.0; self.pools.len()];
-        for (u, s) in self.users.iter().zip(&self.sched.users) {
-            if s.pool != NONE {
-                sums[s.pool as usize] += u.ns_all;
+        for (u, p) in self.users.iter().zip(self.sched.pools_of()) {
+            if p != NONE {
+                sums[p as usize] += u.ns_all;
             }
         }
-        for (u, s) in self.users.iter().zip(self.sched.users.iter_mut()) {
-            s.pool_ns = match s.pool {
+        for (i, u) in self.users.iter().enumerate() {
+            let ns = match self.sched.user(i).pool {
                 NONE => f64::INFINITY,
                 p => {
                     let r = self.pools.rate(p, n) / n;
@@ -94,22 +94,23 @@ impl Sim {
                     }
                 }
             };
+            self.sched.set_pool_ns(i, ns);
         }
     }
 
     fn pool_clock(&self) -> PoolClock {
         PoolClock {
             now: self.now,
-            slice: self.sched.slice as f64,
-            bucket: self.sched.bucket_slices,
-            online: self.sched.n_cpu,
+            slice: self.sched.slice() as f64,
+            bucket: self.sched.bucket_slices(),
+            online: self.sched.online(),
         }
     }
 
     /// Until when user `u`'s pool holds its virtual CPUs (0: not held, or no pool).
     #[inline(always)]
     pub(crate) fn pool_until(&self, u: usize) -> Time {
-        match self.sched.users[u].pool {
+        match self.sched.user(u).pool {
             NONE => 0,
             p => self.pools.until(p),
         }
@@ -117,7 +118,7 @@ impl Sim {
 
     /// `v` goes on the limit list because its pool is in debt: the pool will release it.
     pub(crate) fn pool_held(&mut self, v: u32) {
-        let p = self.sched.users[self.vcpus[v as usize].user as usize].pool;
+        let p = self.sched.user(self.vcpus[v as usize].user as usize).pool;
         let t = self.atod().max(1);
         self.pools.hold(p, v, t);
     }
@@ -133,8 +134,7 @@ impl Sim {
         self.pool_held(v);
         self.vcpus[v as usize].set_state(VState::Limited, self.now);
         self.q.schedule(Entity::Vcpu(v), until);
-        self.sched.sys_pending += self.sched.cost_limit;
-        self.sched.stats.limit_list_adds += 1;
+        self.sched.limit_list_add();
         true
     }
 
@@ -143,7 +143,7 @@ impl Sim {
     /// wakes idle processors, so the members' shares (not the order of their wake-ups) decide
     /// who runs first. False if `v`'s pool did not hold it.
     pub(crate) fn pool_release(&mut self, v: u32) -> bool {
-        let p = self.sched.users[self.vcpus[v as usize].user as usize].pool;
+        let p = self.sched.user(self.vcpus[v as usize].user as usize).pool;
         if p == NONE || !self.pools.holds_any(p) {
             return false;
         }
@@ -172,7 +172,7 @@ impl Sim {
     /// Charge a member's run to its pool.
     #[inline]
     pub(crate) fn pool_charge(&mut self, u: usize, used: u64) {
-        let p = self.sched.users[u].pool;
+        let p = self.sched.user(u).pool;
         if p == NONE {
             return;
         }
@@ -182,16 +182,16 @@ impl Sim {
 
     /// Monitor sample: each pool's figures since `start` (D5R19 PRCCPU).
     pub(crate) fn pools_sample(&mut self, start: Time) {
-        self.pools.sample(start, self.now, self.sched.n_cpu);
+        self.pools.sample(start, self.now, self.sched.online());
     }
 
     /// The pools now, for the monitor records.
     pub(crate) fn pools_snapshot(&self) -> Vec<PoolSnap> {
-        self.pools.snapshot(self.now, self.sched.n_cpu)
+        self.pools.snapshot(self.now, self.sched.online())
     }
 
     /// The pools over the run (None without pools).
     pub(crate) fn pools_summary(&self) -> Option<Vec<PoolSummary>> {
-        self.pools.summary(self.now, self.sched.n_cpu)
+        self.pools.summary(self.now, self.sched.online())
     }
 }

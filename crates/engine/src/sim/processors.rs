@@ -66,7 +66,7 @@ impl Sim {
         };
         lp.sys_left -= s;
         lp.sys_ns += ws;
-        self.sched.sys_total += ws;
+        self.sched.count_system(ws);
         let v = lp.vcpu;
         if v == NONE {
             return;
@@ -261,7 +261,7 @@ impl Sim {
             lp.virt_left = 0;
             lp.frac = 0;
         }
-        self.sched.sys_pending += sys;
+        self.sched.add_system(sys);
         // Far beyond any run's end: the offline thread's run end never comes (a direct
         // cancel here would make the hot path's inlined cancel a shared out-of-line call).
         self.q.schedule(Entity::Lpu(l), Time::MAX);
@@ -269,7 +269,7 @@ impl Sim {
         self.cpu.online_ns[l as usize] += now - self.cpu.online_since[l as usize];
         if v != NONE {
             if std::mem::take(&mut self.lpus[l as usize].bg) {
-                self.sched.bg_running -= 1;
+                self.sched.bg_ended();
             }
             self.lpus[l as usize].vcpu = NONE;
             self.vcpus[v as usize].home = l - cores;

@@ -7,7 +7,7 @@ use crate::entity::Entity;
 use crate::guest::{UList, VState};
 use crate::level::Sched;
 use crate::queue::Time;
-use crate::scheduler::{PriorityAt, FAR};
+use crate::scheduler::{PriorityAt, Wake, FAR};
 use crate::sim::Sim;
 
 /// Shares and entitlement.
@@ -31,7 +31,7 @@ impl Sim {
     /// Only the users that were runnable since the last pass are measured (the others used
     /// and wanted nothing: their demand decays with everyone's, `entitle::Entitlement`).
     pub(crate) fn refresh_entitlement(&mut self, dt: Time) {
-        if self.sched.sched != Sched::EntitlementExcess {
+        if self.sched.kind() != Sched::EntitlementExcess {
             return;
         }
         if !self.pools.is_empty() {
@@ -67,7 +67,7 @@ impl Sim {
         if self.now < self.end {
             self.q.schedule(
                 Entity::Scheduler,
-                (self.now + self.sched.tick).min(self.end),
+                (self.now + self.sched.tick()).min(self.end),
             );
         }
     }
@@ -87,7 +87,7 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         let us = &self.users[vc.user as usize];
         let d = self.sched.priority(vc, us, at);
-        let dv = if self.sched.local {
+        let dv = if self.sched.local() {
             vc.home as usize
         } else {
             0
@@ -96,12 +96,12 @@ impl Sim {
         vc.deadline = d;
         vc.heap_seq = seq;
         vc.set_state(VState::Ready, at.now);
-        vc.slice_left = self.sched.slice;
+        vc.slice_left = self.sched.slice();
         if d >= FAR {
             // Background (LIMITSOFT over its maximum) until its consumption is back in line.
             let u = vc.user as usize;
             self.q
-                .schedule(Entity::Vcpu(v), self.sched.users[u].lim_until);
+                .schedule(Entity::Vcpu(v), self.sched.user(u).lim_until);
         }
     }
 
@@ -134,8 +134,7 @@ impl Sim {
                 }
                 self.vcpus[v as usize].set_state(VState::Limited, self.now);
                 self.q.schedule(Entity::Vcpu(v), until);
-                self.sched.sys_pending += self.sched.cost_limit;
-                self.sched.stats.limit_list_adds += 1;
+                self.sched.limit_list_add();
                 return false;
             }
         }
@@ -152,8 +151,8 @@ impl Sim {
         if offered {
             if let Some(l) = self.idle.pop() {
                 self.dispatch_next(l);
-                self.signal_idle(self.sched.wake_fanout - 1);
-            } else if self.sched.bg_running > 0 && self.vcpus[v as usize].deadline < FAR {
+                self.signal_idle(self.sched.wake_fanout() - 1);
+            } else if self.sched.bg_running() > 0 && self.vcpus[v as usize].deadline < FAR {
                 // A LIMITSOFT user over its maximum only gets capacity nobody else wants.
                 if let Some(l) = self.lpus.iter().position(|lp| lp.bg) {
                     self.preempt(l as u32);
@@ -178,7 +177,7 @@ impl Sim {
         if !self.offer(v, false) {
             return;
         }
-        let dv = if self.sched.local {
+        let dv = if self.sched.local() {
             self.vcpus[v as usize].home as usize
         } else {
             0
@@ -203,7 +202,8 @@ impl Sim {
     /// scheduler lock held exclusive (`Locks::vcpu_ready`); any spin and line time run on the
     /// next processor that dispatches.
     fn ready_lock(&mut self) {
-        self.sched.sys_pending += self.locks.vcpu_ready(self.now);
+        let t = self.locks.vcpu_ready(self.now);
+        self.sched.add_system(t);
     }
 }
 
@@ -215,7 +215,7 @@ impl Sim {
         if let Some(v) = self.sched.take_direct() {
             return Some(v);
         }
-        if !self.sched.local {
+        if !self.sched.local() {
             return self.pop_live(0);
         }
         if let Some(v) = self.pop_live(l as usize) {
@@ -225,7 +225,7 @@ impl Sim {
         loop {
             let i = self.sched.steal_from(l, &self.cpu.topo)?;
             if let Some(v) = self.pop_live(i) {
-                self.sched.stats.steals += 1;
+                self.sched.count_steal();
                 return Some(v);
             }
         }
@@ -292,25 +292,17 @@ impl Sim {
             vc.want_since = self.now;
             vc.set_state(VState::Eligible, self.now);
         }
-        self.sched.runnable(u, &self.users[u]);
-        match self.sched.users[u].list {
-            UList::Dormant if self.sched.users[u].quickdsp => {
-                // SET QUICKDSP ON: class E0, straight onto the dispatch list (no admission
-                // barrier, not counted against DSPBUF).
-                self.sched.users[u].class = 0;
-                self.sched.list_sums_add(u, &self.users[u]);
-                self.dlist_add(u);
-            }
-            UList::Dormant => {
-                self.sched.users[u].class = 1;
-                self.sched.list_sums_add(u, &self.users[u]);
+        match self.sched.runnable(u, &self.users[u]) {
+            Wake::Quickdsp => self.dlist_add(u),
+            Wake::Eligible => {
                 self.elist_add(u, false);
                 self.admit_from_elist();
             }
-            UList::Eligible => {}
-            UList::Dispatch => {
+            Wake::Waiting => {}
+            Wake::Dispatch => {
                 if self.sched.tidle_wake(u, self.now) {
-                    self.sched.sys_pending += self.locks.ready_update(self.now);
+                    let t = self.locks.ready_update(self.now);
+                    self.sched.add_system(t);
                 }
                 self.ready_lock();
                 self.make_ready(v, false);
@@ -329,7 +321,7 @@ impl Sim {
         // vector and changes no scheduler list, so from the exploitation SPE on the scheduler
         // lock is not taken exclusive here (a test-idle user's new transaction is:
         // `vcpu_runnable`); before it the readying is an exclusive hold (`ready_lock`).
-        if self.sched.users[u].list == UList::Dispatch {
+        if self.sched.user(u).list == UList::Dispatch {
             if !self.stay_ended(v) {
                 self.ready_lock();
                 self.make_ready(v, true);
@@ -350,7 +342,7 @@ impl Sim {
     pub(crate) fn slice_end_requeue(&mut self, v: u32) {
         let u = self.vcpus[v as usize].user as usize;
         self.vcpus[v as usize].want_since = self.now;
-        if self.sched.users[u].list != UList::Dispatch {
+        if self.sched.user(u).list != UList::Dispatch {
             self.vcpus[v as usize].set_state(VState::Eligible, self.now);
             return;
         }
@@ -412,7 +404,8 @@ impl Sim {
         let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
         let resident = self.paging.as_ref().map_or(0, |pg| pg.resident(u));
         self.sched.enter_dlist(u, resident, cpu, self.now);
-        self.sched.sys_pending += self.locks.dlist_update(self.now);
+        let t = self.locks.dlist_update(self.now);
+        self.sched.add_system(t);
         for k in 0..self.users[u].vcpus.len() {
             let v = self.users[u].vcpus[k];
             if self.vcpus[v as usize].state == VState::Eligible {
@@ -426,6 +419,7 @@ impl Sim {
         let guest_pages = self.paging.as_ref().map_or(0, |pg| pg.guest_pages(u));
         let cpu = self.users[u].acct.virt_ns + self.users[u].acct.cp_ns;
         self.sched.leave_dlist(u, guest_pages, cpu);
-        self.sched.sys_pending += self.locks.dlist_update(self.now);
+        let t = self.locks.dlist_update(self.now);
+        self.sched.add_system(t);
     }
 }
