@@ -77,7 +77,8 @@ fn to_time(x: f64) -> Time {
     } else if x <= 0.0 {
         0
     } else {
-        x as Time
+        // Below FAR (2^62) the signed conversion is exact and cheaper than the unsigned one.
+        x as i64 as Time
     }
 }
 
