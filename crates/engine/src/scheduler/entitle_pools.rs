@@ -5,7 +5,6 @@
 //! removed, only marked deleted); runs without pools never take it.
 
 use super::Scheduler;
-use crate::config::Limit;
 use crate::guest::{User, Vcpu};
 use crate::pools::Pools;
 use crate::queue::Time;
@@ -75,18 +74,10 @@ impl Scheduler {
         b.cap.clear();
         b.soft.clear();
         for (i, u) in users.iter().enumerate() {
-            let nv = u.vcpus.len() as f64;
-            let hard = if u.share.limit == Limit::Hard {
-                self.limit_rate(u)
-            } else {
-                f64::INFINITY
-            };
+            let (vh, sm) = self.fill_bounds(u);
             b.w.push(u.ns_all);
-            b.cap.push(b.demand[i].min(nv).min(hard));
-            b.soft.push(match u.share.limit {
-                Limit::Soft => u.max_all.map(|m| m * n).unwrap_or(f64::INFINITY),
-                _ => f64::INFINITY,
-            });
+            b.cap.push(b.demand[i].min(vh));
+            b.soft.push(sm);
         }
         b.cap1.clear();
         b.cap1

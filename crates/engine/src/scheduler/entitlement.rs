@@ -142,27 +142,32 @@ impl Scheduler {
         }
     }
 
+    /// A user's fixed bounds in the 6.4 water-fill (processors): its virtual CPUs within a
+    /// LIMITHARD maximum, and its LIMITSOFT maximum (infinite when it has none).
+    pub(super) fn fill_bounds(&self, us: &User) -> (f64, f64) {
+        let nv = us.vcpus.len() as f64;
+        let hard = match us.share.limit {
+            Limit::Hard => self.limit_rate(us),
+            _ => f64::INFINITY,
+        };
+        let soft = match us.share.limit {
+            Limit::Soft => us.max_all.map(|m| m * self.n_cpu).unwrap_or(f64::INFINITY),
+            _ => f64::INFINITY,
+        };
+        (nv.min(hard), soft)
+    }
+
     /// 6.4: every user's weight (normalized share) and bounds for the water-fill: virtual
     /// CPUs, LIMITHARD and LIMITSOFT maxima; LIMITSOFT users may get above their maximum only
     /// what nobody else wants (the second fill, within their virtual CPUs).
     fn entitlement_setup(&mut self, users: &[User]) {
-        let n = self.n_cpu;
         let (mut w, mut bound, mut soft) = (Vec::new(), Vec::new(), Vec::new());
         for (i, u) in users.iter().enumerate() {
-            let nv = u.vcpus.len() as f64;
-            let hard = if u.share.limit == Limit::Hard {
-                self.limit_rate(u)
-            } else {
-                f64::INFINITY
-            };
-            let sm = match u.share.limit {
-                Limit::Soft => u.max_all.map(|m| m * n).unwrap_or(f64::INFINITY),
-                _ => f64::INFINITY,
-            };
+            let (vh, sm) = self.fill_bounds(u);
             w.push(u.ns_all);
-            bound.push(nv.min(hard).min(sm));
+            bound.push(vh.min(sm));
             if sm.is_finite() {
-                soft.push((i as u32, nv.min(hard)));
+                soft.push((i as u32, vh));
             }
         }
         let known = self.ent.set_users(&w, &bound, &soft);
