@@ -665,6 +665,8 @@ pub(super) mod tests {
         assert!(s.admissible(1, 0.0, false));
         s.q_add(1, 0.0, false);
         assert!(!s.admissible(1, 0.0, false), "barrier 1 counts all 5");
+        // Class 0 is tested as class 1 (QUICKDSP users are never on the eligible list).
+        assert!(!s.admissible(0, 0.0, false));
         // E0 (QUICKDSP) users are not counted; class 0 is tested as class 1.
         s.q_remove(1, 0.0, false);
         s.q_add(0, 0.0, false);
@@ -722,6 +724,16 @@ pub(super) mod tests {
         s.exposures = 0.0;
         assert!(s.admissible(1, 0.0, true));
         assert_eq!(s.stats.storbuf_holds, 0);
+        // Loading users Q1 Q2 = 2 1: a class 2 loading newcomer passes barrier 1 (3 + 1 <= 4)
+        // and barrier 2, which does not count Q1 (1 + 1 <= 3).
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        (s.dpa, s.exposures) = (1e9, 4.0);
+        s.q_add(1, 0.0, true);
+        s.q_add(1, 0.0, true);
+        s.q_add(2, 0.0, true);
+        assert!(s.admissible(2, 0.0, true));
+        s.q_add(1, 0.0, true);
+        assert!(!s.admissible(2, 0.0, true), "barrier 1: 4 + 1 > 4");
     }
 
     /// A barrier with none of its users on the dispatch list lets one in, however large its

@@ -403,7 +403,7 @@ mod tests {
         // LIMITSOFT caps the normalized share too.
         let soft = user(share(rel(700.0), Some(abs(12.5)), Limit::Soft), vec![1]);
         assert_eq!(s.priority(&mut vc, &soft, at(now)), now + 20 * MS);
-        // A maximum without a limit type does not.
+        // A maximum without a limit type does not: 5 ms / (0.875 x 2).
         let none = user(share(rel(700.0), Some(abs(12.5)), Limit::None), vec![1]);
         assert_eq!(s.priority(&mut vc, &none, at(now)), now + 2_857_142);
         // A CPU pool member: at most its share of the pool's limit.
@@ -500,8 +500,8 @@ mod tests {
         vc.tx_slices = 3;
         vc.vtag = 50 * MS;
         let mut a = at(0);
-        a.from_limit = true;
-        // max(50, 100 - 2 x 10) = 80.
+        a.from_limit = true; // coming off the limit list (or out of the background)
+                             // max(50, 100 - 2 x 10) = 80.
         assert_eq!(s.priority(&mut vc, &u, a), 90 * MS);
         assert_eq!((vc.vtag, vc.start), (80 * MS, 80 * MS));
         // Less lag than that: kept.
@@ -542,8 +542,14 @@ mod tests {
         s.set_processors(4, 4);
         assert_eq!(s.limit_rate(&soft), 1.0);
         // 6.4: the maximum over all logged-on users.
-        let (s, u) = one_64(share(rel(100.0), Some(abs(25.0)), Limit::Hard));
+        let (s, mut u) = one_64(share(rel(100.0), Some(abs(25.0)), Limit::Hard));
         assert_eq!(s.limit_rate(&u), 0.5);
+        u.max_all = Some(0.125);
+        assert_eq!(
+            s.limit_rate(&u),
+            0.25,
+            "normalized over all users, not the lists"
+        );
     }
 
     #[test]
