@@ -237,3 +237,95 @@ impl Scheduler {
         s.slice_v = to_time(slice * nv / rate);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The parts of the 6.4 pass that are one user's arithmetic: the target rate's floor and the
+    //! measured demand with its error feedback (DSPSLICE 5 ms).
+
+    use super::super::tests::{new64, rel, share, user, vcpu};
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    #[test]
+    fn target_rate_is_never_below_the_bounded_entitlement() {
+        let mut s = new64(4, 1);
+        let mut u = user(share(rel(100.0), None, Limit::None), vec![0, 1]);
+        u.ns_all = 0.25; // entitlement 0.25 x 4 = 1 processor
+        assert_eq!(s.target_rate(0, &u, 0.3), 1.0);
+        assert_eq!(s.target_rate(0, &u, 1.5), 1.5);
+        // Bounded by its virtual CPUs, a maximum share, a CPU pool member's share.
+        u.ns_all = 0.75;
+        assert_eq!(s.target_rate(0, &u, 0.0), 2.0);
+        u.max_all = Some(0.125);
+        assert_eq!(s.target_rate(0, &u, 0.0), 0.5);
+        s.set_pool_ns(0, 0.0625);
+        assert_eq!(s.target_rate(0, &u, 0.0), 0.25);
+        // Never zero.
+        u.ns_all = 0.0;
+        assert_eq!(s.target_rate(0, &u, 0.0), 1e-6);
+    }
+
+    /// User 0 with two virtual CPUs: 40 ms used since the last pass (30 guest + 10 CP).
+    fn measured() -> (Scheduler, User, Vec<Vcpu>) {
+        let mut s = new64(2, 1);
+        let mut u = user(share(rel(100.0), None, Limit::None), vec![0, 1]);
+        (u.acct.virt_ns, u.acct.cp_ns) = (30 * MS, 10 * MS);
+        s.users[0].fill_gen = s.ent.gen();
+        let mut vs = vec![vcpu(0, 0), vcpu(0, 1)];
+        (vs[0].state, vs[0].want_since) = (VState::Ready, 40 * MS);
+        (vs[1].state, vs[1].want_since) = (VState::Running, 0);
+        (s, u, vs)
+    }
+
+    #[test]
+    fn demand_is_cpu_used_plus_time_wanting_over_the_interval_at_most_the_vcpus() {
+        let (mut s, u, mut vs) = measured();
+        s.users[0].want_ns = 5 * MS;
+        // (40 used + 5 + 60 wanting) / 100.
+        let d = s.measure_demand(0, 100 * MS, 100 * MS, &u, &mut vs);
+        assert!((d - 1.05).abs() < 1e-12, "{d}");
+        assert_eq!((s.users[0].used_mark, s.users[0].want_ns), (40 * MS, 0));
+        assert_eq!((vs[0].want_since, vs[1].want_since), (100 * MS, 0));
+        // Over a shorter interval: at most its two virtual CPUs.
+        let (mut s, u, mut vs) = measured();
+        assert_eq!(s.measure_demand(0, 20 * MS, 100 * MS, &u, &mut vs), 2.0);
+    }
+
+    #[test]
+    fn a_user_held_at_its_maximum_that_got_less_moves_its_tags_earlier_bounded() {
+        // Allocation 2 (all its virtual CPUs) over 100 ms: a target of 200 ms of CPU.
+        let setup = |used: Time, alloc: f64| {
+            let (mut s, mut u, mut vs) = measured();
+            (u.acct.virt_ns, u.acct.cp_ns) = (used, 0);
+            s.users[0].alloc = alloc;
+            s.set_user_rate(0, &u, 2.0); // rate per virtual CPU 1: bound 2 x 5 ms
+            s.vtime = 100 * MS;
+            (vs[0].vtag, vs[1].vtag) = (150 * MS, 95 * MS);
+            s.measure_demand(0, 100 * MS, 100 * MS, &u, &mut vs);
+            (vs[0].vtag, vs[1].vtag)
+        };
+        // 150 used + 60 wanting >= 0.98 x 200: shift (200 - 150) / 2 = 25 ms, bounded to
+        // 10 ms, and not below the list's virtual time less the bound (90 ms).
+        assert_eq!(setup(150 * MS, 2.0), (140 * MS, 90 * MS));
+        // 190 used: shift 5 ms.
+        assert_eq!(setup(190 * MS, 2.0), (145 * MS, 90 * MS));
+        // Not at its maximum (allocation 1 of 2 virtual CPUs): no shift, although it got 60 of
+        // a 100 ms target and wanted more.
+        assert_eq!(setup(60 * MS, 1.0), (150 * MS, 95 * MS));
+        // Wanted less than its target: no shift (100 + 60 < 196).
+        assert_eq!(setup(100 * MS, 2.0), (150 * MS, 95 * MS));
+        // A maximum share: at it with allocation 0.25 x 2 = 0.5; target 50 ms, used 30 ms.
+        let (mut s, mut u, mut vs) = measured();
+        u.max_all = Some(0.25);
+        (u.acct.virt_ns, u.acct.cp_ns) = (30 * MS, 0);
+        s.users[0].alloc = 0.5;
+        s.set_user_rate(0, &u, 0.5); // rate per virtual CPU 0.25: bound 40 ms
+        s.vtime = 100 * MS;
+        vs[0].vtag = 150 * MS;
+        s.measure_demand(0, 100 * MS, 100 * MS, &u, &mut vs);
+        // (50 - 30) / 0.5 = 40 ms.
+        assert_eq!(vs[0].vtag, 110 * MS);
+    }
+}

@@ -520,3 +520,290 @@ pub(crate) fn least_loaded(homes: &[u32], n: u32) -> u32 {
         .min_by_key(|&l| (homes[l as usize], l))
         .unwrap_or(0)
 }
+
+#[cfg(test)]
+pub(super) mod tests {
+    //! Unit tests of the admission barriers and the constructor, and the helpers the tests of
+    //! `priority.rs` and `lists.rs` build their pieces with (no simulation).
+
+    use super::*;
+    use crate::config::{Dist, Limit, Share};
+    use crate::guest::{Acct, User, Vcpu};
+    use crate::level::{DvSelect, LimitHard, Sched, StorageAdmission};
+    use crate::workload::Program;
+
+    /// A level with the given scheduler switches (the rest from the first level).
+    pub(crate) fn level(sched: Sched, limithard: LimitHard, dv: DvSelect) -> Level {
+        let mut l = crate::level::levels().remove(0);
+        l.switches.sched = sched;
+        l.switches.limithard = limithard;
+        l.switches.dv = dv;
+        l
+    }
+
+    /// A scheduler for `params` and `level` over `processors`, with `n_users` users in their
+    /// default scheduling state.
+    pub(crate) fn sched_with(p: &Params, l: &Level, processors: u32, n_users: usize) -> Scheduler {
+        let mut s = Scheduler::new(p, l, processors);
+        s.users = vec![UserSched::default(); n_users];
+        s
+    }
+
+    /// The parameters of `old` and `new64`: the defaults (DSPSLICE 5 ms, ETS E1 50 ms, E2 400,
+    /// E3 2400, test-idle 300 ms, LIMITHARD bucket 4 slices, loading test 5 page-ins per slice)
+    /// but IABIAS 50 2, whose factors 0.5, 0.75, then 1 are exact in binary.
+    pub(crate) fn params() -> Params {
+        Params {
+            iabias_intensity: 50.0,
+            ..Params::default()
+        }
+    }
+
+    /// A z/VM <= 6.3 scheduler (deadline priority, local vectors, the given LIMITHARD method,
+    /// classic storage admission) with `params()`.
+    pub(crate) fn old(limithard: LimitHard, processors: u32, n_users: usize) -> Scheduler {
+        let l = level(Sched::DeadlineNs, limithard, DvSelect::Local);
+        sched_with(&params(), &l, processors, n_users)
+    }
+
+    /// A z/VM 6.4 scheduler (virtual time tags, one shared list, consumption LIMITHARD).
+    pub(crate) fn new64(processors: u32, n_users: usize) -> Scheduler {
+        let l = level(
+            Sched::EntitlementExcess,
+            LimitHard::Consumption,
+            DvSelect::LookAside,
+        );
+        sched_with(&params(), &l, processors, n_users)
+    }
+
+    pub(crate) fn rel(v: f64) -> ShareValue {
+        ShareValue {
+            kind: ShareKind::Relative,
+            value: v,
+        }
+    }
+
+    pub(crate) fn abs(v: f64) -> ShareValue {
+        ShareValue {
+            kind: ShareKind::Absolute,
+            value: v,
+        }
+    }
+
+    pub(crate) fn share(min: ShareValue, max: Option<ShareValue>, limit: Limit) -> Share {
+        Share { min, max, limit }
+    }
+
+    /// A user with share `sh` and virtual CPUs `vcpus` (a hungry program, never run here).
+    pub(crate) fn user(sh: Share, vcpus: Vec<u32>) -> User {
+        User {
+            acct: Acct::default(),
+            vcpus,
+            program: Program::Hungry {
+                tx: 1e6,
+                dist: Dist::Fixed,
+            },
+            ns_all: 0.0,
+            share: sh,
+            userid: "U".into(),
+            max_all: None,
+        }
+    }
+
+    /// A dormant virtual CPU of user `u` homed on processor `home`.
+    pub(crate) fn vcpu(u: u32, home: u32) -> Vcpu {
+        Vcpu::new(u, crate::rng::Rng::stream(1, u as u64), home)
+    }
+
+    #[test]
+    fn new_converts_the_srm_settings() {
+        let p = Params {
+            storbuf_e2: 80.0,
+            ..Params::default()
+        };
+        let l = level(Sched::DeadlineNs, LimitHard::Consumption, DvSelect::Local);
+        let s = sched_with(&p, &l, 3, 0);
+        assert_eq!(s.slice, 5_000_000);
+        assert_eq!(s.ets, [0, 50_000_000, 400_000_000, 2_400_000_000]);
+        // IABIAS 90 2: 1 - 0.9 x 2/2, 1 - 0.9 x 1/2, then 1.
+        assert!((s.iabias(1) - 0.1).abs() < 1e-12, "{:?}", s.iab);
+        assert!((s.iabias(2) - 0.55).abs() < 1e-12, "{:?}", s.iab);
+        assert_eq!((s.iab.len(), s.iabias(3), s.iabias(9)), (2, 1.0, 1.0));
+        assert_eq!(old(LimitHard::Consumption, 1, 0).iab, vec![0.5, 0.75]);
+        assert_eq!(s.dvs.len(), 3, "one local vector per processor");
+        // The first level is classic storage admission: STORBUF 125 105 95 unless set.
+        assert_eq!(l.switches.storage_admission, StorageAdmission::Classic);
+        assert_eq!(s.storbuf, [0.0, 1.25, 0.80, 0.95]);
+        assert_eq!(s.ldubuf, [0.0, 1.0, 0.75, 0.6]);
+        let mut l = level(
+            Sched::EntitlementExcess,
+            LimitHard::Consumption,
+            DvSelect::LookAside,
+        );
+        l.switches.storage_admission = StorageAdmission::Overcommit;
+        let s = sched_with(&Params::default(), &l, 3, 0);
+        assert_eq!(s.dvs.len(), 1, "one shared list");
+        assert_eq!(s.storbuf, [0.0, 3.0, 2.5, 2.0]);
+        assert!(s.ldubuf[1..].iter().all(|x| x.is_infinite()));
+    }
+
+    /// DSPBUF 5 3 2: barrier j counts the users of classes j and above.
+    #[test]
+    fn dspbuf_barrier_j_counts_classes_j_and_above() {
+        let mut p = Params::default();
+        (p.dspbuf_e1, p.dspbuf_e2, p.dspbuf_e3) = (5.0, 3.0, 2.0);
+        let l = level(Sched::DeadlineNs, LimitHard::Consumption, DvSelect::Local);
+        let mut s = sched_with(&p, &l, 2, 0);
+        for c in 1..=3 {
+            s.q_add(c, 0.0, false);
+        }
+        // Q1 Q2 Q3 = 1 1 1: barrier 3 sees 1 (+1 <= 2), barrier 2 sees 2 (+1 <= 3).
+        assert!(s.admissible(3, 0.0, false));
+        s.q_add(3, 0.0, false);
+        // 1 1 2: barrier 3 full (3 > 2); barrier 2 sees 3 (+1 > 3); barrier 1 sees 4 (+1 <= 5).
+        assert!(!s.admissible(3, 0.0, false));
+        assert!(!s.admissible(2, 0.0, false));
+        assert!(s.admissible(1, 0.0, false));
+        s.q_add(1, 0.0, false);
+        assert!(!s.admissible(1, 0.0, false), "barrier 1 counts all 5");
+        // Class 0 is tested as class 1 (QUICKDSP users are never on the eligible list).
+        assert!(!s.admissible(0, 0.0, false));
+        // E0 (QUICKDSP) users are not counted; class 0 is tested as class 1.
+        s.q_remove(1, 0.0, false);
+        s.q_add(0, 0.0, false);
+        assert!(s.admissible(1, 0.0, false));
+        assert!(s.admissible(0, 0.0, false));
+        assert_eq!(s.stats.storbuf_holds + s.stats.ldubuf_holds, 0);
+    }
+
+    /// STORBUF 125 105 95 of 1000 pageable frames: the working sets of classes j and above plus
+    /// the newcomer's against storbuf_j x DPA; a hold is counted.
+    #[test]
+    fn storbuf_barriers_weigh_working_sets_per_class() {
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        s.dpa = 1000.0;
+        s.q_add(1, 200.0, false);
+        s.q_add(3, 900.0, false);
+        // Class 3, ws 100: barrier 1 1200 <= 1250, barrier 2 1000 <= 1050, barrier 3 1000 > 950.
+        assert!(!s.admissible(3, 100.0, false));
+        assert_eq!(s.stats.storbuf_holds, 1);
+        // Class 2, ws 100: barriers 1 and 2 only.
+        assert!(s.admissible(2, 100.0, false));
+        // Class 1, ws 151: 1100 + 151 > 1250.
+        assert!(!s.admissible(1, 151.0, false));
+        assert!(s.admissible(1, 150.0, false), "at the barrier is inside");
+        assert_eq!(s.stats.storbuf_holds, 2);
+        // Without a storage model (no pageable frames) no storage barrier.
+        s.dpa = 0.0;
+        assert!(s.admissible(3, 1e9, false));
+        assert_eq!(s.stats.storbuf_holds, 2);
+    }
+
+    /// LDUBUF 100 75 60 of 4 exposures: 4, 3 and 2.4 loading users of classes j and above.
+    #[test]
+    fn ldubuf_barriers_count_loading_users_per_exposure() {
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        s.dpa = 1e9;
+        s.exposures = 4.0;
+        s.q_add(3, 0.0, true);
+        s.q_add(3, 0.0, true);
+        // Class 3 loading: barrier 3 sees 2 (+1 > 2.4).
+        assert!(!s.admissible(3, 0.0, true));
+        assert_eq!(s.stats.ldubuf_holds, 1);
+        assert!(
+            s.admissible(3, 0.0, false),
+            "a non-loading user is not held"
+        );
+        // Class 2 loading: barrier 2 sees 2 (+1 <= 3), barrier 1 (+1 <= 4).
+        assert!(s.admissible(2, 0.0, true));
+        s.q_add(1, 0.0, true);
+        s.q_add(1, 0.0, true);
+        // Barrier 1 sees 4 (+1 > 4).
+        assert!(!s.admissible(1, 0.0, true));
+        assert_eq!(s.stats.ldubuf_holds, 2);
+        // No paging exposures: no LDUBUF barrier.
+        s.exposures = 0.0;
+        assert!(s.admissible(1, 0.0, true));
+        assert_eq!(s.stats.storbuf_holds, 0);
+        // Loading users Q1 Q2 = 2 1: a class 2 loading newcomer passes barrier 1 (3 + 1 <= 4)
+        // and barrier 2, which does not count Q1 (1 + 1 <= 3).
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        (s.dpa, s.exposures) = (1e9, 4.0);
+        s.q_add(1, 0.0, true);
+        s.q_add(1, 0.0, true);
+        s.q_add(2, 0.0, true);
+        assert!(s.admissible(2, 0.0, true));
+        s.q_add(1, 0.0, true);
+        assert!(!s.admissible(2, 0.0, true), "barrier 1: 4 + 1 > 4");
+    }
+
+    /// A barrier with none of its users on the dispatch list lets one in, however large its
+    /// working set and loading or not.
+    #[test]
+    fn an_empty_barrier_lets_one_in() {
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        s.dpa = 100.0;
+        s.exposures = 0.5; // LDUBUF 100%: not even one loading user per barrier
+        assert!(s.admissible(1, 1e6, true));
+        assert!(s.admissible(3, 1e6, true));
+        // A class 1 user fills barrier 1 only: a class 2 newcomer is held at barrier 1.
+        s.q_add(1, 10.0, false);
+        assert!(!s.admissible(2, 1e6, false));
+        assert!(!s.admissible(2, 0.0, true));
+        // A class 2 user (working set 0) on barriers 1 and 2, none on barrier 3: a class 3
+        // newcomer of 100 pages passes 1 (100 <= 125) and 2 (100 <= 105) and is let through
+        // barrier 3 although 100 > 95.
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        s.dpa = 100.0;
+        s.q_add(2, 0.0, false);
+        assert!(s.admissible(3, 100.0, false));
+        assert!(!s.admissible(3, 106.0, false), "barrier 2: 106 > 105");
+    }
+
+    #[test]
+    fn q_add_and_q_remove_keep_per_class_counts() {
+        let mut s = old(LimitHard::Consumption, 2, 0);
+        s.q_add(2, 50.0, true);
+        s.q_add(2, 30.0, false);
+        assert_eq!(
+            (s.nq, s.wss_q[2], s.load_q),
+            ([0, 0, 2, 0], 80.0, [0, 0, 1, 0])
+        );
+        s.q_remove(2, 50.0, true);
+        assert_eq!(
+            (s.nq, s.wss_q[2], s.load_q),
+            ([0, 0, 1, 0], 30.0, [0, 0, 0, 0])
+        );
+        s.q_remove(2, 40.0, false);
+        assert_eq!(s.wss_q[2], 0.0, "never below zero");
+    }
+
+    #[test]
+    fn normalized_shares_absolute_first_relative_over_the_rest() {
+        // ABSOLUTE 30% then RELATIVE 100 and 300 over the 70% left.
+        let (a, r) = (0.3, 400.0);
+        assert_eq!(normalized(&abs(30.0), a, r, 0.99, true), 0.3);
+        assert!((normalized(&rel(100.0), a, r, 0.99, true) - 0.175).abs() < 1e-12);
+        assert!((normalized(&rel(300.0), a, r, 0.99, true) - 0.525).abs() < 1e-12);
+        // ABSOLUTE over the cap (120% > 99%): minima scaled to the cap, a maximum is not;
+        // relative users share the 1% left.
+        let (a, r) = (1.2, 100.0);
+        assert!((normalized(&abs(60.0), a, r, 0.99, true) - 0.495).abs() < 1e-12);
+        assert_eq!(normalized(&abs(60.0), a, r, 0.99, false), 0.6);
+        assert!((normalized(&rel(100.0), a, r, 0.99, true) - 0.01).abs() < 1e-12);
+    }
+
+    #[test]
+    fn least_loaded_takes_the_fewest_homed_lowest_first() {
+        assert_eq!(least_loaded(&[3, 1, 1, 0], 3), 1);
+        assert_eq!(least_loaded(&[3, 1, 1, 0], 4), 3);
+        assert_eq!(least_loaded(&[], 4), 0);
+    }
+
+    #[test]
+    fn to_time_clamps() {
+        assert_eq!(to_time(-1.0), 0);
+        assert_eq!(to_time(2.9), 2);
+        assert_eq!(to_time(1e30), FAR);
+    }
+}
