@@ -99,7 +99,7 @@ impl Scheduler {
     /// Dispatch priority of `vc` (of user `u`) for its next minor time slice. In 6.4 a virtual
     /// CPU that starts a transaction starts at the list's virtual time (nothing banked while
     /// idle); one coming off the limit list wanted the processor all along and keeps at most
-    /// one slice of lag. `release_base`: the instant a CPU pool releasing it held it (0: none).
+    /// two slices of lag. `release_base`: the instant a CPU pool releasing it held it (0: none).
     #[inline]
     pub(crate) fn priority(&mut self, vc: &mut Vcpu, us: &User, at: PriorityAt) -> Time {
         let u = vc.user as usize;
