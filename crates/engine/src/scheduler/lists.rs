@@ -79,7 +79,8 @@ impl Scheduler {
         // the stay is not public; pages stolen from the user while it ran count, because it
         // needed them]; averaged with the last projection when the trend reverses.
         let used = ((s.stay_res + s.pageins + s.firsts - s.stay_in).min(guest_pages)) as f64;
-        let trend = (used - s.wss).signum() as i8;
+        // -1, 0 or +1 (f64::signum would call an unchanged projection a rise).
+        let trend = (used > s.wss) as i8 - (used < s.wss) as i8;
         s.wss = if trend != 0 && s.wss_trend != 0 && trend != s.wss_trend {
             (used + s.wss) / 2.0
         } else {
@@ -392,17 +393,16 @@ mod tests {
         stay(&mut s, 100, 35 * MS, 0, 0);
         s.leave_dlist(0, 1000, 35 * MS);
         assert_eq!((s.users[0].wss, s.users[0].wss_trend), (150.0, -1));
-        // H: 150 again after a fall. SUSPECTED BUG, current behaviour documented: the trend is
-        // `(used - wss).signum()` and f64::signum(0.0) is 1.0, so an unchanged projection
-        // counts as a rise (the `trend != 0` branches never see 0): the trend becomes +1 and
-        // the fall in I is averaged, (100 + 150) / 2 = 125. Were an unchanged projection to
-        // keep the last trend (-1), as the code's `trend != 0` test intends, I would give 100.
+        // H: 150 again after a fall: an unchanged projection is no trend, so the last one (-1)
+        // is kept, and the further fall in I is not a reversal: 100, not averaged. (Until stop
+        // 21 the trend was `(used - wss).signum()`, and f64::signum(0.0) is 1.0: an unchanged
+        // projection counted as a rise and I gave (100 + 150) / 2 = 125.)
         stay(&mut s, 150, 35 * MS, 0, 0);
         s.leave_dlist(0, 1000, 35 * MS);
-        assert_eq!((s.users[0].wss, s.users[0].wss_trend), (150.0, 1));
+        assert_eq!((s.users[0].wss, s.users[0].wss_trend), (150.0, -1));
         stay(&mut s, 100, 35 * MS, 0, 0);
         s.leave_dlist(0, 1000, 35 * MS);
-        assert_eq!((s.users[0].wss, s.users[0].wss_trend), (125.0, -1));
+        assert_eq!((s.users[0].wss, s.users[0].wss_trend), (100.0, -1));
         // J: the loading test counts page-ins, not first touches.
         stay(&mut s, 0, 35 * MS, 0, 50);
         s.leave_dlist(0, 1000, 35 * MS);
