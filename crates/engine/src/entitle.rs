@@ -57,8 +57,17 @@ pub struct Entitlement {
     /// LIMITSOFT users and their bound above the maximum (virtual CPUs).
     soft: Vec<(u32, f64)>,
     gen: u64,
+    /// The heap users in the order of the last pass that sorted them all (`prev_valid`: since
+    /// then no user was re-placed wholesale), and the users whose key changed since (`dirty`).
+    prev: Vec<u32>,
+    prev_valid: bool,
+    dirty: Vec<bool>,
+    dirty_list: Vec<u32>,
     // Buffers kept between passes.
     cand: BinaryHeap<(u64, u32)>,
+    kept: Vec<u128>,
+    moved: Vec<u128>,
+    merged: Vec<u128>,
     order: Vec<u128>,
     sw: Vec<f64>,
     sc: Vec<f64>,
@@ -83,7 +92,14 @@ impl Default for Entitlement {
             level: f64::INFINITY,
             soft: Vec::new(),
             gen: 0,
+            prev: Vec::new(),
+            prev_valid: false,
+            dirty: Vec::new(),
+            dirty_list: Vec::new(),
             cand: BinaryHeap::new(),
+            kept: Vec::new(),
+            moved: Vec::new(),
+            merged: Vec::new(),
             order: Vec::new(),
             sw: Vec::new(),
             sc: Vec::new(),
@@ -104,6 +120,7 @@ impl Entitlement {
         self.bound.extend_from_slice(bound);
         self.q.resize(n, 0);
         self.qf.resize(n, 0.0);
+        self.dirty.resize(n, false);
         self.slot.clear();
         self.slot.resize(n, NONE);
         self.more.clear();
@@ -156,6 +173,7 @@ impl Entitlement {
             self.q[u] = q;
             self.qf[u] = qf;
             self.heap[s as usize].0 = qf / self.w[u];
+            self.mark_dirty(u);
             if self.ordered {
                 self.sift_up(s as usize);
             }
@@ -245,11 +263,15 @@ impl Entitlement {
             let w = self.w[u as usize];
             self.order.push(packed(self.bound[u as usize] / w, u));
         }
-        if all {
-            self.order
-                .extend(self.heap.iter().map(|&(y, u)| packed(y * s, u)));
-        }
         self.order.sort_unstable();
+        if all {
+            // The heap users sorted (`sort_heap_keys`), merged with those at their bound.
+            self.sort_heap_keys(s);
+            let mut out = std::mem::take(&mut self.moved);
+            merge_into(&self.order, &self.kept, &mut out);
+            std::mem::swap(&mut self.order, &mut out);
+            self.moved = out;
+        }
         let key = |e: u128| f64::from_bits((e >> 64) as u64);
         let nth = |order: &[u128], i: usize| order.len().checked_sub(i + 1).map(|j| order[j]);
         self.cand.clear();
@@ -294,6 +316,81 @@ impl Entitlement {
             }
         }
         unreachable!()
+    }
+
+    /// User `u`'s heap key changed (or it joined the heap) since the last full sort.
+    #[inline(always)]
+    fn mark_dirty(&mut self, u: usize) {
+        if !self.dirty[u] {
+            self.dirty[u] = true;
+            self.dirty_list.push(u as u32);
+        }
+    }
+
+    /// Every heap user's key at scale `s`, sorted, into `kept`; their order is kept for the next
+    /// time. The users whose key did not change since the last full sort keep their order
+    /// (their keys all scale by the same `s`), so only the changed ones are sorted and merged
+    /// in: a pass costs in proportion to the users it measured, plus one sweep. If scaling made
+    /// two kept keys equal out of order (rounding; the user breaks the tie), all are sorted.
+    /// Either way the result is the one sorted order of the same keys.
+    fn sort_heap_keys(&mut self, s: f64) {
+        let packed = |k: f64, u: u32| ((k.to_bits() as u128) << 64) | u as u128;
+        let (mut kept, mut moved) = (
+            std::mem::take(&mut self.kept),
+            std::mem::take(&mut self.moved),
+        );
+        kept.clear();
+        moved.clear();
+        let mut in_order = self.prev_valid;
+        if in_order {
+            for &u in &self.prev {
+                let sl = self.slot[u as usize];
+                if sl == NONE || sl & CLAMP_BIT != 0 || self.dirty[u as usize] {
+                    continue;
+                }
+                let k = packed(self.heap[sl as usize].0 * s, u);
+                if kept.last().is_some_and(|&l| l > k) {
+                    in_order = false;
+                    break;
+                }
+                kept.push(k);
+            }
+        }
+        if in_order {
+            for &u in &self.dirty_list {
+                let sl = self.slot[u as usize];
+                if sl != NONE && sl & CLAMP_BIT == 0 {
+                    moved.push(packed(self.heap[sl as usize].0 * s, u));
+                }
+            }
+            in_order = kept.len() + moved.len() == self.heap.len();
+        }
+        if in_order {
+            moved.sort_unstable();
+            let mut out = std::mem::take(&mut self.merged);
+            merge_into(&kept, &moved, &mut out);
+            std::mem::swap(&mut kept, &mut out);
+            self.merged = out;
+        } else {
+            kept.clear();
+            kept.extend(self.heap.iter().map(|&(y, u)| packed(y * s, u)));
+            kept.sort_unstable();
+        }
+        #[cfg(debug_assertions)]
+        {
+            let mut all: Vec<u128> = self.heap.iter().map(|&(y, u)| packed(y * s, u)).collect();
+            all.sort_unstable();
+            assert_eq!(all, kept, "the kept order and the merge are the full sort");
+        }
+        for &u in &self.dirty_list {
+            self.dirty[u as usize] = false;
+        }
+        self.dirty_list.clear();
+        self.prev.clear();
+        self.prev.extend(kept.iter().map(|&k| k as u32));
+        self.prev_valid = true;
+        self.kept = kept;
+        self.moved = moved;
     }
 
     fn push_children(&mut self, i: usize, s: f64) {
@@ -350,6 +447,7 @@ impl Entitlement {
     }
 
     fn reattach_all(&mut self) {
+        self.prev_valid = false;
         self.heap.clear();
         self.ordered = false;
         self.clamped.clear();
@@ -371,6 +469,7 @@ impl Entitlement {
             return;
         }
         self.sum_q += self.q[u] as u128;
+        self.mark_dirty(u);
         let i = self.heap.len();
         self.heap.push((self.qf[u] / self.w[u], u as u32));
         self.slot[u] = i as u32;
@@ -449,6 +548,24 @@ impl Entitlement {
         self.heap[i] = e;
         self.slot[e.1 as usize] = i as u32;
     }
+}
+
+/// `a` and `b`, each sorted, merged into `out` (cleared first).
+fn merge_into(a: &[u128], b: &[u128], out: &mut Vec<u128>) {
+    out.clear();
+    out.reserve(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            out.push(a[i]);
+            i += 1;
+        } else {
+            out.push(b[j]);
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&a[i..]);
+    out.extend_from_slice(&b[j..]);
 }
 
 #[cfg(test)]
