@@ -12,7 +12,7 @@
 //! Trivial / non-trivial: as z/VM's scheduler classifies transactions, a transaction that ends
 //! while its user is still in class E1 (or E0, QUICKDSP) is trivial; one whose user was dropped
 //! from the dispatch list and advanced to E2 or E3 during it (it outlasted the E1 elapsed time
-//! slice) is non-trivial (cp-model §4.1, `scheduler.rs`).
+//! slice) is non-trivial (cp-model §4.1, `scheduler/`).
 //!
 //! Memory is bounded: each user keeps a log-bucketed histogram of response times, exact below
 //! 64 ns and otherwise 32 buckets per power of two, so a percentile is the midpoint of the

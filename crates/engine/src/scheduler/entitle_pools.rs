@@ -83,7 +83,7 @@ impl Scheduler {
         b.cap1
             .extend(b.cap.iter().zip(&b.soft).map(|(c, s)| c.min(*s)));
         b.first.fill(n, &b.w, &b.cap1);
-        let pool_of: Vec<u32> = self.users.iter().map(|s| s.pool).collect();
+        let pool_of: Vec<u32> = self.pools_of().collect();
         pools.fill(n, &pool_of, &mut b.first.alloc, &b.w, &b.cap1);
         let left = n - b.first.alloc.iter().sum::<f64>();
         if left > 1e-9 && !b.soft.iter().any(|s| s.is_finite()) {

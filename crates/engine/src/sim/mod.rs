@@ -5,7 +5,7 @@
 //! - each logical processor (end of its current run: burst end, slice end, or CP work done),
 //! - each virtual CPU (end of its think time: a new transaction arrives).
 //!
-//! Each subsystem module (`scheduler.rs`, `paging.rs`, `lpar.rs`, ...) holds its state and the
+//! Each subsystem module (`scheduler/`, `paging.rs`, `lpar.rs`, ...) holds its state and the
 //! logic over it; the files of this folder are the wiring: the dispatcher (`dispatcher.rs`, the
 //! handler of processor events), and per subsystem what it does to virtual CPUs, processors and
 //! the queue (`io.rs`, `paging.rs`, `lpar.rs`, `monitor.rs`, ...). `tests/shape.rs` checks that

@@ -1,5 +1,5 @@
 //! The scheduler's wiring: what its decisions do to virtual CPUs, processors, locks, CPU pools
-//! and the event queue. `scheduler.rs` holds its lists, its users' scheduling state and its
+//! and the event queue. `scheduler/` holds its lists, its users' scheduling state and its
 //! policy (shares, limits, dispatch priority, admission, the 6.4 entitlement); here they are
 //! applied to the simulation.
 
@@ -34,21 +34,17 @@ impl Sim {
         if self.sched.kind() != Sched::EntitlementExcess {
             return;
         }
-        if !self.pools.is_empty() {
-            // CPU pools: the full pass over every user, their limits in the water-fill.
-            if dt > 0 {
-                self.charge_all();
-            }
-            let (users, vcpus) = (&self.users, &mut self.vcpus);
-            return self
-                .sched
-                .entitlement_pass_full(dt, self.now, users, vcpus, &self.pools);
-        }
         if dt > 0 {
             self.charge_all();
         }
-        self.sched
-            .entitlement_pass(dt, self.now, &self.users, &mut self.vcpus);
+        let (users, vcpus) = (&self.users, &mut self.vcpus);
+        if self.pools.is_empty() {
+            self.sched.entitlement_pass(dt, self.now, users, vcpus);
+        } else {
+            // CPU pools: the full pass over every user, their limits in the water-fill.
+            self.sched
+                .entitlement_pass_full(dt, self.now, users, vcpus, &self.pools);
+        }
     }
 
     /// The scheduler's periodic pass: drop expired test-idle users, admit from the eligible
