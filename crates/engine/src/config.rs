@@ -885,53 +885,8 @@ impl Config {
     }
 
     fn check_storage(&self) -> Result<(), String> {
-        let mut any_refs = false;
         for g in &self.guests {
-            let pages = g.storage_pages.unwrap_or(0);
-            if pages > MAX_GUEST_PAGES {
-                return Err(format!(
-                    "guest {}: storage of {pages} pages is above the supported virtual size ({MAX_GUEST_PAGES} pages, 1 TB)",
-                    g.userid
-                ));
-            }
-            if let Some(r) = &g.refs {
-                any_refs = true;
-                if g.storage_pages.is_none() {
-                    return Err(format!(
-                        "guest {}: refs need the guest's storage size",
-                        g.userid
-                    ));
-                }
-                if r.range() == 0 || r.range() > pages {
-                    return Err(format!(
-                        "guest {}: page-reference range of {} pages is outside the guest's {pages} pages",
-                        g.userid,
-                        r.range()
-                    ));
-                }
-                if let Refs::Strided {
-                    stride_pages: 0, ..
-                } = r
-                {
-                    return Err(format!("guest {}: refs stride must be positive", g.userid));
-                }
-                if let Refs::Hotset {
-                    range_pages,
-                    hot_pages,
-                    hot_fraction,
-                } = *r
-                {
-                    if hot_pages == 0
-                        || hot_pages >= range_pages
-                        || !(0.0..=1.0).contains(&hot_fraction)
-                    {
-                        return Err(format!(
-                            "guest {}: hotset needs 0 < hot pages < range and hot_fraction in [0, 1]",
-                            g.userid
-                        ));
-                    }
-                }
-            }
+            check_guest_storage(g)?;
         }
         let total: u64 = self
             .guests
@@ -944,32 +899,85 @@ impl Config {
                 "guests with page references total {total} pages; the storage model handles up to 2^32 pages (16 TB)"
             ));
         }
-        if let Some(st) = &self.storage {
-            if st.frames == 0 {
-                return Err("storage.frames must be positive".into());
+        self.check_frames()
+    }
+
+    /// The `[storage]` section: frames and paging volumes for the pages the guests reference.
+    fn check_frames(&self) -> Result<(), String> {
+        let Some(st) = &self.storage else {
+            if self.guests.iter().any(|g| g.refs.is_some()) {
+                return Err("guests with page references need a [storage] section (frames)".into());
             }
-            for v in &st.paging_volumes {
-                if v.slots == 0 || v.count == 0 {
-                    return Err("paging volume slots and count must be positive".into());
-                }
+            return Ok(());
+        };
+        if st.frames == 0 {
+            return Err("storage.frames must be positive".into());
+        }
+        for v in &st.paging_volumes {
+            if v.slots == 0 || v.count == 0 {
+                return Err("paging volume slots and count must be positive".into());
             }
-            let need: u64 = self
-                .guests
-                .iter()
-                .filter(|g| g.refs.is_some())
-                .map(|g| g.refs.as_ref().unwrap().range() * g.count as u64)
-                .sum();
-            if need > st.frames && st.paging_volumes.is_empty() {
-                return Err(format!(
-                    "storage-constrained ({need} pages referenced, {} frames) with no paging volumes",
-                    st.frames
-                ));
-            }
-        } else if any_refs {
-            return Err("guests with page references need a [storage] section (frames)".into());
+        }
+        let need: u64 = self
+            .guests
+            .iter()
+            .filter_map(|g| g.refs.as_ref().map(|r| r.range() * g.count as u64))
+            .sum();
+        if need > st.frames && st.paging_volumes.is_empty() {
+            return Err(format!(
+                "storage-constrained ({need} pages referenced, {} frames) with no paging volumes",
+                st.frames
+            ));
         }
         Ok(())
     }
+}
+
+/// A guest's virtual storage size and page-reference pattern.
+fn check_guest_storage(g: &Guest) -> Result<(), String> {
+    let pages = g.storage_pages.unwrap_or(0);
+    if pages > MAX_GUEST_PAGES {
+        return Err(format!(
+            "guest {}: storage of {pages} pages is above the supported virtual size ({MAX_GUEST_PAGES} pages, 1 TB)",
+            g.userid
+        ));
+    }
+    let Some(r) = &g.refs else {
+        return Ok(());
+    };
+    if g.storage_pages.is_none() {
+        return Err(format!(
+            "guest {}: refs need the guest's storage size",
+            g.userid
+        ));
+    }
+    if r.range() == 0 || r.range() > pages {
+        return Err(format!(
+            "guest {}: page-reference range of {} pages is outside the guest's {pages} pages",
+            g.userid,
+            r.range()
+        ));
+    }
+    if let Refs::Strided {
+        stride_pages: 0, ..
+    } = r
+    {
+        return Err(format!("guest {}: refs stride must be positive", g.userid));
+    }
+    if let Refs::Hotset {
+        range_pages,
+        hot_pages,
+        hot_fraction,
+    } = *r
+    {
+        if hot_pages == 0 || hot_pages >= range_pages || !(0.0..=1.0).contains(&hot_fraction) {
+            return Err(format!(
+                "guest {}: hotset needs 0 < hot pages < range and hot_fraction in [0, 1]",
+                g.userid
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// A guest's workload sizes: CPU demand and per-transaction CPU, client window, I/O and format extents.
