@@ -56,8 +56,8 @@ pub enum UList {
 ///
 /// Layout (`repr(C)`): the fields a transaction touches (its burst, dispatch, accounting and
 /// random stream) first, in declaration order, the rarely used ones (open-stream arrival,
-/// limit deadline, page-in device) last, so that a burst's loads share cache lines (README,
-/// "Performance", fourth round: aligning each to 64 bytes measured no better).
+/// limit deadline, page-in device) last, so that a burst's loads share cache lines
+/// (docs/performance-history.md, fourth round: aligning each to 64 bytes measured no better).
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Vcpu {
