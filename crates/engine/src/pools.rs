@@ -568,3 +568,225 @@ fn check_schedule(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    //! `Pools`' rules against hand-computed values (times in ns; 1 ms = 1e6 ns).
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    fn cfg(name: &str, lh: Option<f64>, cap: Option<f64>) -> PoolCfg {
+        PoolCfg {
+            name: name.into(),
+            limithard_pct: lh,
+            capacity: cap,
+            ptype: PoolType::Ifl,
+            members: Vec::new(),
+        }
+    }
+
+    /// A clock with a 1 ms minor time slice and a bucket of 2 slices, 4 processors online.
+    fn clock(now: Time) -> PoolClock {
+        PoolClock {
+            now,
+            slice: MS as f64,
+            bucket: 2.0,
+            online: 4.0,
+        }
+    }
+
+    fn one(c: PoolCfg) -> Pools {
+        let mut p = Pools::default();
+        p.define(&c, 0).unwrap();
+        p
+    }
+
+    #[test]
+    fn the_limit_in_processors() {
+        // LIMITHARD 25 % of 4 online = 1 processor; 100 % is no limit at all.
+        assert_eq!(one(cfg("P", Some(25.0), None)).rate(0, 4.0), 1.0);
+        assert_eq!(one(cfg("P", Some(100.0), None)).rate(0, 4.0), f64::INFINITY);
+        // CAPACITY 3 is 3 processors' worth, never more than those online (2).
+        assert_eq!(one(cfg("P", None, Some(3.0))).rate(0, 4.0), 3.0);
+        assert_eq!(one(cfg("P", None, Some(3.0))).rate(0, 2.0), 2.0);
+        // LIMITHARD follows the online processors: 25 % of 8 = 2.
+        assert_eq!(one(cfg("P", Some(25.0), None)).rate(0, 8.0), 2.0);
+        assert_eq!(limit_pct(1.5), 150.0);
+        assert_eq!(limit_pct(f64::INFINITY), -1.0);
+    }
+
+    #[test]
+    fn a_debt_holds_the_pool_until_it_is_repaid_at_the_limit() {
+        // 1 processor's limit. At 1 ms the credit has grown to 1 ms (bucket 2 slices x 1 ms x
+        // 1 processor = 2 ms, not reached); a 5 ms run leaves -4 ms, repaid at 1 ns per ns by
+        // 1 + 4 = 5 ms.
+        let mut p = one(cfg("P", Some(25.0), None));
+        p.charge(0, 5 * MS, clock(MS));
+        assert_eq!(p.until(0), 5 * MS);
+        assert_eq!(p.list[0].limited_count, 1);
+        // At 3 ms a 1 ms run: -4 + 2 (grown) - 1 = -3 ms, so held until 3 + 3 = 6 ms; the same
+        // limited period (it began at 1 ms and had not ended).
+        p.charge(0, MS, clock(3 * MS));
+        assert_eq!(p.until(0), 6 * MS);
+        assert_eq!(p.list[0].limited_count, 1);
+        // Limited from 1 to 6 ms: 5 ms by 10 ms.
+        assert_eq!(p.list[0].limited_ns(10 * MS), 5 * MS);
+        assert_eq!(p.list[0].used_ns, 6 * MS);
+    }
+
+    #[test]
+    fn the_credit_is_bounded_by_the_bucket() {
+        // Idle for 100 ms, the credit stops at 2 slices x 1 ms x 1 processor = 2 ms: a 3 ms run
+        // then leaves -1 ms, held 1 ms.
+        let mut p = one(cfg("P", Some(25.0), None));
+        p.charge(0, 3 * MS, clock(100 * MS));
+        assert_eq!(p.until(0), 101 * MS);
+        // A 2 ms run after the same idle time leaves no debt: not held, no limited period.
+        let mut q = one(cfg("P", Some(25.0), None));
+        q.charge(0, 2 * MS, clock(100 * MS));
+        assert_eq!(q.until(0), 0);
+        assert_eq!(q.list[0].limited_count, 0);
+        // Below one processor the bucket is still one processor's: CAPACITY 0.5 grows 0.5 ns
+        // per ns up to 2 slices x 1 ms x max(0.5, 1) = 2 ms.
+        let mut h = one(cfg("H", None, Some(0.5)));
+        h.charge(0, 3 * MS, clock(100 * MS));
+        // -1 ms repaid at 0.5 ns per ns: 2 ms.
+        assert_eq!(h.until(0), 102 * MS);
+    }
+
+    #[test]
+    fn a_second_limited_period_is_counted_and_added() {
+        let mut p = one(cfg("P", Some(25.0), None));
+        p.charge(0, 3 * MS, clock(MS)); // credit 1 - 3 = -2: held 1..3 ms
+        assert_eq!(p.until(0), 3 * MS);
+        // At 10 ms the debt is long repaid (credit -2 + 9 = 7, capped at 2), a 4 ms run: -2,
+        // held 10..12 ms: a second period.
+        p.charge(0, 4 * MS, clock(10 * MS));
+        assert_eq!(p.until(0), 12 * MS);
+        assert_eq!(p.list[0].limited_count, 2);
+        // 2 ms + 2 ms limited by 20 ms; by 11 ms, 2 ms + 1 ms.
+        assert_eq!(p.list[0].limited_ns(20 * MS), 4 * MS);
+        assert_eq!(p.list[0].limited_ns(11 * MS), 3 * MS);
+    }
+
+    #[test]
+    fn a_pool_without_a_limit_counts_use_and_never_holds() {
+        let mut p = one(cfg("P", Some(100.0), None));
+        p.charge(0, 50 * MS, clock(MS));
+        assert_eq!(p.until(0), 0);
+        assert_eq!(p.list[0].used_ns, 50 * MS);
+        assert_eq!(p.list[0].limited_count, 0);
+    }
+
+    #[test]
+    fn set_cpupool_charges_the_debt_at_the_old_limit_first() {
+        // Held until 5 ms at 1 processor (debt 4 ms at 1 ms). SET at 2 ms to 50 % (2
+        // processors): the debt is first grown at the old limit (-4 + 1 = -3 ms at 2 ms), then
+        // repaid at 2 ns per ns: 2 + 1.5 = 3.5 ms.
+        let mut p = one(cfg("P", Some(25.0), None));
+        p.charge(0, 5 * MS, clock(MS));
+        p.set("p", Some(50.0), None, clock(2 * MS)).unwrap();
+        assert_eq!(p.until(0), 3 * MS + MS / 2);
+        assert_eq!(p.rate(0, 4.0), 2.0);
+        assert!(p.set("Q", Some(50.0), None, clock(2 * MS)).is_err());
+    }
+
+    #[test]
+    fn define_delete_and_membership_follow_cp() {
+        let mut p = Pools::default();
+        p.define(&cfg("Linux", None, Some(1.0)), 0).unwrap();
+        // Names compare as CP does, in upper case.
+        assert!(p.define(&cfg("LINUX", None, Some(2.0)), 0).is_err());
+        assert_eq!(p.number("linux"), Some(0));
+        p.move_member(NONE, 0);
+        assert!(p.delete("LINUX").is_err(), "a pool with a member");
+        p.move_member(0, NONE);
+        p.delete("LINUX").unwrap();
+        assert_eq!(p.number("LINUX"), None);
+        assert!(p.delete("LINUX").is_err(), "already deleted");
+        // Redefined after the delete: a new slot, the old one kept for user indices.
+        p.define(&cfg("LINUX", None, Some(2.0)), 0).unwrap();
+        assert_eq!(p.number("LINUX"), Some(1));
+        assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn a_binding_pool_shares_its_limit_and_the_others_the_rest() {
+        // 4 processors, users A and B in a pool of CAPACITY 1, C outside; equal weights, no
+        // bound. Without the pool each gets 4/3; the pool's 8/3 is over 1, so A and B get 0.5
+        // each and C what is left, 3.
+        let p = one(cfg("P", None, Some(1.0)));
+        let pool_of = [0, 0, NONE];
+        let w = [1.0; 3];
+        let cap = [4.0; 3];
+        let mut alloc = crate::waterfill::water_fill(4.0, &w, &cap);
+        p.fill(4.0, &pool_of, &mut alloc, &w, &cap);
+        for (a, e) in alloc.iter().zip([0.5, 0.5, 3.0]) {
+            assert!((a - e).abs() < 1e-12, "{alloc:?}");
+        }
+        // Weights divide the pool: 3 : 1 gives 0.75 and 0.25.
+        let w = [3.0, 1.0, 1.0];
+        let mut alloc = crate::waterfill::water_fill(4.0, &w, &cap);
+        p.fill(4.0, &pool_of, &mut alloc, &w, &cap);
+        for (a, e) in alloc.iter().zip([0.75, 0.25, 3.0]) {
+            assert!((a - e).abs() < 1e-12, "{alloc:?}");
+        }
+        // A pool that does not bind changes nothing: C bounded at 0.5, A and B want 0.2 each
+        // in a pool of 1.
+        let cap = [0.2, 0.2, 0.5];
+        let mut alloc = crate::waterfill::water_fill(4.0, &w, &cap);
+        let before = alloc.clone();
+        p.fill(4.0, &pool_of, &mut alloc, &w, &cap);
+        assert_eq!(alloc, before);
+    }
+
+    #[test]
+    fn the_monitor_interval_shows_use_limit_and_limited_time() {
+        // 10 ms interval: 6 ms used, limited from 1 to 6 ms (5 ms = 50 %), one limited period,
+        // the limit 1 processor = 100 %.
+        let mut p = one(cfg("P", Some(25.0), None));
+        p.move_member(NONE, 0);
+        p.charge(0, 5 * MS, clock(MS));
+        p.charge(0, MS, clock(3 * MS));
+        p.sample(0, 10 * MS, 4.0);
+        let i = &p.list[0].intervals[0];
+        assert!((i.cpu_pct - 60.0).abs() < 1e-9, "{i:?}");
+        assert!((i.limited_pct - 50.0).abs() < 1e-9, "{i:?}");
+        assert_eq!((i.limit_pct, i.limited_count, i.members), (100.0, 1, 1));
+        // The next interval counts only what is new: nothing.
+        p.sample(10 * MS, 20 * MS, 4.0);
+        let j = &p.list[0].intervals[1];
+        assert_eq!((j.cpu_pct, j.limited_pct, j.limited_count), (0.0, 0.0, 0));
+        let s = &p.summary(20 * MS, 4.0).unwrap()[0];
+        assert!((s.cpu_pct - 30.0).abs() < 1e-9 && (s.limited_pct - 25.0).abs() < 1e-9);
+        assert_eq!((s.limit_kind, s.limit_value), ("limithard", 25.0));
+        let snap = &p.snapshot(4 * MS, 4.0)[0];
+        assert!(snap.limited && !snap.capacity);
+        assert_eq!((snap.limited_ns, snap.limit_processors), (3 * MS, 1.0));
+    }
+
+    proptest::proptest! {
+        /// Whatever the runs charged, a pool is never limited longer than the time elapsed, and
+        /// over a long enough horizon its members' use is at most its limit x time + the bucket.
+        #[test]
+        fn use_stays_within_the_limit_and_the_bucket(
+            runs in proptest::collection::vec((1u64..5_000_000, 0u64..3_000_000), 1..60),
+            lh in 5.0f64..95.0,
+        ) {
+            let mut p = one(cfg("P", Some(lh), None));
+            let rate = lh / 100.0 * 4.0;
+            let mut now: Time = 0;
+            for (gap, used) in runs {
+                // A member runs only when the pool does not hold it.
+                now = (now + gap).max(p.until(0));
+                p.charge(0, used, clock(now));
+            }
+            let end = now.max(p.until(0));
+            let depth = 2.0 * MS as f64 * rate.max(1.0);
+            let used = p.list[0].used_ns as f64;
+            proptest::prop_assert!(used <= rate * end as f64 + depth + 1.0);
+            proptest::prop_assert!(p.list[0].limited_ns(end) <= end);
+        }
+    }
+}
