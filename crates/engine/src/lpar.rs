@@ -559,3 +559,154 @@ impl LparState {
         &self.pol
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The LPAR's rules against hand-computed values, on a CPC of 4 shared cores whose other
+    //! partition P has the same weight (both entitled to 2 cores) and 4 logical cores.
+    use super::*;
+    use crate::level::UnparkingModels;
+
+    const MS: Time = 1_000_000;
+    const S: Time = 1_000_000_000;
+
+    /// Our LPAR of 4 logical cores; `ours` and `partner` are JSON members added to ours and
+    /// to P's object.
+    fn lpar(ours: &str, partner: &str) -> LparState {
+        let j = format!(
+            r#"{{"shared": 4, "weight": 50 {ours},
+                "lpars": [{{"name": "P", "weight": 50, "logical": 4 {partner}}}]}}"#
+        );
+        let c: CpcCfg = serde_json::from_str(&j).unwrap();
+        let mut sw = crate::level::find("zvm-6.4").unwrap().switches;
+        sw.unparking = UnparkingModels::Vm66063;
+        LparState::new(&c, 4, &Params::default(), &sw).unwrap()
+    }
+
+    const HZ: &str = r#", "polarization": "horizontal""#;
+
+    #[test]
+    fn two_busy_partitions_each_get_their_entitlement() {
+        // Both want all 4 cores: each gets its 2, so our 4 logical cores are powered half the
+        // time each, and 10 ms of work waits 10 ms suspended (10 (1/0.5 - 1)).
+        let mut st = lpar(HZ, r#", "polarization": "horizontal", "busy": 1.0"#);
+        assert_eq!(st.unparked(), 4);
+        for l in 0..4 {
+            assert!((st.avail(l) - 0.5).abs() < 1e-12, "{l}: {}", st.avail(l));
+        }
+        assert_eq!(st.suspend(0, 10 * MS), 10 * MS);
+        // The dispatch interval: 25 ms x 4 shared / 8 active logical cores = 12.5 ms (also the
+        // minimum). 20 ms of run and suspension is one PR/SM dispatch, 7.5 ms carried over;
+        // 5 ms of work (+5 suspended) brings it to 17.5: a second, 5 ms carried over.
+        assert_eq!(st.trun, 12_500_000);
+        assert_eq!(st.dispatches, 1);
+        assert_eq!(st.suspend(0, 5 * MS), 5 * MS);
+        assert_eq!(st.dispatches, 2);
+        assert_eq!(st.run_acc[0], 5 * MS);
+        // Nothing to run, nothing suspended, nothing counted.
+        assert_eq!(st.suspend(1, 0), 0);
+        // A wake is one dispatch more; %LPmgt over 1 s: 3 dispatches x 2 us = 0.0006 %.
+        st.wake();
+        let s = st.summary(S, 0);
+        assert_eq!((s.prsm_dispatches, s.wakes), (3, 1));
+        assert!((s.lpmgt_pct - 0.0006).abs() < 1e-12, "{}", s.lpmgt_pct);
+        assert!((s.dispatch_interval_ms - 12.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn availability_is_the_powered_share_of_what_a_core_asks_for() {
+        // P busy; we want 1 core (2 s at 1 core busy, none suspended) over our 4: each asks
+        // for a quarter of the time, within our entitlement of 2, so PR/SM powers all of it.
+        let mut st = lpar(HZ, r#", "polarization": "horizontal", "busy": 1.0"#);
+        st.park_decision(2 * S, 2 * S, 0);
+        assert!((0..4).all(|l| (st.avail(l) - 1.0).abs() < 1e-12));
+        assert_eq!(st.suspend(0, 10 * MS), 0);
+    }
+
+    #[test]
+    fn an_idle_partner_leaves_us_the_pool_unless_we_are_capped() {
+        // P idle: we get all 4 cores, fully powered, never suspended.
+        let mut st = lpar(HZ, "");
+        assert!((0..4).all(|l| st.avail(l) == 1.0));
+        assert_eq!(st.suspend(2, 10 * MS), 0);
+        // Only our 4 logical cores compete (P is idle): 25 ms x 4 / 4.
+        assert_eq!(st.trun, 25 * MS);
+        assert_eq!(st.summary(S, 0).cap_cores, None);
+        // Initial capping: never above the weight's share, 2 cores, so each of our 4 is
+        // powered at most 2 / 4 of the time.
+        let st = lpar(r#", "polarization": "horizontal", "capped": true"#, "");
+        assert!((0..4).all(|l| (st.avail(l) - 0.5).abs() < 1e-12));
+        assert_eq!(st.summary(S, 0).cap_cores, Some(2.0));
+        // The cap holds whatever the demand: wanting 1 core over the 4 (2 s at 1 core busy),
+        // each is asked for a quarter of the time, which PR/SM would power in full; capped,
+        // still at most 2 / 4.
+        let mut st = lpar(r#", "polarization": "horizontal", "capped": true"#, "");
+        st.park_decision(2 * S, 2 * S, 0);
+        assert!((0..4).all(|l| (st.avail(l) - 0.5).abs() < 1e-12));
+        // An absolute cap of 1 processor: 1 / 4 each.
+        let st = lpar(r#", "polarization": "horizontal", "abscap": 1.0"#, "");
+        assert!((0..4).all(|l| (st.avail(l) - 0.25).abs() < 1e-12));
+    }
+
+    #[test]
+    fn vertical_parking_follows_the_unparking_model() {
+        // Entitled to 2 of our 4 cores (Vh + Vm = 2), P idle: if we wanted every core PR/SM
+        // would give us all 4, an excess of 2, all counted with EXCESSUSE HIGH: 4 cores appear
+        // powered. After 2 s at 0.5 cores busy the need is 0.5 + 1 (hd.headroom) = 1.5.
+        let busy = S; // 0.5 cores over 2 s
+        for (model, want) in [("large", 4), ("medium", 2), ("small", 2)] {
+            let ours = format!(r#", "unparking": "{model}", "excessuse": "high""#);
+            let mut st = lpar(&ours, "");
+            assert_eq!(st.me().vh + st.me().vm, 2, "{model}");
+            assert!(st.tick(2 * S), "the decision is due every hd.t_park (2 s)");
+            assert_eq!(st.park_decision(2 * S, busy, 0), want, "{model}");
+        }
+        // MEDIUM at 2.5 cores busy: need 3.5 of the 4 powered, so 4.
+        let mut st = lpar(r#", "unparking": "medium", "excessuse": "high""#, "");
+        assert_eq!(st.park_decision(2 * S, 5 * S, 0), 4);
+        // Each decision measures its own window: 2.5 cores busy in the first 2 s, 0.5 in the
+        // next (cumulative 5 s, then 6 s of busy time): need 1.5, so MEDIUM parks down to 2.
+        let mut st = lpar(r#", "unparking": "medium", "excessuse": "high""#, "");
+        assert_eq!(st.park_decision(2 * S, 5 * S, 0), 4);
+        assert_eq!(st.park_decision(4 * S, 6 * S, 0), 2);
+        // With EXCESSUSE NONE only the entitlement appears powered: LARGE keeps 2.
+        let mut st = lpar(r#", "unparking": "large", "excessuse": "none""#, "");
+        assert_eq!(st.park_decision(2 * S, busy, 0), 2);
+        // Not due before 2 s.
+        let mut st = lpar(r#", "unparking": "large""#, "");
+        assert!(!st.tick(S));
+    }
+
+    #[test]
+    fn the_unparked_average_integrates_over_time() {
+        // 4 unparked for the first 2 s, then 2 (MEDIUM, need 1.5) for 2 s: 3 on average over 4
+        // s; with Vh + Vm = 2, vertical-lows unparked 2 then 0: 1 on average.
+        let mut st = lpar(r#", "unparking": "medium", "excessuse": "high""#, "");
+        assert_eq!(st.unparked(), 4);
+        st.park_decision(2 * S, S, 0);
+        let s = st.summary(4 * S, 0);
+        assert!((s.unparked_avg - 3.0).abs() < 1e-12, "{}", s.unparked_avg);
+        assert!(
+            (s.unparked_vl_avg - 1.0).abs() < 1e-12,
+            "{}",
+            s.unparked_vl_avg
+        );
+        // The monitor interval over the same 4 s, and the suspended share: 1 s of 4 = 25 %.
+        st.sample(4 * S, S);
+        let i = &st.intervals[0];
+        assert!((i.unparked_avg - 3.0).abs() < 1e-12 && (i.susp_pct - 25.0).abs() < 1e-12);
+        let (_, _, c_lpdisp, un_int, _) = st.monitor_counters(4 * S);
+        assert_eq!(c_lpdisp, 2_000);
+        assert!((un_int - 12.0 * S as f64).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_vertical_level_is_needed_for_vertical_polarization() {
+        let c: CpcCfg = serde_json::from_str(r#"{"shared": 4, "weight": 50}"#).unwrap();
+        let sw = crate::level::find("zvm-6.2").unwrap().switches;
+        let e = LparState::new(&c, 4, &Params::default(), &sw)
+            .err()
+            .unwrap();
+        assert!(e.contains("vertical"), "{e}");
+    }
+}
