@@ -655,8 +655,12 @@ impl Dasd {
         if p.write {
             return MdcLookup::Device(if m.write(key) { p.insert_cost } else { 0 });
         }
-        if !m.read(key, p.blocks, st) {
-            return MdcLookup::Device(p.insert_cost);
+        match m.read(key, p.blocks, st) {
+            crate::mdc::Read::Hit => {}
+            crate::mdc::Read::Inserted => return MdcLookup::Device(p.insert_cost),
+            // Too large for the cache's target (the arbiter may have shrunk it to 0): the
+            // device I/O brings nothing into the cache, so there is no insert to pay.
+            crate::mdc::Read::Uncached => return MdcLookup::Device(0),
         }
         self.ios[u] += 1;
         self.blocks[u] += p.blocks as u64;

@@ -32,6 +32,15 @@ use crate::storage::RealStorage;
 use serde::Serialize;
 use std::collections::HashMap;
 
+/// What a read found: the unit cached (a hit), or missed and inserted, or missed and not
+/// cached (larger than the cache's target).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Read {
+    Hit,
+    Inserted,
+    Uncached,
+}
+
 pub struct Mdc {
     /// Frames the cache may hold now (the arbiter's target, 4 KB) and at most.
     pub cap_frames: u64,
@@ -98,17 +107,20 @@ impl Mdc {
         }
     }
 
-    /// A read of unit `key` (`frames` frames): true on a hit. A miss inserts the unit (the
-    /// device I/O brings it in).
+    /// A read of unit `key` (`frames` frames). A miss inserts the unit (the device I/O brings
+    /// it in) unless it is larger than the cache's target, which may be 0 (`Read::Uncached`).
     /// With `st` (the paging model's real storage) the cache's frames are taken from it.
-    pub fn read(&mut self, key: u64, frames: u32, st: Option<&mut RealStorage>) -> bool {
+    pub fn read(&mut self, key: u64, frames: u32, st: Option<&mut RealStorage>) -> Read {
         self.reads += 1;
         if self.map.contains_key(&key) {
             self.hits += 1;
-            return true;
+            return Read::Hit;
         }
-        self.insert(key, frames, st);
-        false
+        if self.insert(key, frames, st) {
+            Read::Inserted
+        } else {
+            Read::Uncached
+        }
     }
 
     /// A write of unit `key`: a cached copy is refreshed (write-through). True if cached.
@@ -118,9 +130,10 @@ impl Mdc {
         c
     }
 
-    fn insert(&mut self, key: u64, frames: u32, mut st: Option<&mut RealStorage>) {
+    /// Insert unit `key`, stealing units at random to make room; false if it cannot fit.
+    fn insert(&mut self, key: u64, frames: u32, mut st: Option<&mut RealStorage>) -> bool {
         if frames as u64 > self.cap_frames {
-            return;
+            return false;
         }
         while self.used_frames + frames as u64 > self.cap_frames {
             let i = self.rng.below(self.keys.len() as u64) as usize;
@@ -137,6 +150,7 @@ impl Mdc {
         self.used_frames += frames as u64;
         self.used_below += below as u64;
         self.inserts += 1;
+        true
     }
 
     /// One arbiter pass over `dt_s` seconds: `faults` is the paging model's page-in count so
@@ -275,12 +289,13 @@ mod tests {
     fn writes_refresh_only_cached_units() {
         let mut m = Mdc::new(16, Rng::stream(1, 1));
         assert!(!m.write(5));
-        assert!(!m.read(5, 8, None));
+        assert_eq!(m.read(5, 8, None), Read::Inserted);
         assert!(m.write(5));
-        assert!(m.read(5, 8, None));
+        assert_eq!(m.read(5, 8, None), Read::Hit);
         // A unit larger than the cache is never cached.
-        assert!(!m.read(6, 32, None));
-        assert!(!m.read(6, 32, None));
+        assert_eq!(m.read(6, 32, None), Read::Uncached);
+        assert_eq!(m.read(6, 32, None), Read::Uncached);
+        assert_eq!(m.inserts, 1);
         assert_eq!(m.write_updates, 1);
     }
 
