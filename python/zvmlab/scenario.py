@@ -731,6 +731,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
     level, smt, machine, drawers = sysv["level"], sysv["smt"], sysv["machine"], sysv["drawers"]
     _check_machine(machine or DEFAULT_MACHINE, sysv["processors"], smt, drawers, params, storage, file=file, ln=ln)
     mdc = _mdc(d.table("mdc"), guests, file=file, ln=ln)
+    _check_mdc_fits(storage, mdc, guests, file=file, ln=ln)
     hyperpav = _cu(d.table("cu"), storage, guests, file=file, ln=ln)
     channels = _channels(d.doc.get("chpid", []), d.table("cu"), storage, guests, level, "cpc" in d.doc, file=file,
                          lines=lines)
@@ -1475,6 +1476,21 @@ def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError(f"{t['storage']!r} is no storage", file=file, line=ln("mdc", "storage"),
                          field="mdc.storage", fix='e.g. storage = "1G"')
     return {"frames": frames}
+
+
+def _check_mdc_fits(storage: dict | None, mdc: dict | None, guests: list[Guest], *, file, ln) -> None:
+    """The minidisk cache takes its frames from [storage]'s, stealing guest pages when none is free:
+    without paging volumes the guests' pages and the cache must fit together (the engine's rule)."""
+    if storage is None or mdc is None or storage["paging_volumes"]:
+        return
+    need = sum(g.refs["range_pages"] * g.count for g in guests if g.refs is not None)
+    frames = storage["frames"]
+    if need + mdc["frames"] > frames:
+        raise InputError(f"storage-constrained ({need} pages referenced and a minidisk cache of up to "
+                         f"{mdc['frames']} frames, {frames} frames) with no paging volumes", file=file,
+                         line=ln("mdc", "storage"), field="mdc.storage",
+                         fix=(f"a cache of at most {frames - need} frames, " if frames > need else "")
+                         + 'more real storage, or paging_volumes = [{ type = "eckd", size = "2G" }] in [storage]')
 
 
 def _choice(v: Any, options: tuple[str, ...], *, file, line, where: str) -> str:

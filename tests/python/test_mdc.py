@@ -77,6 +77,20 @@ workload = { kind = "dasd-io", volume = "E100", type = "eckd", cpu = "20us", ios
 """
 
 
+def test_a_cache_and_guest_pages_beyond_storage_need_paging_volumes(tmp_path):
+    # Without paging volumes, the guests' 3G of pages and the cache's 64M must fit in real storage
+    # together: the cache steals guest pages for its frames, and a stolen page must go somewhere
+    # (before this was checked, such a scenario ran into a panic in the engine's page-in).
+    base = PAGED.replace("LEVEL", "zvm-6.4").replace("prefill = true\n", "")
+    no_volumes = 'paging_volumes = [{ type = "eckd", size = "4G", count = 8 }]\n'
+    assert_bad_scenario(tmp_path, base, no_volumes, "", "mdc.storage", "minidisk cache of up to 16384 frames")
+    # 3G + 64M fit in 3200M: no paging volume needed.
+    f = tmp_path / "fits.toml"
+    f.write_text(base.replace(no_volumes, "").replace('real = "3G"', 'real = "3200M"').replace('"2s"', '"1s"'))
+    r = run_json("run", f, "--json")
+    assert r["dasd"]["mdc"]["reads"] > 0 and r["storage"]["pages_written"] == 0
+
+
 def test_mdc_frames_below_2g_only_with_elective_use(tmp_path):
     """With a paging model, MDC frames come from real storage: at 6.1 (elective below-2GB use)
     below 2 GB first, at 6.2 above it (FCX178 MDCSTOR <2GB / >2GB)."""

@@ -923,9 +923,17 @@ impl Config {
             .iter()
             .filter_map(|g| g.refs.as_ref().map(|r| r.range() * g.count as u64))
             .sum();
-        if need > st.frames && st.paging_volumes.is_empty() {
+        // The minidisk cache takes its frames from the same storage (mdc.rs), stealing guest
+        // pages when none is free: those pages need a paging volume to go to as well.
+        let mdc = self.mdc.as_ref().map_or(0, |m| m.frames);
+        if need + mdc > st.frames && st.paging_volumes.is_empty() {
+            let cache = if mdc > 0 {
+                format!(" and a minidisk cache of up to {mdc} frames")
+            } else {
+                String::new()
+            };
             return Err(format!(
-                "storage-constrained ({need} pages referenced, {} frames) with no paging volumes",
+                "storage-constrained ({need} pages referenced{cache}, {} frames) with no paging volumes",
                 st.frames
             ));
         }
