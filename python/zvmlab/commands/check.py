@@ -9,7 +9,7 @@ from rich.table import Table
 
 from .. import engine, scenario
 from ..errors import InputError
-from ..output import console, print_json, progress, safe
+from ..output import check_file_target, console, print_json, progress, safe
 
 
 def _run(sc: scenario.Scenario, runner: str) -> dict:
@@ -47,6 +47,8 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
         base.interval_ns = min(base.duration_ns, scenario.parse_duration(interval, where="--interval"))
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
+    if plot_path:
+        check_file_target(plot_path, "--plot")  # before the runs, not after them
     if runner == "cgroup" and levels:
         raise InputError("--level applies to the sim runner only", field="--level", fix="drop --level with --runner cgroup")
     results = []

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from .. import scenario
 from ..errors import InputError
-from ..output import console, print_json, progress, safe
+from ..output import check_file_target, console, print_json, progress, safe
 from ._lab_options import param_option, param_overrides
 from .run import with_params
 
@@ -56,6 +56,8 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
     ns = _core_counts(cores)
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
+    if plot_path:
+        check_file_target(plot_path, "--plot")  # before the runs, not after them
     sc = with_params(scenario.load(file).with_overrides(level=level, duration=duration, machine=machine),
                      param_overrides(param_specs))
     _check_machine(sc, ns)

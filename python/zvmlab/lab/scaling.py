@@ -130,7 +130,9 @@ def plot(result: dict, path: str, title: str = "") -> None:
         _why_bars(axes[2], why_rows, series[0]["smt"])
     fig.suptitle(title or result["scenario"], fontsize=10)
     fig.tight_layout()
-    fig.savefig(path)
+    from ..output import save_figure
+
+    save_figure(fig, path)
     plt.close(fig)
 
 

@@ -1,0 +1,169 @@
+"""Audit 22: hostile input found on a Monday-morning pass over every command. Each case failed
+(an internal error, exit 3, or bad input noticed only after the runs) before its fix."""
+
+import json
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from conftest import SHOWCASE, zvmlab
+
+TINY = """[system]
+processors = 1
+[run]
+duration = "{duration}"
+interval = "{interval}"
+[[guest]]
+userid = "U"
+workload = {{ kind = "transactional", think = "10ms", cpu = "2ms" }}
+"""
+
+
+def _one_message(p, *words):
+    assert p.returncode == 2, (p.returncode, p.stdout, p.stderr)
+    assert "Traceback" not in p.stderr and "internal error" not in p.stderr, p.stderr
+    assert p.stderr.startswith("zvmlab: error: ") and p.stderr.count("\n") == 1, p.stderr
+    for w in words:
+        assert w in p.stderr, (w, p.stderr)
+
+
+def test_out_that_cannot_be_written_is_refused_before_the_run(tmp_path):
+    """`run --out` onto an existing directory (without --force) or where nothing can be made was
+    refused only after the whole simulation (a 300 h run: a minute lost)."""
+    f = tmp_path / "long.toml"
+    f.write_text(TINY.format(duration="3000h", interval="1h"))  # minutes of simulation if it started
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "x").write_text("keep")
+    t0 = time.monotonic()
+    _one_message(zvmlab("run", f, "--out", full), str(full), "not empty", "--force")
+    _one_message(zvmlab("run", f, "--out", "/proc/zvmlab-audit"), "/proc/zvmlab-audit", "cannot create")
+    assert time.monotonic() - t0 < 60, "refused before the run"
+    assert (full / "x").read_text() == "keep"
+
+
+def test_out_onto_the_current_directory_is_refused(tmp_path):
+    """`run --out . --force` tried to rename the working directory: exit 3 (EBUSY)."""
+    f = tmp_path / "s.toml"
+    f.write_text(TINY.format(duration="2s", interval="1s"))
+    (tmp_path / "keep").write_text("x")
+    for out in (".", "..", "/"):
+        p = zvmlab("run", f, "--out", out, "--force", cwd=tmp_path)
+        _one_message(p, "current directory", "--out")
+    assert (tmp_path / "keep").read_text() == "x"
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["keep", "s.toml"]
+
+
+@pytest.mark.parametrize("args", [
+    ["replicate", "--only", "A1", "--no-store", "--json", "/proc/zvmlab-audit.json"],
+    ["replicate", "--only", "A1", "--no-store", "--markdown", "/nonexistent-dir/x.md"],
+    ["scaling", str(SHOWCASE), "--cores", "1,2", "--duration", "1s", "--plot", "/proc/zvmlab-audit.png"],
+    ["check", str(SHOWCASE), "--duration", "2s", "--plot", "/proc/zvmlab-audit.png"],
+])
+def test_output_files_that_cannot_be_written_are_refused_first(args):
+    """replicate --json/--markdown and scaling/check --plot: exit 3 after every run before."""
+    p = zvmlab(*args)
+    _one_message(p, "cannot write", args[-2])
+
+
+def test_plots_are_written_whole(tmp_path):
+    png, svg = tmp_path / "c.png", tmp_path / "s.svg"
+    assert zvmlab("check", SHOWCASE, "--duration", "2s", "--plot", png).returncode == 0
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    assert zvmlab("scaling", SHOWCASE, "--cores", "1,2", "--duration", "1s", "--plot", svg).returncode == 0
+    assert b"<svg" in svg.read_bytes()[:500]
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["c.png", "s.svg"]
+
+
+def test_knee_nan_is_refused():
+    """--knee nan passed click's range check: 'at or above nan' in text, exit 3 with --json."""
+    p = zvmlab("scaling", SHOWCASE, "--cores", "1,2", "--duration", "1s", "--knee", "nan", "--json")
+    _one_message(p, "--knee", "between 0 and 1")
+
+
+def test_sweep_user_is_checked_before_the_runs(tmp_path):
+    """`sweep --user NOPE` made every run and then refused the option."""
+    store = tmp_path / "s.duckdb"
+    p = zvmlab("sweep", SHOWCASE, "-p", "processors=1,2", "--duration", "1s", "-j", "1", "--user", "NOPE",
+               "--store", store)
+    _one_message(p, "--user", "NOPE", "USER0")
+    assert "runs made" not in p.stderr and not store.exists()
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    d = tmp_path_factory.mktemp("store")
+    s = d / "s.duckdb"
+    p = zvmlab("sweep", SHOWCASE, "-p", "processors=1", "--duration", "1s", "-j", "1", "--store", s)
+    assert p.returncode == 0, p.stderr
+    return s
+
+
+@pytest.mark.parametrize("sql, words", [
+    ("", ["empty"]),
+    ("-- a comment", ["empty"]),
+    ("select 2147483647::int + 1", ["bad query", "Overflow"]),
+    ("select * from read_csv('/nonexistent-zvmlab.csv')", ["bad query", "nonexistent-zvmlab"]),
+])
+def test_store_query_errors_are_the_querys(store, sql, words):
+    """An empty query and an overflow were internal errors (exit 3); a file the query reads
+    was reported as a corrupt store."""
+    p = zvmlab("store", "query", "--store", store, "--", sql)
+    _one_message(p, "SQL", *words)
+    assert "corrupt" not in p.stderr
+
+
+def test_store_query_still_answers(store):
+    p = zvmlab("store", "query", "--store", store, "--json", "select count(*) as n from runs")
+    assert p.returncode == 0 and json.loads(p.stdout) == [{"n": 1}]
+
+
+def test_report_on_a_device_says_what_it_is():
+    """`report /dev/null` said 'no such file or directory'."""
+    for cmd in ("report", "twin"):
+        p = zvmlab(cmd, "/dev/null")
+        _one_message(p, "/dev/null", "neither a regular file nor a directory")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ports and signals")
+def test_serve_on_a_port_in_use_or_a_bad_host(tmp_path):
+    """A port in use or an address not of this machine: uvicorn's 'ERROR:' line and exit 3."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        _one_message(zvmlab("serve", tmp_path, "--port", port), "--port", "in use")
+    _one_message(zvmlab("serve", tmp_path, "--host", "no such host!"), "--host")
+    _one_message(zvmlab("serve", tmp_path, "--host", "192.0.2.1", "--port", "0"), "--host", "192.0.2.1")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="ports and signals")
+def test_serve_port_0_prints_the_port_it_listens_on(tmp_path):
+    import urllib.request
+
+    p = subprocess.Popen([sys.executable, "-m", "zvmlab", "serve", str(tmp_path), "--port", "0"],
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        text = ""
+        while not re.search(r"127\.0\.0\.1:\d+/", text):
+            line = p.stderr.readline()
+            assert line, text
+            text += line
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", text).group(1))
+        assert port > 0, text
+        for _ in range(100):
+            try:
+                assert urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).status == 200
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError("no answer on the printed port")
+    finally:
+        p.send_signal(signal.SIGINT)
+        assert p.wait(30) == 130
