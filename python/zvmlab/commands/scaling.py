@@ -53,6 +53,8 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
     if scale_guests and no_scale_count:
         raise InputError("--scale-guests and --no-scale-count contradict each other", field="--scale-guests",
                          fix="give --scale-guests to scale the guests with the cores, nothing to keep them fixed")
+    if not 0.0 < knee < 1.0:  # NaN passes click's range check
+        raise InputError(f"{knee} is not a fraction", field="--knee", fix="give a number between 0 and 1, e.g. --knee 0.9")
     ns = _core_counts(cores)
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
