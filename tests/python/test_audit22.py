@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from conftest import SHOWCASE, zvmlab
+from conftest import ROOT, SHOWCASE, zvmlab
 
 TINY = """[system]
 processors = 1
@@ -167,3 +167,20 @@ def test_serve_port_0_prints_the_port_it_listens_on(tmp_path):
     finally:
         p.send_signal(signal.SIGINT)
         assert p.wait(30) == 130
+
+
+@pytest.mark.parametrize("expr, words", [
+    ("9**9**9", "power"),            # ran for ever (a number with 370 million digits)
+    ("2.0**10000", "power"),         # OverflowError: an internal error
+    ("ceil(1e308 * 10)", "infinity"),  # OverflowError: an internal error
+    ('"x" * 10**9', "repeated"),     # a gigabyte of text
+])
+def test_suite_template_expressions_that_cannot_be_computed(tmp_path, expr, words):
+    text = (ROOT / "scenarios" / "suites" / "smoke.toml").read_text()
+    old = "{{ ceil(cores * 32 * real_factor) }}M"
+    assert old in text
+    f = tmp_path / "suite.toml"
+    f.write_text(text.replace(old, "{{ " + expr + " }}M", 1))
+    p = subprocess.run([sys.executable, "-m", "zvmlab", "suite", str(f), "--base", "zvm-6.3", "--compare", "zvm-6.4",
+                        "--list"], capture_output=True, text=True, timeout=60)
+    _one_message(p, str(f), "family.web.template", "cannot fill in", words)
