@@ -184,3 +184,29 @@ def test_suite_template_expressions_that_cannot_be_computed(tmp_path, expr, word
     p = subprocess.run([sys.executable, "-m", "zvmlab", "suite", str(f), "--base", "zvm-6.3", "--compare", "zvm-6.4",
                         "--list"], capture_output=True, text=True, timeout=60)
     _one_message(p, str(f), "family.web.template", "cannot fill in", words)
+
+
+@pytest.mark.parametrize("args", [
+    ["scaling", "{f}", "--cores", "1,2"],
+    ["scaling", "{f}", "--cores", "1,2", "--smt", "off,smt2"],
+    ["bisect", "{f}", "--base", "zvm-6.3", "--compare", "zvm-6.4", "--metric", "itr"],
+    ["check", "{f}"],
+    ["check", "{f}", "--level", "zvm-6.3", "--level", "zvm-6.4"],
+])
+def test_memory_admission_in_scaling_bisect_and_check(tmp_path, args):
+    """run, validate, sweep and suite refuse a run estimated above the memory limit; scaling,
+    bisect and check ran it (check --interval 1ns on a 2 s run was killed by the OOM killer)."""
+    import os
+
+    f = tmp_path / "s.toml"
+    f.write_text(TINY.format(duration="1h", interval="10ms"))  # 360,000 intervals: about 12 GB estimated
+    env = dict(os.environ, ZVMLAB_MAX_MEMORY="200M")
+    p = subprocess.run([sys.executable, "-m", "zvmlab", *[a.format(f=f) for a in args]], capture_output=True,
+                       text=True, timeout=120, env=env)
+    _one_message(p, str(f), "memory", "run.interval")
+
+
+def test_check_interval_override_is_named_when_it_would_not_fit(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(TINY.format(duration="2s", interval="1s"))
+    _one_message(zvmlab("check", f, "--interval", "1ns"), "--interval", "memory")

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .. import engine, scenario
+from .. import admission, engine, scenario
 from ..errors import InputError
 from ..output import check_file_target, console, print_json, progress, safe
 
@@ -51,6 +51,14 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
         check_file_target(plot_path, "--plot")  # before the runs, not after them
     if runner == "cgroup" and levels:
         raise InputError("--level applies to the sim runner only", field="--level", fix="drop --level with --runner cgroup")
+    for lv in levels or (None,):  # a run that would not fit in memory is refused before the first starts
+        try:
+            admission.admit(base.with_overrides(level=lv) if lv else base)
+        except InputError as e:
+            if interval and e.field == "run.interval":
+                e.field, e.line = "--interval", None
+                e.fix = "use a longer --interval or a shorter --duration; or raise the limit with ZVMLAB_MAX_MEMORY"
+            raise
     results = []
     for lv in levels or (base.level if runner == "sim" else None,):
         sc = base.with_overrides(level=lv) if lv else base

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from .. import scenario
+from .. import admission, scenario
 from ..errors import InputError
 from ..output import check_file_target, console, print_json, progress, safe
 from ._lab_options import param_option, param_overrides
@@ -64,6 +65,10 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
                      param_overrides(param_specs))
     _check_machine(sc, ns)
     modes = _smt_modes(smt_modes, sc, ns)
+    for m in modes or [sc.smt]:  # a run that would not fit in memory is refused before the first starts
+        for n in ns:
+            if modes is None or m == "off" or n <= scenario.MAX_SMT_CORES:
+                admission.admit(sc_lab.scaled(dataclasses.replace(sc, smt=m), n, sc.processors, scale_guests))
     # The scenario's title names its own configuration; the runs are at other core counts.
     heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
                f"{' (guest counts scaled with cores)' if scale_guests else ''}: {safe(sc.title or '')}").rstrip(": ")
