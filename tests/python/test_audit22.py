@@ -210,3 +210,47 @@ def test_check_interval_override_is_named_when_it_would_not_fit(tmp_path):
     f = tmp_path / "s.toml"
     f.write_text(TINY.format(duration="2s", interval="1s"))
     _one_message(zvmlab("check", f, "--interval", "1ns"), "--interval", "memory")
+
+
+def test_store_export_interrupted_leaves_no_temporary_file(store, tmp_path, monkeypatch):
+    """Ctrl-C during `store export` left a hidden .TABLE.parquet.tmp behind."""
+    from zvmlab.lab import store as st_mod
+
+    real = st_mod._x
+
+    def interrupted(con, sql, params=None):
+        real(con, sql, params)  # the file is written ...
+        raise KeyboardInterrupt  # ... and Ctrl-C arrives before it is renamed
+
+    out = tmp_path / "export"
+    with st_mod.Store.open(store, read_only=True) as s:
+        monkeypatch.setattr(st_mod, "_x", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            s.export_parquet(out)
+    assert list(out.iterdir()) == []
+
+
+def test_report_parquet_interrupted_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """Ctrl-C during `report --format parquet` left a hidden .NAME.parquet.tmp behind."""
+    import pyarrow.parquet as pq
+
+    from zvmlab.cli import main
+
+    run = tmp_path / "run"
+    assert zvmlab("run", SHOWCASE, "--duration", "2s", "--out", run).returncode == 0
+    real = pq.write_table
+
+    def interrupted(table, where, *a, **k):
+        real(table, where, *a, **k)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pq, "write_table", interrupted)
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)}
+    try:
+        with pytest.raises(SystemExit) as e:
+            main(["report", str(run), "--format", "parquet", "--out", str(tmp_path / "pq")])
+    finally:
+        for s, h in saved.items():
+            signal.signal(s, h)
+    assert e.value.code == 130
+    assert list((tmp_path / "pq").iterdir()) == []

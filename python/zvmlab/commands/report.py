@@ -45,7 +45,11 @@ def _write_parquet(d: Path, reports) -> None:
                 pq.write_table(f.to_arrow(), tmp)
                 os.replace(tmp, dest)
             except OSError as e:
+                tmp.unlink(missing_ok=True)
                 raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
+            except BaseException:  # Ctrl-C: no half-written file left behind
+                tmp.unlink(missing_ok=True)
+                raise
 
 
 def _specs(fcx: str | None) -> list[Spec]:

@@ -370,9 +370,13 @@ class Store:
             dest = d / f"{t}.parquet"
             tmp = d / f".{t}.parquet.tmp"
             path_sql = str(tmp).replace("'", "''")
-            self._guard(lambda t=t, path_sql=path_sql: _x(
-                self.con, f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{path_sql}' (FORMAT PARQUET)"))
-            tmp.replace(dest)
+            try:
+                self._guard(lambda t=t, path_sql=path_sql: _x(
+                    self.con, f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{path_sql}' (FORMAT PARQUET)"))
+                tmp.replace(dest)
+            except BaseException:  # an error or Ctrl-C: no half-written file left behind
+                tmp.unlink(missing_ok=True)
+                raise
             out.append(dest)
         return out
 
