@@ -254,3 +254,17 @@ def test_report_parquet_interrupted_leaves_no_temporary_file(tmp_path, monkeypat
             signal.signal(s, h)
     assert e.value.code == 130
     assert list((tmp_path / "pq").iterdir()) == []
+
+
+def test_scaling_without_transactions_has_no_nan(tmp_path):
+    """A series whose first run completes no transaction had ITR / CAF = NaN: 'nan' in the table
+    and the sentence, and --json an internal error (NaN is not JSON)."""
+    f = tmp_path / "idle.toml"
+    f.write_text(TINY.format(duration="1s", interval="1s").replace('think = "10ms"', 'think = "1h"'))
+    p = zvmlab("scaling", f, "--cores", "1,2", "--json")
+    assert p.returncode == 0, p.stderr
+    res = json.loads(p.stdout)
+    assert [r["itr_vs_caf"] for r in res["rows"]] == [None, None] and res["knee"]["cores"] is None
+    p = zvmlab("scaling", f, "--cores", "1,2")
+    assert p.returncode == 0 and "nan" not in p.stdout.lower(), p.stdout
+    assert "No ITR at 1 cores" in p.stdout

@@ -140,7 +140,7 @@ def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:
         t.add_column(c, justify="right")
     for r in rows:
         t.add_row(str(r["cores"]), str(r["guests"]), f"{r['etr']:.1f}", f"{r['itr']:.1f}",
-                  f"{r['itr_caf_expected']:.1f}", f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
+                  f"{r['itr_caf_expected']:.1f}", "-" if r["itr_vs_caf"] is None else f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
                   f"{r['avg_processor_busy_pct']:.1f}")
     console.print(t)
 

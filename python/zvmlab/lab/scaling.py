@@ -60,7 +60,8 @@ def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progr
         # the smallest run is its own expectation, exactly (no rounding in n caf(n) / n0 caf(n0))
         r["itr_caf_expected"] = itr0 if n == n0 else itr0 * n * caf(n) / (n0 * caf(n0))
         r["itr_linear"] = itr0 * n / n0
-        r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else math.nan
+        # no expectation without a first ITR (no transactions): null in JSON, not NaN
+        r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else None
     why.explain(rows)
     return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows,
             "knee": why.knee(rows, knee)}
