@@ -268,3 +268,18 @@ def test_scaling_without_transactions_has_no_nan(tmp_path):
     p = zvmlab("scaling", f, "--cores", "1,2")
     assert p.returncode == 0 and "nan" not in p.stdout.lower(), p.stdout
     assert "No ITR at 1 cores" in p.stdout
+
+
+def test_twin_of_an_idle_guest_is_a_valid_scenario(tmp_path):
+    """A guest with no measurable CPU (an idle service machine) became demand = 0, which the
+    scenario loader refuses: twin printed an invalid scenario and --what-if failed."""
+    f = tmp_path / "idle.toml"
+    f.write_text(TINY.format(duration="1s", interval="1s").replace('think = "10ms"', 'think = "1h"'))
+    run = tmp_path / "run"
+    assert zvmlab("run", f, "--out", run).returncode == 0
+    twin = tmp_path / "twin.toml"
+    p = zvmlab("twin", run, "--out", twin)
+    assert p.returncode == 0, p.stderr
+    assert zvmlab("validate", twin).returncode == 0, twin.read_text()
+    p = zvmlab("twin", run, "--what-if", "processors=2", "--json")
+    assert p.returncode == 0, p.stderr
