@@ -283,3 +283,13 @@ def test_twin_of_an_idle_guest_is_a_valid_scenario(tmp_path):
     assert zvmlab("validate", twin).returncode == 0, twin.read_text()
     p = zvmlab("twin", run, "--what-if", "processors=2", "--json")
     assert p.returncode == 0, p.stderr
+
+
+def test_report_out_dash_is_standard_output(tmp_path):
+    """`report --out -` wrote a file named '-' (replicate --json - means standard output)."""
+    run = tmp_path / "run"
+    assert zvmlab("run", SHOWCASE, "--duration", "2s", "--out", run).returncode == 0
+    p = zvmlab("report", run, "--fcx", "FCX144", "--out", "-", cwd=tmp_path)
+    assert p.returncode == 0 and "FCX144" in p.stdout
+    _one_message(zvmlab("report", run, "--format", "parquet", "--out", "-", cwd=tmp_path), "--out", "directory")
+    assert not (tmp_path / "-").exists()
