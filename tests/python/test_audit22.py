@@ -293,3 +293,12 @@ def test_report_out_dash_is_standard_output(tmp_path):
     assert p.returncode == 0 and "FCX144" in p.stdout
     _one_message(zvmlab("report", run, "--format", "parquet", "--out", "-", cwd=tmp_path), "--out", "directory")
     assert not (tmp_path / "-").exists()
+
+
+def test_scale_guests_beyond_the_group_limit_names_the_option(tmp_path):
+    """--scale-guests past 10000 guests in a group was the engine's 'guest U: count must be
+    1..10000 (got 320000) (see `zvmlab validate`)': no file, and validate passes the file."""
+    f = tmp_path / "many.toml"
+    f.write_text(TINY.format(duration="100ms", interval="100ms").replace('userid = "U"', 'userid = "U"\ncount = 5000'))
+    p = zvmlab("scaling", f, "--cores", "1,64", "--scale-guests")
+    _one_message(p, str(f), "--scale-guests", "320000")

@@ -31,6 +31,12 @@ def scaled(sc: scenario.Scenario, cores: int, base_cores: int, scale_count: bool
         guests = []
         for g in sc.guests:
             n = max(1, round(g.count * cores / base_cores))
+            if n > scenario.MAX_COUNT:
+                from ..errors import InputError
+
+                raise InputError(f"at {cores} cores guest {g.userid} would have {n} guests, above the "
+                                 f"{scenario.MAX_COUNT} a group may have", file=sc.path, field="--scale-guests",
+                                 fix="fewer or smaller --cores, or leave out --scale-guests")
             if n > 1 and len(g.userid) + len(str(n - 1)) > 8:
                 from ..errors import InputError
 
