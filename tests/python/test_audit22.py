@@ -302,3 +302,15 @@ def test_scale_guests_beyond_the_group_limit_names_the_option(tmp_path):
     f.write_text(TINY.format(duration="100ms", interval="100ms").replace('userid = "U"', 'userid = "U"\ncount = 5000'))
     p = zvmlab("scaling", f, "--cores", "1,64", "--scale-guests")
     _one_message(p, str(f), "--scale-guests", "320000")
+
+
+def test_api_run_refuses_a_run_that_would_not_fit(monkeypatch):
+    """zvmlab.run (the notebook API) had no memory admission: interval = "1ns" ran until the
+    kernel was killed."""
+    import zvmlab
+    from zvmlab.errors import InputError
+
+    monkeypatch.setenv("ZVMLAB_MAX_MEMORY", "200M")
+    sc = zvmlab.load(SHOWCASE).with_(duration="2s", interval="1us")
+    with pytest.raises(InputError, match="memory"):
+        zvmlab.run(sc)
