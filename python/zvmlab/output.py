@@ -122,7 +122,7 @@ def write_file(path: str | Path, body: str | bytes) -> None:
     dest = Path(path)
     target = _through_link(dest)
     try:
-        st = target.stat()
+        st = dest.stat()  # through links, /proc/self/fd ones too: /dev/stdout on a pipe is the pipe
     except FileNotFoundError:
         st = None
     except OSError as e:
@@ -227,7 +227,7 @@ def check_file_target(path: str | Path, field: str) -> None:
     directory in the way, or a directory that does not exist or takes no new files."""
     dest = _through_link(Path(path))
     try:
-        st = dest.stat()
+        st = Path(path).stat()  # through links, /proc/self/fd ones too (/dev/stdout on a pipe)
     except FileNotFoundError:
         st = None
     except OSError as e:

@@ -314,3 +314,15 @@ def test_api_run_refuses_a_run_that_would_not_fit(monkeypatch):
     sc = zvmlab.load(SHOWCASE).with_(duration="2s", interval="1us")
     with pytest.raises(InputError, match="memory"):
         zvmlab.run(sc)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/dev/stdout")
+def test_out_dev_stdout_on_a_pipe_is_written_into(tmp_path):
+    """README: a FIFO (/dev/stdout) is written into. On a pipe, /dev/stdout -> /proc/self/fd/1 ->
+    'pipe:[N]' (no such path): `report --out /dev/stdout | ...` failed with 'cannot write: No such
+    file or directory'."""
+    run = tmp_path / "run"
+    assert zvmlab("run", SHOWCASE, "--duration", "2s", "--out", run).returncode == 0
+    p = zvmlab("report", run, "--fcx", "FCX144", "--out", "/dev/stdout")  # capture_output: stdout is a pipe
+    assert p.returncode == 0, p.stderr
+    assert "FCX144" in p.stdout
