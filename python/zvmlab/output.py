@@ -52,8 +52,20 @@ def safe(text: object) -> str:
     return escape(plain(text))
 
 
-console = Console(highlight=False, width=_width(sys.stdout))
-err_console = Console(stderr=True, highlight=False, width=_width(sys.stderr))
+class ClosedPipe(Exception):
+    """Standard output's reader is gone (``zvmlab params | head``): the command line exits 0.
+    Not an OSError, which click turns into exit status 1 before the command line sees it."""
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich exits with status 1 here (SystemExit); raise ClosedPipe to the command line instead."""
+        self.quiet = True
+        raise ClosedPipe()
+
+
+console = _Console(highlight=False, width=_width(sys.stdout))
+err_console = _Console(stderr=True, highlight=False, width=_width(sys.stderr))
 
 
 def dumps(obj) -> str:
@@ -62,7 +74,15 @@ def dumps(obj) -> str:
 
 
 def print_json(obj) -> None:
-    sys.stdout.write(dumps(obj))
+    write_stdout(dumps(obj))
+
+
+def write_stdout(text: str) -> None:
+    """Text to standard output; a closed pipe is ClosedPipe (exit 0), not click's exit 1."""
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise ClosedPipe() from None
 
 
 @contextlib.contextmanager
@@ -154,6 +174,8 @@ def _write_into(dest: Path, body: str | bytes) -> None:
     try:
         with open(dest, "wb") as f:
             f.write(body.encode("utf-8") if isinstance(body, str) else body)
+    except BrokenPipeError:
+        raise ClosedPipe() from None  # a reader gone (--out /dev/stdout | head): exit 0
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
 

@@ -326,3 +326,16 @@ def test_out_dev_stdout_on_a_pipe_is_written_into(tmp_path):
     p = zvmlab("report", run, "--fcx", "FCX144", "--out", "/dev/stdout")  # capture_output: stdout is a pipe
     assert p.returncode == 0, p.stderr
     assert "FCX144" in p.stdout
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="pipes")
+@pytest.mark.parametrize("args", [["params"], ["params", "--json"], ["levels", "--matrix"], ["workloads"],
+                                  ["run", str(SHOWCASE), "--duration", "1s"]])
+def test_a_reader_that_is_gone_is_exit_0(args):
+    """README: a closed pipe is exit 0. When the reader had gone before the output was written
+    (`zvmlab params | true`), rich's and click's handlers exited 1."""
+    p = subprocess.Popen([sys.executable, "-m", "zvmlab", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    p.stdout.close()  # the reader is gone before anything is written
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "error" not in err, err

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
-from ..output import check_file_target, check_result_dir, console, dumps, err_console, write_file
+from ..output import check_file_target, check_result_dir, console, dumps, err_console, write_file, write_stdout
 from ._lab_options import param_overrides
 
 
@@ -171,7 +171,7 @@ def _write(results: list[dict], summary: dict, html_dir, md_file, json_file, qui
     if json_file:
         text = dumps({"summary": summary, "rows": results})
         if json_file == "-":
-            click.echo(text, nl=False)
+            write_stdout(text)
             return
         write_file(json_file, text)
 

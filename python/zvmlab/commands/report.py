@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
 from ..errors import InputError
-from ..output import plain_lines, write_file
+from ..output import plain_lines, write_file, write_stdout
 from ..perfkit import REPORTS, find, load, render, response, select
 from ..perfkit.reports import Spec
 
@@ -164,7 +163,7 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     if out:
         write_file(out, body)
     else:
-        sys.stdout.write(body)
+        write_stdout(body)
 
 
 def _why(a, b, la: str, lb: str) -> str:
