@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import engine, scenario, tables
+from . import admission, engine, scenario, tables
 from .errors import InputError
 from .tables import Frame
 
@@ -144,6 +144,7 @@ def run(sc: Scenario | str | Path, seed: int | None = None, level: str | None = 
     if not isinstance(sc, Scenario):
         sc = load(sc)
     eff = sc.loaded.with_overrides(level=level, seed=seed, duration=duration)
+    admission.admit(eff)  # as the command line: a run that would not fit in memory raises InputError first
     summary, mon = engine.simulate(eff.engine_config(), monitor=True)
     for k in ("wall_s", "events_per_s"):
         summary.pop(k, None)  # this machine's speed, not the model's: kept out of the result

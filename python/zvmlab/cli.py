@@ -20,7 +20,7 @@ import click
 
 from . import __version__, completion
 from .errors import InputError
-from .output import plain
+from .output import ClosedPipe, plain
 
 # (module under zvmlab.commands, attribute): the order is the order of `zvmlab --help`.
 COMMANDS = [
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(2 if isinstance(e, click.UsageError) else e.exit_code)
     except KeyboardInterrupt as e:
         _interrupted(e)
-    except BrokenPipeError:
+    except (BrokenPipeError, ClosedPipe):
         _quiet_stdout()
         sys.exit(0)
     except SystemExit:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
@@ -51,8 +52,20 @@ def safe(text: object) -> str:
     return escape(plain(text))
 
 
-console = Console(highlight=False, width=_width(sys.stdout))
-err_console = Console(stderr=True, highlight=False, width=_width(sys.stderr))
+class ClosedPipe(Exception):
+    """Standard output's reader is gone (``zvmlab params | head``): the command line exits 0.
+    Not an OSError, which click turns into exit status 1 before the command line sees it."""
+
+
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        """rich exits with status 1 here (SystemExit); raise ClosedPipe to the command line instead."""
+        self.quiet = True
+        raise ClosedPipe()
+
+
+console = _Console(highlight=False, width=_width(sys.stdout))
+err_console = _Console(stderr=True, highlight=False, width=_width(sys.stderr))
 
 
 def dumps(obj) -> str:
@@ -61,7 +74,15 @@ def dumps(obj) -> str:
 
 
 def print_json(obj) -> None:
-    sys.stdout.write(dumps(obj))
+    write_stdout(dumps(obj))
+
+
+def write_stdout(text: str) -> None:
+    """Text to standard output; a closed pipe is ClosedPipe (exit 0), not click's exit 1."""
+    try:
+        sys.stdout.write(text)
+    except BrokenPipeError:
+        raise ClosedPipe() from None
 
 
 @contextlib.contextmanager
@@ -121,7 +142,7 @@ def write_file(path: str | Path, body: str | bytes) -> None:
     dest = Path(path)
     target = _through_link(dest)
     try:
-        st = target.stat()
+        st = dest.stat()  # through links, /proc/self/fd ones too: /dev/stdout on a pipe is the pipe
     except FileNotFoundError:
         st = None
     except OSError as e:
@@ -153,24 +174,22 @@ def _write_into(dest: Path, body: str | bytes) -> None:
     try:
         with open(dest, "wb") as f:
             f.write(body.encode("utf-8") if isinstance(body, str) else body)
+    except BrokenPipeError:
+        raise ClosedPipe() from None  # a reader gone (--out /dev/stdout | head): exit 0
     except OSError as e:
         raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
 
 
 @contextlib.contextmanager
-def result_dir(path: str | Path, force: bool = False) -> Iterator[Path]:
+def result_dir(path: str | Path, force: bool = False, field: str = "--out") -> Iterator[Path]:
     """Write a result directory atomically: into a temporary sibling, renamed into place at the end.
 
     On any error or catchable signal (Ctrl-C, SIGTERM) the temporary directory is removed, so no
     half-written result is left behind. A symlink to a directory is written through; the new
     directory gets 0777 less the umask.
     """
+    check_result_dir(path, force, field)
     dest = _through_link(Path(path))
-    if dest.exists() and not dest.is_dir():
-        raise InputError("exists and is not a directory", file=str(path), fix="choose another --out path")
-    if dest.exists() and any(dest.iterdir()) and not force:
-        raise InputError("already exists and is not empty", file=str(path),
-                         fix="choose another --out directory or add --force to replace it")
     parent = dest.absolute().parent
     try:
         parent.mkdir(parents=True, exist_ok=True)
@@ -181,15 +200,82 @@ def result_dir(path: str | Path, force: bool = False) -> Iterator[Path]:
     try:
         os.chmod(tmp, 0o777 & ~umask())
         yield tmp
-        if dest.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=parent))
-            os.rename(dest, old / "x")
-            os.rename(tmp, dest)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, dest)
+        try:
+            if dest.exists():
+                old = Path(tempfile.mkdtemp(prefix=f".{dest.name}.old.", dir=parent))
+                os.rename(dest, old / "x")
+                os.rename(tmp, dest)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                os.rename(tmp, dest)
+        except OSError as e:  # e.g. a mount point: it cannot be renamed
+            raise InputError(f"cannot put the result in place: {e.strerror}", file=str(path),
+                             fix="name a new directory, e.g. --out runs/NAME") from None
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     finally:
         _TEMPORARIES.discard(tmp)
+
+
+def check_result_dir(path: str | Path, force: bool = False, field: str = "--out") -> None:
+    """Refuse, before any work starts, a result directory that :func:`result_dir` could not write:
+    a file in the way, a non-empty directory without ``force``, the current directory or one
+    above it (they cannot be replaced), or a place where no directory can be made."""
+    dest = _through_link(Path(path))
+    if dest.exists() and not dest.is_dir():
+        raise InputError("exists and is not a directory", file=str(path), fix=f"choose another {field} path")
+    if dest.exists() and any(dest.iterdir()) and not force:
+        raise InputError("already exists and is not empty", file=str(path),
+                         fix=f"choose another {field} directory or add --force to replace it")
+    here, d = Path.cwd().resolve(), dest.resolve()
+    if d == here or d in here.parents:
+        raise InputError("is the current directory or one above it: it cannot be replaced", file=str(path),
+                         fix=f"name a new or empty subdirectory, e.g. {field} runs/NAME")
+    anc = d.parent
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    try:
+        if not anc.is_dir():
+            raise NotADirectoryError(errno.ENOTDIR, "a file is in the way")
+        os.rmdir(tempfile.mkdtemp(prefix=".zvmlab-probe.", dir=anc))  # can a directory be made there?
+    except OSError as e:
+        raise InputError(f"cannot create the output directory: {e.strerror}", file=str(path),
+                         fix=f"choose another {field} path") from None
+
+
+def check_file_target(path: str | Path, field: str) -> None:
+    """Refuse, before any work starts, an output file :func:`write_file` could not write: a
+    directory in the way, or a directory that does not exist or takes no new files."""
+    dest = _through_link(Path(path))
+    try:
+        st = Path(path).stat()  # through links, /proc/self/fd ones too (/dev/stdout on a pipe)
+    except FileNotFoundError:
+        st = None
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(path), field=field) from None
+    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+        return
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        raise InputError("exists and is not a regular file", file=str(path), field=field,
+                         fix="name a file to write")
+    parent = dest.absolute().parent
+    try:
+        if not parent.is_dir():
+            raise FileNotFoundError(errno.ENOENT, "its directory does not exist")
+        fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", dir=parent)  # can a file be made there?
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(path), field=field,
+                         fix="name a file in an existing, writable directory") from None
+
+
+def save_figure(fig, path: str | Path) -> None:
+    """Write a matplotlib figure (its format from the suffix: .png or .svg) with :func:`write_file`:
+    never half a file, and a path that cannot be written is one message."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format=Path(path).suffix.lower().lstrip(".") or "png")
+    write_file(path, buf.getvalue())

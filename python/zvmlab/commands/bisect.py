@@ -7,7 +7,7 @@ import math
 import click
 from rich.table import Table
 
-from .. import engine, scenario
+from .. import admission, engine, scenario
 from ..errors import InputError
 from ..output import console, print_json, progress
 
@@ -49,6 +49,8 @@ def bisect(file: str, base_level: str, compare_level: str, metric: str, seed: in
     """
     sc = scenario.load(file).with_overrides(seed=seed, duration=duration, level=base_level, level_field="--base")
     sc_c = sc.with_overrides(level=compare_level, level_field="--compare")
+    for s in (sc, sc_c):  # a run that would not fit in memory is refused before the first starts
+        admission.admit(s)
     sw_b, sw_c = engine.switches(sc.level), engine.switches(sc_c.level)
     diff = [k for k in sw_b if sw_b[k] != sw_c.get(k)]
     runs = 2 + 2 * len(diff) + max(0, len(diff) - 1)

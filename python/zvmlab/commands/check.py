@@ -7,9 +7,9 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .. import engine, scenario
+from .. import admission, engine, scenario
 from ..errors import InputError
-from ..output import console, print_json, progress, safe
+from ..output import check_file_target, console, print_json, progress, safe
 
 
 def _run(sc: scenario.Scenario, runner: str) -> dict:
@@ -47,8 +47,18 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
         base.interval_ns = min(base.duration_ns, scenario.parse_duration(interval, where="--interval"))
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
+    if plot_path:
+        check_file_target(plot_path, "--plot")  # before the runs, not after them
     if runner == "cgroup" and levels:
         raise InputError("--level applies to the sim runner only", field="--level", fix="drop --level with --runner cgroup")
+    for lv in levels or (None,):  # a run that would not fit in memory is refused before the first starts
+        try:
+            admission.admit(base.with_overrides(level=lv) if lv else base)
+        except InputError as e:
+            if interval and e.field == "run.interval":
+                e.field, e.line = "--interval", None
+                e.fix = "use a longer --interval or a shorter --duration; or raise the limit with ZVMLAB_MAX_MEMORY"
+            raise
     results = []
     for lv in levels or (base.level if runner == "sim" else None,):
         sc = base.with_overrides(level=lv) if lv else base

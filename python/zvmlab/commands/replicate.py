@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import InputError
-from ..output import console, dumps, err_console
+from ..output import check_file_target, check_result_dir, console, dumps, err_console, write_file, write_stdout
 from ._lab_options import param_overrides
 
 
@@ -70,6 +70,12 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     if no_store and (store_path or robustness or executor_spec):
         raise InputError("--no-store runs locally without a store", field="--no-store",
                          fix="leave out --store, --executor and --robustness, or --no-store")
+    # Outputs that cannot be written are refused before the first run, not after the last.
+    for path, field in ((md_file, "--markdown"), (json_file if json_file != "-" else None, "--json")):
+        if path:
+            check_file_target(path, field)
+    if html_dir:
+        check_result_dir(html_dir, force=True, field="--html")
     show = json_file != "-"
     with _lab(executor_spec, jobs, None if no_store else store_path or "") as (executor, store):
         with progress("replicate", show) as update:
@@ -159,19 +165,15 @@ def _write(results: list[dict], summary: dict, html_dir, md_file, json_file, qui
         page = replicate_html.write(results, html_dir, summary)
         err_console.print(f"HTML report: {escape(str(page))}")
     if md_file:
-        tmp = Path(md_file).with_name(f".{Path(md_file).name}.tmp")
-        tmp.write_text(markdown(results))
-        tmp.replace(md_file)
+        write_file(md_file, markdown(results))
         if not quiet:
             err_console.print(f"Markdown written to {escape(str(md_file))}")
     if json_file:
         text = dumps({"summary": summary, "rows": results})
         if json_file == "-":
-            click.echo(text, nl=False)
+            write_stdout(text)
             return
-        tmp = Path(json_file).with_name(f".{Path(json_file).name}.tmp")
-        tmp.write_text(text)
-        tmp.replace(json_file)
+        write_file(json_file, text)
 
 
 def _sides(d: dict | None, key_b: str = "base", key_c: str = "compare") -> str:

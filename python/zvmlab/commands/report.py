@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
 
 from ..errors import InputError
-from ..output import plain_lines, write_file
+from ..output import plain_lines, write_file, write_stdout
 from ..perfkit import REPORTS, find, load, render, response, select
 from ..perfkit.reports import Spec
 
@@ -45,7 +44,11 @@ def _write_parquet(d: Path, reports) -> None:
                 pq.write_table(f.to_arrow(), tmp)
                 os.replace(tmp, dest)
             except OSError as e:
+                tmp.unlink(missing_ok=True)
                 raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
+            except BaseException:  # Ctrl-C: no half-written file left behind
+                tmp.unlink(missing_ok=True)
+                raise
 
 
 def _specs(fcx: str | None) -> list[Spec]:
@@ -93,8 +96,8 @@ def _noted(r, src):
                    "table of the reports as FCXnnn-NAME-TABLE.parquet in the --out directory).")
 @click.option("--vs", "other", type=click.Path(), metavar="OTHER",
               help="A second run directory or monitor file: each cell for PATH (A), OTHER (B) and B-A.")
-@click.option("--out", "out", type=click.Path(), help="Write to this file instead of standard output (a directory "
-              "for --format parquet).")
+@click.option("--out", "out", type=click.Path(), help="Write to this file instead of standard output ('-': standard "
+              "output; a directory for --format parquet).")
 @click.option("--strict", is_flag=True,
               help="Fail (exit 2) when the data has figures outside physical bounds (a processor above 100 % "
                    "busy, a user above its virtual CPUs, time running backwards, two systems or levels in one "
@@ -111,7 +114,9 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     if fmt == "csv" and len(specs) != 1:
         raise InputError("CSV holds one report", field="--fcx",
                          fix="choose one with --fcx, e.g. --fcx FCX144 (or use --format json for all)")
-    if fmt == "parquet" and not out:
+    if out == "-" and fmt != "parquet":
+        out = None  # '-' is standard output, as replicate --json - is
+    if fmt == "parquet" and (not out or out == "-"):
         raise InputError("Parquet is written to a directory", field="--out",
                          fix="name one: --format parquet --out DIR")
     a = select(load(path), frm, to)
@@ -158,7 +163,7 @@ def report(path: str, fcx: str | None, fmt: str, other: str | None, out: str | N
     if out:
         write_file(out, body)
     else:
-        sys.stdout.write(body)
+        write_stdout(body)
 
 
 def _why(a, b, la: str, lb: str) -> str:

@@ -13,7 +13,7 @@ from rich.table import Table
 from .. import admission, engine, scenario, tables
 from ..lab import scaling_why
 from ..errors import InputError
-from ..output import console, dumps, print_json, progress, result_dir, safe
+from ..output import check_result_dir, console, dumps, print_json, progress, result_dir, safe
 from ._lab_options import param_option, param_overrides
 
 # Keys that measure the machine running zvmlab, not the simulated system: kept out of the
@@ -301,6 +301,8 @@ def run(file: str, level: str | None, seed: int | None, duration: str | None, ou
     """Simulate scenario FILE and report ETR, ITR, T/V and CPU per user and interval."""
     mon: list = []
     params = param_overrides(param_specs)
+    if out:
+        check_result_dir(out, force)  # before the run: an --out that cannot be written wastes no run
     sc, summary = run_scenario(file, level, seed, duration, monitor=mon if out else None, max_memory=max_memory,
                                params=params)
     if out:

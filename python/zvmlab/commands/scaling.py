@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import click
 from rich.table import Table
 
-from .. import scenario
+from .. import admission, scenario
 from ..errors import InputError
-from ..output import console, print_json, progress, safe
+from ..output import check_file_target, console, print_json, progress, safe
 from ._lab_options import param_option, param_overrides
 from .run import with_params
 
@@ -53,13 +54,21 @@ def scaling(file: str, cores: str, level: str | None, machine: str | None, durat
     if scale_guests and no_scale_count:
         raise InputError("--scale-guests and --no-scale-count contradict each other", field="--scale-guests",
                          fix="give --scale-guests to scale the guests with the cores, nothing to keep them fixed")
+    if not 0.0 < knee < 1.0:  # NaN passes click's range check
+        raise InputError(f"{knee} is not a fraction", field="--knee", fix="give a number between 0 and 1, e.g. --knee 0.9")
     ns = _core_counts(cores)
     if plot_path and Path(plot_path).suffix.lower() not in (".png", ".svg"):
         raise InputError("unknown plot format", field="--plot", fix="name a .png or .svg file")
+    if plot_path:
+        check_file_target(plot_path, "--plot")  # before the runs, not after them
     sc = with_params(scenario.load(file).with_overrides(level=level, duration=duration, machine=machine),
                      param_overrides(param_specs))
     _check_machine(sc, ns)
     modes = _smt_modes(smt_modes, sc, ns)
+    for m in modes or [sc.smt]:  # a run that would not fit in memory is refused before the first starts
+        for n in ns:
+            if modes is None or m == "off" or n <= scenario.MAX_SMT_CORES:
+                admission.admit(sc_lab.scaled(dataclasses.replace(sc, smt=m), n, sc.processors, scale_guests))
     # The scenario's title names its own configuration; the runs are at other core counts.
     heading = (f"Scaling {Path(file).name} at {','.join(map(str, ns))} cores"
                f"{' (guest counts scaled with cores)' if scale_guests else ''}: {safe(sc.title or '')}").rstrip(": ")
@@ -131,7 +140,7 @@ def _table(heading: str, sc, rows: list[dict], suffix: str) -> None:
         t.add_column(c, justify="right")
     for r in rows:
         t.add_row(str(r["cores"]), str(r["guests"]), f"{r['etr']:.1f}", f"{r['itr']:.1f}",
-                  f"{r['itr_caf_expected']:.1f}", f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
+                  f"{r['itr_caf_expected']:.1f}", "-" if r["itr_vs_caf"] is None else f"{r['itr_vs_caf']:.3f}", f"{r['tv_ratio']:.3f}",
                   f"{r['avg_processor_busy_pct']:.1f}")
     console.print(t)
 

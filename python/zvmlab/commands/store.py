@@ -5,7 +5,7 @@ from __future__ import annotations
 import click
 from rich.table import Table
 
-from ..output import console, err_console, print_json, safe
+from ..output import console, err_console, print_json, safe, write_stdout
 
 _STORE = click.option("--store", "store_path", type=click.Path(dir_okay=False), default="runs/store.duckdb",
                       show_default=True, help="The results store.")
@@ -69,7 +69,7 @@ def query(sql: str, store_path: str, as_json: bool, as_csv: bool) -> None:
     if as_json:
         print_json(_records(df))
     elif as_csv:
-        click.echo(df.to_csv(index=False), nl=False)
+        write_stdout(df.to_csv(index=False))
     else:
         console.print(_table(df))
 

@@ -40,7 +40,13 @@ def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | Non
     from ..lab import sweep as sw
     from ..lab.store import Store
 
-    sw.plan(file, list(params), repeat, level, seed, duration)  # every point is checked before the executor starts
+    # every point is checked before the executor starts, and so is --user
+    _, _, specs = sw.plan(file, list(params), repeat, level, seed, duration)
+    if users:
+        from .. import scenario
+
+        texts = {(s.text, s.name) for s in specs}
+        _check_users(users, sorted({u for t in texts for u in scenario.loads(*t).userids()}))
     executor = ex.make(executor_spec, jobs)
     t0 = time.perf_counter()
     try:
@@ -84,14 +90,19 @@ def sweep(file: str, params: tuple[str, ...], level: str | None, seed: int | Non
 
 def guest_columns(points: list[dict], wanted: tuple[str, ...], n: int = 3) -> list[str]:
     """The guests whose CPU the table shows: those asked for, else the ``n`` busiest at the first point."""
-    from ..errors import InputError
-
     have = sorted({u for p in points for u in p.get("cpu_pct", {})})
     if wanted:
-        bad = [u for u in wanted if u.upper() not in have]
-        if bad:
-            raise InputError(f"the scenario has no guest {bad[0]!r}", field="--user",
-                             fix=f"guests: {', '.join(have[:20])}{' ...' if len(have) > 20 else ''}")
+        _check_users(wanted, have)
         return [u.upper() for u in wanted]
     first = points[0].get("cpu_pct", {}) if points else {}
     return sorted(first, key=lambda u: (-first[u], u))[:n]
+
+
+def _check_users(wanted: tuple[str, ...], have: list[str]) -> None:
+    """--user names guests the scenario has."""
+    from ..errors import InputError
+
+    bad = [u for u in wanted if u.upper() not in have]
+    if bad:
+        raise InputError(f"the scenario has no guest {bad[0]!r}", field="--user",
+                         fix=f"guests: {', '.join(have[:20])}{' ...' if len(have) > 20 else ''}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
@@ -11,7 +10,7 @@ from rich.table import Table
 from .. import engine, scenario
 from ..errors import InputError
 from ..monitor import twin as T
-from ..output import console, print_json
+from ..output import console, print_json, write_file, write_stdout
 from ..perfkit import load
 
 
@@ -68,13 +67,10 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
     tw = T.build(src.data, src.m, Path(src.path).name)
     what = T.apply(tw, list(edits)) if edits else None
     if out:
-        try:
-            Path(out).write_text(tw.toml())
-        except OSError as e:
-            raise InputError(f"cannot write: {e.strerror}", file=out) from None
+        write_file(out, tw.toml())  # atomic: never half a scenario
     if not edits:
         if not out:
-            sys.stdout.write(tw.toml())
+            write_stdout(tw.toml())
         return
     base = _figures(_run(tw, src.path))
     alt = _figures(_run(what, src.path))

@@ -153,5 +153,7 @@ def plot(sc: Scenario, comparisons: list[Comparison], path: str) -> None:
     axes[0][-1].legend(fontsize=8, loc="best")
     fig.suptitle(sc.title or sc.path, fontsize=11)
     fig.tight_layout()
-    fig.savefig(path)
+    from ..output import save_figure
+
+    save_figure(fig, path)
     plt.close(fig)

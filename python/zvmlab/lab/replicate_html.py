@@ -279,6 +279,6 @@ def write(results: list[dict], out_dir: str | Path, summary: dict | None = None)
             f"<th>Published base</th><th>Published comp.</th><th>Simulated base</th><th>Simulated comp.</th>"
             f"<th>Seeds' range</th><th>Tol.</th><th class=l>Verdict</th></tr>{''.join(rows_html)}</table>"
             f"{''.join(charts)}</body></html>")
-    with result_dir(out_dir, force=True) as d:
+    with result_dir(out_dir, force=True, field="--html") as d:
         (d / "index.html").write_text(page)
     return Path(out_dir) / "index.html"

@@ -31,6 +31,12 @@ def scaled(sc: scenario.Scenario, cores: int, base_cores: int, scale_count: bool
         guests = []
         for g in sc.guests:
             n = max(1, round(g.count * cores / base_cores))
+            if n > scenario.MAX_COUNT:
+                from ..errors import InputError
+
+                raise InputError(f"at {cores} cores guest {g.userid} would have {n} guests, above the "
+                                 f"{scenario.MAX_COUNT} a group may have", file=sc.path, field="--scale-guests",
+                                 fix="fewer or smaller --cores, or leave out --scale-guests")
             if n > 1 and len(g.userid) + len(str(n - 1)) > 8:
                 from ..errors import InputError
 
@@ -60,7 +66,8 @@ def run(sc: scenario.Scenario, cores: list[int], scale_count: bool = True, progr
         # the smallest run is its own expectation, exactly (no rounding in n caf(n) / n0 caf(n0))
         r["itr_caf_expected"] = itr0 if n == n0 else itr0 * n * caf(n) / (n0 * caf(n0))
         r["itr_linear"] = itr0 * n / n0
-        r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else math.nan
+        # no expectation without a first ITR (no transactions): null in JSON, not NaN
+        r["itr_vs_caf"] = r["itr"] / r["itr_caf_expected"] if r["itr_caf_expected"] else None
     why.explain(rows)
     return {"scenario": sc.path, "level": sc.level, "scale_count": scale_count, "rows": rows,
             "knee": why.knee(rows, knee)}
@@ -130,7 +137,9 @@ def plot(result: dict, path: str, title: str = "") -> None:
         _why_bars(axes[2], why_rows, series[0]["smt"])
     fig.suptitle(title or result["scenario"], fontsize=10)
     fig.tight_layout()
-    fig.savefig(path)
+    from ..output import save_figure
+
+    save_figure(fig, path)
     plt.close(fig)
 
 

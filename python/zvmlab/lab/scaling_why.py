@@ -90,7 +90,7 @@ def knee(rows: list[dict[str, Any]], threshold: float = KNEE) -> dict[str, Any]:
     """Where the series stops scaling (the first run whose ITR falls below ``threshold`` of the
     CAF expectation, else none) and why: the growth of processor time per transaction from the
     first run to that run (or to the last), its parts ranked."""
-    at = next((r for r in rows[1:] if r["itr_vs_caf"] < threshold), None)
+    at = next((r for r in rows[1:] if r["itr_vs_caf"] is not None and r["itr_vs_caf"] < threshold), None)
     target = at or rows[-1]
     out: dict[str, Any] = {"threshold": threshold, "cores": at["cores"] if at else None,
                            "itr_vs_caf": target["itr_vs_caf"], "from_cores": rows[0]["cores"],
@@ -115,7 +115,10 @@ def explain(rows: list[dict[str, Any]]) -> None:
 
 def sentence(k: dict[str, Any]) -> str:
     """The knee in words: where, and the main causes of the growth in CPU per transaction."""
-    if k["cores"] is not None:
+    if k["itr_vs_caf"] is None:
+        where = (f"No ITR at {k['from_cores']} cores to form the CAF expectation from (no transactions "
+                 "completed there).")
+    elif k["cores"] is not None:
         where = (f"Stops scaling at {k['cores']} cores: ITR is {k['itr_vs_caf']:.3f} of the CAF expectation "
                  f"(below {k['threshold']:.2f} for the first time).")
     else:

@@ -288,13 +288,20 @@ class Store:
         """Run SQL; returns a pandas DataFrame."""
         import duckdb
 
+        fix = f"tables: {', '.join(TABLES)}; `zvmlab store schema` shows their columns"
         try:
-            return self.con.execute(sql, params or []).df()
-        except (duckdb.ParserException, duckdb.BinderException, duckdb.CatalogException,
-                duckdb.InvalidInputException, duckdb.ConversionException) as e:
-            raise InputError(f"bad query: {str(e).splitlines()[0]}", field="SQL",
-                             fix=f"tables: {', '.join(TABLES)}; `zvmlab store schema` shows their columns") from None
+            res = self.con.execute(sql, params or [])
+            if res is None:  # nothing to run: an empty text or only a comment
+                raise InputError("the query is empty", field="SQL", fix=fix)
+            return res.df()
+        except (duckdb.ProgrammingError, duckdb.DataError, duckdb.NotSupportedError, duckdb.IntegrityError,
+                duckdb.PermissionException, duckdb.DependencyException, duckdb.SequenceException) as e:
+            # the query's own fault: a syntax error, an unknown name, an overflow, a read-only statement
+            raise InputError(f"bad query: {str(e).splitlines()[0]}", field="SQL", fix=fix) from None
         except (duckdb.IOException, duckdb.SerializationException) as e:
+            if isinstance(e, duckdb.IOException) and str(self.path.name) not in str(e):
+                # a file the query itself reads (read_csv('...')), not the store
+                raise InputError(f"bad query: {str(e).splitlines()[0]}", field="SQL", fix=fix) from None
             raise _bad_store(self.path, e) from None
 
     def metrics(self, keys: Iterable[str]) -> dict[str, dict]:
@@ -363,9 +370,13 @@ class Store:
             dest = d / f"{t}.parquet"
             tmp = d / f".{t}.parquet.tmp"
             path_sql = str(tmp).replace("'", "''")
-            self._guard(lambda t=t, path_sql=path_sql: _x(
-                self.con, f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{path_sql}' (FORMAT PARQUET)"))
-            tmp.replace(dest)
+            try:
+                self._guard(lambda t=t, path_sql=path_sql: _x(
+                    self.con, f"COPY (SELECT * FROM {t} ORDER BY ALL) TO '{path_sql}' (FORMAT PARQUET)"))
+                tmp.replace(dest)
+            except BaseException:  # an error or Ctrl-C: no half-written file left behind
+                tmp.unlink(missing_ok=True)
+                raise
             out.append(dest)
         return out
 

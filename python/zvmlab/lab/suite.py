@@ -79,8 +79,24 @@ class Suite:
 # Expressions in templates
 # --------------------------------------------------------------------------------------------
 
-_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
-           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow}
+def _pow(a: Any, b: Any) -> Any:
+    """``a ** b``, refused when the result would be beyond any count or size (9**9**9 took for ever)."""
+    if (isinstance(a, (int, float)) and isinstance(b, (int, float)) and abs(a) > 1 and b > 0
+            and b * math.log2(abs(a)) > 1024):
+        raise ValueError("a power beyond 2**1024")
+    return operator.pow(a, b)
+
+
+def _mul(a: Any, b: Any) -> Any:
+    """``a * b``, refused for a text repeated more than 10000 times (gigabytes of memory)."""
+    if (isinstance(a, str) and isinstance(b, int) and b > 10_000) or (isinstance(b, str) and isinstance(a, int)
+                                                                       and a > 10_000):
+        raise ValueError("a text repeated more than 10000 times")
+    return operator.mul(a, b)
+
+
+_BINOPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: _mul, ast.Div: operator.truediv,
+           ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: _pow}
 _FUNCS = {"min": min, "max": max, "round": round, "int": int, "ceil": math.ceil}
 
 
@@ -122,7 +138,7 @@ def render(template: str, names: dict[str, Any], where: str, file: str) -> str:
     def sub(m: re.Match) -> str:
         try:
             return _fmt(evaluate(m.group(1), names))
-        except (KeyError, ValueError, TypeError, SyntaxError, ZeroDivisionError) as e:
+        except (KeyError, ValueError, TypeError, SyntaxError, ArithmeticError, RecursionError) as e:
             msg = e.args[0] if isinstance(e, KeyError) else str(e)
             raise InputError(f"cannot fill in {{{{{m.group(1)}}}}}: {msg}", file=file, field=where,
                              fix=f"names here: {', '.join(sorted(names))}") from None

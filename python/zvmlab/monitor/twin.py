@@ -192,6 +192,9 @@ def _guest(m: Measurements, u: str, dur_ns: int) -> TwinGuest:
     notes = [f"vcpus: {n} MRUSEACT records (D4R3) per sample",
              f"CPU: {100.0 * total / dur_ns:.2f} % of one processor (D15R4 ZVMUSE_TTIME over {dur_ns / 1e9:g} s)"]
     demand: float | None = round(frac, 6)
+    if demand is not None and demand <= 0:  # an idle guest: the scenario's smallest demand (0 is refused)
+        demand = 1e-6
+        notes.append("used no measurable CPU: modelled at the smallest demand, 1e-06 of a processor")
     ust = m.ust.get(u, {})
     idle = sum(sum(v for v in ust.get(k, []) if v is not None) for k in ("dormant", "test_idle")) if ust else None
     if frac >= SATURATED:

@@ -59,6 +59,9 @@ def load(path: str) -> Source:
         label = p.name or str(p)
     elif p.is_file():
         f, label = p, p.name
+    elif p.exists():  # /dev/null, a FIFO, a socket: not read (a FIFO would wait for ever)
+        raise InputError("is neither a regular file nor a directory", file=str(p),
+                         fix="give a run directory or a monitor file (save piped data to a file first)")
     else:
         raise InputError("no such file or directory", file=str(p), fix="give a run directory or a monitor file")
     try:
