@@ -108,8 +108,9 @@ def limit(max_memory: str | None = None) -> tuple[int | None, str]:
     return available(), "the memory available on this machine"
 
 
-def admit(sc, max_memory: str | None = None) -> Estimate:
-    """The estimate of ``sc``; InputError naming the costliest field when it exceeds the limit."""
+def admit(sc, max_memory: str | None = None, *, has_option: bool = False) -> Estimate:
+    """The estimate of ``sc``; InputError naming the costliest field when it exceeds the limit
+    (``has_option``: the command has ``--max-memory``, which the fix then names)."""
     est = estimate(sc)
     cap, source = limit(max_memory)
     if cap is not None and est.bytes > cap:
@@ -120,7 +121,8 @@ def admit(sc, max_memory: str | None = None) -> Estimate:
                  "real storage": "give [storage] less real storage, or prefill = false"}
         raise InputError(f"the run needs about {human(est.bytes)} of memory ({name}: {human(b)}), above "
                          f"{human(cap)} ({source})", file=sc.path, line=line, field=where,
-                         fix=f"{fixes[name]}; or raise the limit with --max-memory / ZVMLAB_MAX_MEMORY")
+                         fix=f"{fixes[name]}; or raise the limit with "
+                             + ("--max-memory / ZVMLAB_MAX_MEMORY" if has_option else "ZVMLAB_MAX_MEMORY=SIZE"))
     return est
 
 

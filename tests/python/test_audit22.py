@@ -204,6 +204,15 @@ def test_memory_admission_in_scaling_bisect_and_check(tmp_path, args):
     p = subprocess.run([sys.executable, "-m", "zvmlab", *[a.format(f=f) for a in args]], capture_output=True,
                        text=True, timeout=120, env=env)
     _one_message(p, str(f), "memory", "run.interval")
+    # The fix names only what the command has: no --max-memory on scaling, bisect and check.
+    assert "--max-memory" not in p.stderr and "ZVMLAB_MAX_MEMORY=SIZE" in p.stderr
+
+
+def test_run_names_its_max_memory_option(tmp_path):
+    f = tmp_path / "s.toml"
+    f.write_text(TINY.format(duration="1h", interval="10ms"))
+    p = zvmlab("run", f, "--max-memory", "200M")
+    _one_message(p, str(f), "memory", "--max-memory")
 
 
 def test_check_interval_override_is_named_when_it_would_not_fit(tmp_path):

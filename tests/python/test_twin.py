@@ -115,6 +115,9 @@ def test_cli_twin_writes_and_runs(run_cli, tmp_path):
     assert '"what_if"' in p.stdout
     p = run_cli("twin", tmp_path / "r", "--what-if", "processors=zero")
     assert p.returncode == 2 and "Traceback" not in p.stderr
+    # A value the scenario refuses is the what-if's fault, not the data's.
+    p = run_cli("twin", tmp_path / "r", "--what-if", "processors=9999")
+    assert p.returncode == 2 and "--what-if processors=9999" in p.stderr and "built from this data" not in p.stderr
 
 
 def test_twin_quotes_odd_names_and_refuses_two_systems(run_cli, tmp_path):

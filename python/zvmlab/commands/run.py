@@ -28,7 +28,7 @@ def run_scenario(path: str, level: str | None = None, seed: int | None = None, d
     A run whose memory estimate exceeds the limit is refused before it starts. ``params``
     overrides model parameters (over the scenario's [params])."""
     sc = with_params(scenario.load(path).with_overrides(level=level, seed=seed, duration=duration), params)
-    admission.admit(sc, max_memory)
+    admission.admit(sc, max_memory, has_option=True)
     with progress(f"{Path(path).name} ({sc.level})", show_progress) as update:
         try:
             if monitor is not None:

@@ -14,10 +14,14 @@ from ..output import console, print_json, write_file, write_stdout
 from ..perfkit import load
 
 
-def _run(tw: T.Twin, path: str) -> dict:
+def _run(tw: T.Twin, path: str, edits: list[str] | None = None) -> dict:
+    """Run the twin (`edits`: the --what-if edits that made it, to blame them and not the data)."""
     try:
         sc = scenario.loads(tw.toml(), f"<twin of {tw.source}>")
     except InputError as e:
+        if edits:
+            raise InputError(f"the twin with --what-if {'; '.join(edits)} is not a valid scenario: {e}",
+                             file=path, field="--what-if", fix="give each what-if a value in its range") from None
         raise InputError(f"the twin built from this data is not a valid scenario: {e}", file=path,
                          fix="write it with --out, correct it and run it with `zvmlab run`") from None
     return engine.simulate(sc.engine_config())
@@ -73,7 +77,7 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
             write_stdout(tw.toml())
         return
     base = _figures(_run(tw, src.path))
-    alt = _figures(_run(what, src.path))
+    alt = _figures(_run(what, src.path, list(edits)))
     if as_json:
         print_json({"baseline": base, "what_if": alt, "edits": list(edits)})
     else:

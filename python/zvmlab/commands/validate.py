@@ -24,7 +24,7 @@ def validate(files: tuple[str, ...], as_json: bool, max_memory: str | None) -> N
     for f in files:
         try:
             sc = scenario.load(f)
-            est = admission.admit(sc, max_memory)
+            est = admission.admit(sc, max_memory, has_option=True)
         except InputError as e:
             bad += 1
             click.echo(f"zvmlab: error: {plain(e)}", err=True)
