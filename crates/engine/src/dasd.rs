@@ -1822,12 +1822,33 @@ mod tests {
     fn mdc_arbiter_exact_tie_keeps_the_target() {
         let mut st = storage();
         let mut d = one_block_reader(100);
+        // Below the maximum, so that growing would show.
+        d.mdc.as_mut().unwrap().cap_frames = 50;
         reads(&mut d, 21, &mut st); // 20 hits on 1 frame: 20 per frame per s
         st.faults += 10_000; // 10000 / 500 = 20 per frame per s
         d.arbitrate_mdc(1_000_000_000, &mut st);
-        assert_eq!(d.mdc_counters().unwrap()[1], 100);
+        assert_eq!(d.mdc_counters().unwrap()[1], 50);
         let m = d.mdc.as_ref().unwrap();
         assert_eq!((m.grows, m.shrinks), (0, 0));
+    }
+
+    #[test]
+    fn mdc_arbiter_hits_per_cached_frame() {
+        let mut st = storage();
+        // One unit of 4 blocks: 4 frames cached.
+        let w = with(mdc_reader("V1", 4), |w| {
+            if let Workload::DasdIo { blocks, .. } = w {
+                *blocks = 4;
+            }
+        });
+        let mut d = dasd(&[guest("A", 1, 1, w)], Some(100));
+        d.mdc.as_mut().unwrap().cap_frames = 50;
+        reads(&mut d, 21, &mut st); // 20 hits
+        assert_eq!(d.mdc.as_ref().unwrap().used_frames, 4);
+        // 20 hits / 1 s / 4 frames = 5 < 3000 page-ins / 1 s / 500 resident = 6: shrink by 5.
+        st.faults += 3_000;
+        d.arbitrate_mdc(1_000_000_000, &mut st);
+        assert_eq!(d.mdc_counters().unwrap()[1], 45);
     }
 
     #[test]

@@ -633,6 +633,10 @@ mod tests {
         assert!((sum.pages_per_io - 2.0).abs() < 1e-15);
         // 3 I/Os in 600 ns: 5e6 per s.
         assert!((sum.io_rate - 5e6).abs() < 1e-6);
+        // Two more: one starts, one waits; the longest queue is still the earlier 2.
+        d.submit(700, req(1, true, 700, 4));
+        d.submit(700, req(1, true, 700, 5));
+        assert_eq!((d.queued(), d.stats.max_queue), (1, 2));
     }
 
     /// A transfer time given by the submitter replaces the per-page connect; a zero service
