@@ -706,6 +706,56 @@ mod tests {
         assert!((iv.util_pct - 50.0).abs() < 1e-9);
     }
 
+    /// Static or dynamic PAV: an alias bound to the base is one more exposure; the first
+    /// waiting I/O starts on it at once.
+    #[test]
+    fn bound_pav_alias_starts_the_first_waiting() {
+        let mut d = dev(1, 100.0, 0.0);
+        d.submit(0, req(1, true, 0, 1));
+        d.submit(0, req(1, true, 0, 2));
+        d.submit(0, req(1, true, 0, 3));
+        // At 50: the alias takes request 2 (done at 150); 3 still waits.
+        assert!(d.bind_alias(50));
+        assert_eq!(d.queued(), 1);
+        assert_eq!(d.active.last().unwrap().1.tag, 2);
+        assert_eq!(d.stats.queue_ns, 50);
+        // With nothing waiting, binding starts nothing.
+        let mut e = dev(1, 100.0, 0.0);
+        assert!(!e.bind_alias(0));
+        // Two exposures now: after 1 ends at 100, 3 starts (done at 200).
+        assert_eq!(d.complete(100).unwrap().tag, 1);
+        assert_eq!(d.next_completion(), Some(150));
+        assert_eq!(d.complete(150).unwrap().tag, 2);
+        assert_eq!(d.complete(200).unwrap().tag, 3);
+        // Waits: 2 for 50, 3 for 100.
+        assert_eq!(d.stats.queue_ns, 150);
+    }
+
+    /// HyperPAV: a lent alias serves a waiting I/O; its service is alias time until the base's
+    /// I/O ends, then it holds the base; the alias goes back to the pool.
+    #[test]
+    fn hyperpav_alias_time_and_return() {
+        let mut d = dev(1, 100.0, 0.0);
+        assert_eq!(d.submit(0, req(1, true, 0, 1)), Some(100));
+        assert_eq!(d.submit(0, req(1, true, 0, 2)), None);
+        // At 10 the alias starts 2 (done at 110); the volume's next completion is still 100.
+        assert_eq!(d.lend_alias(10), Some(100));
+        assert_eq!((d.stats.alias_ios, d.stats.alias_ns), (1, 100));
+        // 1 ends at 100: the alias is freed, 2 takes over the base for its last 10 ns.
+        assert_eq!(d.complete(100).unwrap().tag, 1);
+        assert_eq!(d.stats.alias_ns, 90); // 100 - (110 - 100)
+        assert_eq!(d.aliases_returned(), 1);
+        assert_eq!(d.aliases_returned(), 0);
+        assert_eq!(d.complete(110).unwrap().tag, 2);
+        // Over 110 ns: the base busy 200 - 90 = 110 (100 %), the alias 90 / 110.
+        let s = d.summary(110.0);
+        assert!((s.util_pct - 100.0).abs() < 1e-9);
+        assert!((s.aliases_in_use - 90.0 / 110.0).abs() < 1e-12);
+        // An alias lent with nothing waiting is returned unused.
+        assert_eq!(d.lend_alias(200), None);
+        assert_eq!(d.aliases_returned(), 1);
+    }
+
     proptest::proptest! {
         #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
 
