@@ -731,6 +731,25 @@ mod tests {
         assert_eq!(d.stats.queue_ns, 150);
     }
 
+    /// Dynamic PAV moves a bound alias away while its I/O runs (pav.rs: `bound -= 1`): the
+    /// volume is over its exposures until an I/O ends; an alias bound again then brings it
+    /// back to its exposures, with none free: nothing more starts.
+    #[test]
+    fn rebound_alias_on_a_full_volume_starts_nothing() {
+        let mut d = dev(1, 100.0, 0.0);
+        for tag in 1..=3 {
+            d.submit(0, req(1, true, 0, tag));
+        }
+        assert!(d.bind_alias(0)); // 1 and 2 in service, 3 waits
+        d.bound -= 1; // the alias moves away: 2 in service on 1 exposure
+        assert!(!d.bind_alias(10)); // 2 exposures, 2 busy
+        assert_eq!((d.active.len(), d.queued()), (2, 1));
+        // 1 and 2 end at 100: 3 starts on the freed exposure.
+        d.complete(100);
+        d.complete(100);
+        assert_eq!(d.next_completion(), Some(200));
+    }
+
     /// HyperPAV: a lent alias serves a waiting I/O; its service is alias time until the base's
     /// I/O ends, then it holds the base; the alias goes back to the pool.
     #[test]
