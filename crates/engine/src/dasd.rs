@@ -1467,7 +1467,7 @@ mod tests {
         let s = d.summary(30_000_000_000, &users, &[vcpu(0)]);
         assert!(close(s.users["A"].behind_s, 0.2));
         assert!(!s.users["A"].saturated);
-        // 31 s behind... 400 ms behind in the 30 s run: > 300 ms and > 160 ms.
+        // 400 ms behind in the 30 s run: > 300 ms (1 %) and > 160 ms (2 periods).
         d.due[0] = 29.6e9;
         let s = d.summary(30_000_000_000, &users, &[vcpu(0)]);
         assert!(s.users["A"].saturated);
@@ -1840,9 +1840,9 @@ mod tests {
         d.mdc.as_mut().unwrap().cap_frames = 90;
         reads(&mut d, 10, &mut st); // 9 hits
         st.faults += 5_000;
-        // 9 hits / 1 s / 1 frame = 9 > 5000 / 500 = 10? No: 9 < 10 at bias 1 ...
+        // 9 hits / 1 s / 1 frame = 9 < 5000 page-ins / 1 s / 500 resident = 10: at bias 1 it
+        // would shrink; at bias 2, 18 > 10: the target grows by 0.05 x 100 = 5.
         d.mdc_arbiter.1 = 2.0;
-        // ... but bias 2: 18 > 10: the target grows by 5.
         d.arbitrate_mdc(1_000_000_000, &mut st);
         assert_eq!(d.mdc_counters().unwrap()[1], 95);
         // Again over 1 s: 9 hits (x 2 = 18) vs 0 page-ins: grows, but not past the maximum.
