@@ -574,4 +574,263 @@ mod tests {
             assert!((r / want - 1.0).abs() < 0.02, "M/M/{k} R {r} ms vs {want}");
         }
     }
+
+    fn dev(servers: u32, pend: f64, connect_per_page: f64) -> Device {
+        let svc = Service {
+            pend,
+            disconnect: 0.0,
+            connect_per_page,
+        };
+        Device::new(
+            "t".into(),
+            DevType::Eckd,
+            servers,
+            svc,
+            0,
+            Rng::stream(1, 1),
+        )
+    }
+
+    fn req(pages: u32, read: bool, queued: Time, tag: u32) -> IoReq {
+        IoReq {
+            pages,
+            read,
+            waiter: tag,
+            queued,
+            tag,
+        }
+    }
+
+    /// One exposure: FIFO, service = pend + connect per page x pages; Little's law on the queue.
+    #[test]
+    fn one_exposure_fifo_service_and_littles_law() {
+        let mut d = dev(1, 100.0, 50.0);
+        // Service: 100 + 50 x pages: 150, 200, 250 for 1, 2, 3 pages.
+        assert_eq!(d.submit(0, req(1, true, 0, 1)), Some(150));
+        assert_eq!(d.submit(0, req(2, false, 0, 2)), None);
+        assert_eq!(d.submit(0, req(3, true, 0, 3)), None);
+        assert_eq!((d.queued(), d.stats.queued, d.stats.max_queue), (2, 2, 2));
+        assert_eq!(d.complete(150).unwrap().tag, 1);
+        // The second starts at 150: done at 350; the third at 350: done at 600.
+        assert_eq!(d.next_completion(), Some(350));
+        assert_eq!(d.complete(350).unwrap().tag, 2);
+        assert_eq!(d.next_completion(), Some(600));
+        assert_eq!(d.complete(600).unwrap().tag, 3);
+        assert!(d.complete(700).is_none());
+        let s = &d.stats;
+        assert_eq!((s.ios, s.pages, s.reads, s.writes), (3, 6, 2, 1));
+        assert_eq!((s.pend_ns, s.connect_ns, s.disconnect_ns), (300, 300, 0));
+        assert_eq!(s.busy_ns, 600); // 150 + 200 + 250
+                                    // Waits: 0 + 150 + 350 = 500. Little: the queue held 2 over [0, 150) and 1 over
+                                    // [150, 350): 2 x 150 + 1 x 200 = 500 request-ns, its mean over 600 ns is 500 / 600 =
+                                    // the arrival rate (3 / 600) x the mean wait (500 / 3).
+        assert_eq!(s.queue_ns, 500);
+        let sum = d.summary(600.0);
+        assert!((sum.util_pct - 100.0).abs() < 1e-9); // busy 600 of 600
+        assert!((sum.queue_ms - 500.0 / 3.0 / 1e6).abs() < 1e-15);
+        assert!((sum.service_ms - 200.0 / 1e6).abs() < 1e-15);
+        assert!((sum.response_ms - 1100.0 / 3.0 / 1e6).abs() < 1e-15);
+        assert!((sum.pages_per_io - 2.0).abs() < 1e-15);
+        // 3 I/Os in 600 ns: 5e6 per s.
+        assert!((sum.io_rate - 5e6).abs() < 1e-6);
+        // Two more: one starts, one waits; the longest queue is still the earlier 2.
+        d.submit(700, req(1, true, 700, 4));
+        d.submit(700, req(1, true, 700, 5));
+        assert_eq!((d.queued(), d.stats.max_queue), (1, 2));
+    }
+
+    /// A transfer time given by the submitter replaces the per-page connect; a zero service
+    /// takes 1 ns.
+    #[test]
+    fn submitted_transfer_time_and_minimum_service() {
+        let mut d = dev(1, 100.0, 50.0);
+        // 100 + 1000 (not 100 + 4 x 50).
+        assert_eq!(d.submit_xfer(10, req(4, true, 10, 0), 1000.0), Some(1110));
+        assert_eq!(d.stats.connect_ns, 1000);
+        let mut z = dev(1, 0.0, 0.0);
+        assert_eq!(z.submit(5, req(1, true, 5, 0)), Some(6));
+        assert_eq!(z.stats.busy_ns, 1);
+    }
+
+    /// Two exposures serve two I/Os at once; the third waits for the first to end.
+    #[test]
+    fn two_exposures_in_parallel() {
+        let mut d = dev(2, 100.0, 0.0);
+        assert_eq!(d.submit(0, req(1, true, 0, 1)), Some(100));
+        assert_eq!(d.submit(0, req(1, true, 0, 2)), Some(100));
+        assert_eq!(d.submit(0, req(1, true, 0, 3)), None);
+        assert_eq!(d.stats.queued, 1);
+        d.complete(100);
+        assert_eq!(d.next_completion(), Some(100));
+        d.complete(100);
+        assert_eq!(d.next_completion(), Some(200));
+        d.complete(200);
+        // Busy 300 server-ns over 200 ns x 2 exposures: 75 %; the third waited 100.
+        let sum = d.summary(200.0);
+        assert!((sum.util_pct - 75.0).abs() < 1e-9);
+        assert_eq!(d.stats.queue_ns, 100);
+    }
+
+    /// Utilization counts only the service inside the run: an I/O still in service at the end
+    /// has its remaining time taken off.
+    #[test]
+    fn utilization_excludes_service_after_the_end() {
+        let mut d = dev(1, 1000.0, 0.0);
+        d.submit(0, req(1, true, 0, 0));
+        // At 400 ns: busy 1000 counted at the start, 600 of it after 400: 400 / 400.
+        assert!((d.summary(400.0).util_pct - 100.0).abs() < 1e-9);
+        d.complete(1000);
+        // At 2000 ns: 1000 / 2000.
+        assert!((d.summary(2000.0).util_pct - 50.0).abs() < 1e-9);
+    }
+
+    /// Interval figures from counter differences.
+    #[test]
+    fn interval_from_snapshots() {
+        let mut d = dev(1, 100.0, 50.0);
+        d.submit(0, req(2, true, 0, 0)); // 200
+        d.complete(200);
+        let snap = d.stats.clone();
+        d.submit(1000, req(2, true, 1000, 0)); // 1000-1200
+        d.submit(1000, req(4, true, 1000, 0)); // waits 200, then 300: done at 1500
+        d.complete(1200);
+        d.complete(1500);
+        let s = d.stats.since(&snap);
+        assert_eq!((s.ios, s.pages, s.busy_ns, s.queue_ns), (2, 6, 500, 200));
+        // Over a 1000 ns interval: 2 I/Os = 2e6 per s, 3 pages each, response (500 + 200) / 2
+        // = 350 ns, busy 500 of 1000 = 50 %.
+        let iv = DeviceInterval::new("t", 1, &s, 1000.0);
+        assert!((iv.io_rate - 2e6).abs() < 1e-6);
+        assert!((iv.pages_per_io - 3.0).abs() < 1e-12);
+        assert!((iv.response_ms - 350.0 / 1e6).abs() < 1e-15);
+        assert!((iv.util_pct - 50.0).abs() < 1e-9);
+    }
+
+    /// Static or dynamic PAV: an alias bound to the base is one more exposure; the first
+    /// waiting I/O starts on it at once.
+    #[test]
+    fn bound_pav_alias_starts_the_first_waiting() {
+        let mut d = dev(1, 100.0, 0.0);
+        d.submit(0, req(1, true, 0, 1));
+        d.submit(0, req(1, true, 0, 2));
+        d.submit(0, req(1, true, 0, 3));
+        // At 50: the alias takes request 2 (done at 150); 3 still waits.
+        assert!(d.bind_alias(50));
+        assert_eq!(d.queued(), 1);
+        assert_eq!(d.active.last().unwrap().1.tag, 2);
+        assert_eq!(d.stats.queue_ns, 50);
+        // With nothing waiting, binding starts nothing.
+        let mut e = dev(1, 100.0, 0.0);
+        assert!(!e.bind_alias(0));
+        // Two exposures now: after 1 ends at 100, 3 starts (done at 200).
+        assert_eq!(d.complete(100).unwrap().tag, 1);
+        assert_eq!(d.next_completion(), Some(150));
+        assert_eq!(d.complete(150).unwrap().tag, 2);
+        assert_eq!(d.complete(200).unwrap().tag, 3);
+        // Waits: 2 for 50, 3 for 100.
+        assert_eq!(d.stats.queue_ns, 150);
+    }
+
+    /// Dynamic PAV moves a bound alias away while its I/O runs (pav.rs: `bound -= 1`): the
+    /// volume is over its exposures until an I/O ends; an alias bound again then brings it
+    /// back to its exposures, with none free: nothing more starts.
+    #[test]
+    fn rebound_alias_on_a_full_volume_starts_nothing() {
+        let mut d = dev(1, 100.0, 0.0);
+        for tag in 1..=3 {
+            d.submit(0, req(1, true, 0, tag));
+        }
+        assert!(d.bind_alias(0)); // 1 and 2 in service, 3 waits
+        d.bound -= 1; // the alias moves away: 2 in service on 1 exposure
+        assert!(!d.bind_alias(10)); // 2 exposures, 2 busy
+        assert_eq!((d.active.len(), d.queued()), (2, 1));
+        // 1 and 2 end at 100: 3 starts on the freed exposure.
+        d.complete(100);
+        d.complete(100);
+        assert_eq!(d.next_completion(), Some(200));
+    }
+
+    /// HyperPAV: a lent alias serves a waiting I/O; its service is alias time until the base's
+    /// I/O ends, then it holds the base; the alias goes back to the pool.
+    #[test]
+    fn hyperpav_alias_time_and_return() {
+        let mut d = dev(1, 100.0, 0.0);
+        assert_eq!(d.submit(0, req(1, true, 0, 1)), Some(100));
+        assert_eq!(d.submit(0, req(1, true, 0, 2)), None);
+        // At 10 the alias starts 2 (done at 110); the volume's next completion is still 100.
+        assert_eq!(d.lend_alias(10), Some(100));
+        assert_eq!((d.stats.alias_ios, d.stats.alias_ns), (1, 100));
+        // 1 ends at 100: the alias is freed, 2 takes over the base for its last 10 ns.
+        assert_eq!(d.complete(100).unwrap().tag, 1);
+        assert_eq!(d.stats.alias_ns, 90); // 100 - (110 - 100)
+        assert_eq!(d.aliases_returned(), 1);
+        assert_eq!(d.aliases_returned(), 0);
+        assert_eq!(d.complete(110).unwrap().tag, 2);
+        // Over 110 ns: the base busy 200 - 90 = 110 (100 %), the alias 90 / 110.
+        let s = d.summary(110.0);
+        assert!((s.util_pct - 100.0).abs() < 1e-9);
+        assert!((s.aliases_in_use - 90.0 / 110.0).abs() < 1e-12);
+        // An alias lent with nothing waiting is returned unused.
+        assert_eq!(d.lend_alias(200), None);
+        assert_eq!(d.aliases_returned(), 1);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+        /// Random arrivals on k exposures: every request completes exactly once, starts in
+        /// arrival order, busy time <= k x the span from the first start to the last end, and
+        /// the queue's time integral equals the sum of the waits (Little).
+        #[test]
+        fn requests_complete_once_in_order(
+            k in 1u32..4,
+            arrivals in proptest::collection::vec((0u64..300, 1u32..5), 1..80),
+        ) {
+            let mut d = dev(k, 40.0, 30.0);
+            let mut t = 0;
+            let mut done = vec![0u32; arrivals.len()];
+            let mut starts: Vec<u32> = Vec::new();
+            let mut area: u128 = 0;
+            let mut prev = 0;
+            let mut last = 0;
+            let mut first = u64::MAX;
+            let mut i = 0;
+            let svc: u64 = arrivals.iter().map(|a| 40 + 30 * a.1 as u64).sum();
+            loop {
+                let next_arr = arrivals.get(i).map(|a| t + a.0);
+                let nc = d.next_completion();
+                let now = match (next_arr, nc) {
+                    (None, None) => break,
+                    (Some(a), Some(c)) => a.min(c),
+                    (Some(a), None) => a,
+                    (None, Some(c)) => c,
+                };
+                area += d.queued() as u128 * (now - prev) as u128;
+                prev = now;
+                let before = d.stats.ios;
+                if nc == Some(now) {
+                    let r = d.complete(now).unwrap();
+                    done[r.tag as usize] += 1;
+                    last = now;
+                } else {
+                    t = now;
+                    first = first.min(now);
+                    d.submit(now, req(arrivals[i].1, true, now, i as u32));
+                    i += 1;
+                }
+                // A start pushes its I/O last on the active list.
+                if d.stats.ios > before {
+                    starts.push(d.active.last().unwrap().1.tag);
+                }
+                proptest::prop_assert!(d.active.len() <= k as usize);
+            }
+            proptest::prop_assert!(done.iter().all(|&n| n == 1));
+            proptest::prop_assert_eq!(d.stats.ios, arrivals.len() as u64);
+            proptest::prop_assert_eq!(d.stats.busy_ns, svc);
+            proptest::prop_assert!(d.stats.busy_ns <= k as u64 * (last - first));
+            proptest::prop_assert_eq!(area, d.stats.queue_ns as u128);
+            // FIFO: started in arrival order.
+            proptest::prop_assert_eq!(starts, (0..arrivals.len() as u32).collect::<Vec<_>>());
+        }
+    }
 }
