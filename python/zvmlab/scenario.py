@@ -1619,17 +1619,18 @@ def _unparking(system: dict, pol: str, level: str, sw: dict, *, file, ln) -> str
 
 
 def _lpar_name(name: Any, *, file, line, field: str) -> str:
-    """An LPAR name: a string of 1-8 characters."""
-    if not isinstance(name, str) or not 1 <= len(name) <= 8:
+    """An LPAR name: a string of 1-8 printable ASCII characters, no blanks (compared in upper case,
+    as the HMC shows them; the engine's rule)."""
+    if not isinstance(name, str) or not 1 <= len(name) <= 8 or not all("!" <= c <= "~" for c in name):
         raise InputError(f"{name!r} is not an LPAR name", file=file, line=line, field=field,
-                         fix="an LPAR name has 1-8 characters")
+                         fix="an LPAR name has 1-8 printable ASCII characters and no blanks")
     return name
 
 
 def _cpc_partners(partners_in: list, name: str, shared: int, dedicated: int, gnames: set, *, file,
                   lines: _Lines) -> list[dict]:
     """The [[cpc.lpar]] partner partitions, as the engine's LPAR fields."""
-    names = {name: "system.lpar"}
+    names = {name.upper(): "system.lpar"}
     partners = []
     ded_used = 0
     for i, lp in enumerate(partners_in):
@@ -1653,10 +1654,10 @@ def _cpc_partner(lp: Any, i: int, names: dict[str, str], shared: int, dedicated:
             raise InputError(f"missing {k}", file=file, line=line(None), field=f"{where}.{k}",
                              fix='e.g. [[cpc.lpar]] name = "PROD" weight = 70 logical = 4 busy = 0.9')
     pname = _lpar_name(lp["name"], file=file, line=line("name"), field=f"{where}.name")
-    if pname in names:
-        raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname]})", file=file,
+    if pname.upper() in names:
+        raise InputError(f"LPAR name {pname!r} is used twice (also {names[pname.upper()]})", file=file,
                          line=line("name"), field=f"{where}.name", fix="give every LPAR its own name")
-    names[pname] = f"{where}.name"
+    names[pname.upper()] = f"{where}.name"
     ded, logical, pweight = _partner_cores(lp, where, line, shared, dedicated, ded_used, file=file)
     busy, busy_fields = _partner_busy(lp, where, line, file=file)
     ppol = _choice(lp.get("polarization", "vertical"), POLARIZATIONS, file=file, line=line("polarization"),

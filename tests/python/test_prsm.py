@@ -67,6 +67,10 @@ def test_a_good_cpc_scenario_loads_and_runs():
     (dict(partner_extra="busy = 1.5"), None, None),  # duplicate key: TOML error, still exit 2
     (dict(cpc_extra="drawers = 2"), "cpc.drawers", "accepted"),
     (dict(system_extra='unparking = "small"'), "system.unparking", "VM66063"),
+    # LPAR names compare in upper case, as the HMC shows them; no control characters or blanks.
+    (dict(system_extra='lpar = "prod"'), "cpc.lpar[0].name", "used twice"),
+    (dict(system_extra='lpar = "A\\u0000"'), "system.lpar", "not an LPAR name"),
+    (dict(system_extra='lpar = "MY LPAR"'), "system.lpar", "no blanks"),
 ])
 def test_bad_cpc_input_is_one_located_message(tmp_path, kwargs, field, words):
     f = tmp_path / "bad.toml"

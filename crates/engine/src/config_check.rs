@@ -231,7 +231,16 @@ impl CpcSpec {
         let mut ded = 0u32;
         let mut seen = std::collections::BTreeSet::new();
         for l in &self.lpars {
-            if !seen.insert(l.name.as_str()) {
+            // 1-8 printable characters, no blanks, compared in upper case (as the HMC shows them).
+            let n = l.name.chars().count();
+            if !(1..=8).contains(&n) || l.name.chars().any(|c| c.is_control() || c.is_whitespace())
+            {
+                return Err(format!(
+                    "cpc: {:?} is not an LPAR name (1-8 printable characters, no blanks)",
+                    l.name
+                ));
+            }
+            if !seen.insert(l.name.to_uppercase()) {
                 return Err(format!("cpc: LPAR name '{}' is used twice", l.name));
             }
             if l.logical == 0 {
