@@ -1025,3 +1025,7 @@ impl Paging {
             .collect()
     }
 }
+
+#[cfg(test)]
+#[path = "paging_tests.rs"]
+mod tests;
