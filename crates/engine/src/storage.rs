@@ -555,8 +555,9 @@ impl RealStorage {
         self.res_user[user as usize] += 1;
     }
 
-    /// `prefill` of pages [lo, hi) only (several guests are prefilled interleaved, so that
-    /// each holds frames in proportion to its range, as after a long warm-up).
+    /// `prefill` of pages [lo, hi) only (several guests are prefilled interleaved, in equal
+    /// turns, so that each holds an equal share of the frames or its whole range: paging.rs
+    /// `prefill`).
     pub fn prefill_pages(&mut self, user: u32, lo: u64, hi: u64) {
         for p in lo..hi {
             if self.user_frame_free() {
