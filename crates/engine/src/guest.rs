@@ -424,3 +424,317 @@ fn check_unique_userids(users: &[User]) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    //! Unit tests of the virtual CPUs' state-time accounting, test-idle time, the users'
+    //! counters and the logon of the guest groups, against hand-computed values (ns).
+
+    use super::*;
+    use crate::config::{Guest, Workload};
+    use crate::rng::Rng;
+    use crate::workload::Role;
+    use proptest::prelude::*;
+
+    const ALL: [VState; N_VSTATES] = [
+        VState::Dormant,
+        VState::Eligible,
+        VState::Limited,
+        VState::Ready,
+        VState::Running,
+        VState::PageWait,
+        VState::IoWait,
+    ];
+
+    fn vcpu() -> Vcpu {
+        Vcpu::new(3, Rng::stream(1, 1000), 2)
+    }
+
+    #[test]
+    fn states_are_indexed_as_named() {
+        // USTAT's columns in order: the index of each state is its discriminant.
+        for (i, s) in ALL.iter().enumerate() {
+            assert_eq!(*s as usize, i);
+        }
+        assert_eq!(VState::NAMES[VState::Ready as usize], "cpu_wait");
+        assert_eq!(VState::NAMES[VState::Limited as usize], "limited");
+        assert_eq!(VState::NAMES[VState::IoWait as usize], "io_wait");
+    }
+
+    #[test]
+    fn a_new_vcpu_is_dormant_since_zero() {
+        let v = vcpu();
+        assert_eq!((v.user, v.home, v.state), (3, 2, VState::Dormant));
+        assert_eq!((v.state_since, v.state_ns), (0, [0; N_VSTATES]));
+        assert_eq!(v.pagein, NONE);
+        assert!(!v.pagewait);
+        // Everything so far is dormant: 50 ns at 50.
+        assert_eq!(v.state_time(50), [50, 0, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn set_state_accounts_the_state_it_leaves() {
+        let mut v = vcpu();
+        // Dormant 0-10, Ready 10-15, Running 15-40, PageWait 40-70, Ready 70-72, Running
+        // 72-80, Dormant from 80.
+        v.set_state(VState::Ready, 10);
+        v.set_state(VState::Running, 15);
+        v.set_state(VState::PageWait, 40);
+        v.set_state(VState::Ready, 70);
+        v.set_state(VState::Running, 72);
+        v.set_state(VState::Dormant, 80);
+        assert_eq!(v.state, VState::Dormant);
+        assert_eq!(v.state_since, 80);
+        // Closed: dormant 10, cpu_wait 5 + 2 = 7, running 25 + 8 = 33, page wait 30.
+        assert_eq!(v.state_ns, [10, 0, 0, 7, 33, 30, 0]);
+        // At 100: dormant 10 + (100 - 80) = 30; sum 30 + 7 + 33 + 30 = 100.
+        assert_eq!(v.state_time(100), [30, 0, 0, 7, 33, 30, 0]);
+        assert_eq!(v.state_time(100).iter().sum::<Time>(), 100);
+        // At the instant of the last change: nothing open yet.
+        assert_eq!(v.state_time(80), [10, 0, 0, 7, 33, 30, 0]);
+        // `state_time` does not change the accounting.
+        assert_eq!(v.state_ns, [10, 0, 0, 7, 33, 30, 0]);
+    }
+
+    #[test]
+    fn set_state_to_the_same_state_keeps_counting_it() {
+        // IoWait 5-20 then IoWait again at 20 (a second I/O), Eligible at 26: io 15 + 6 = 21.
+        let mut v = vcpu();
+        v.set_state(VState::IoWait, 5);
+        v.set_state(VState::IoWait, 20);
+        assert_eq!(v.state_time(23), [5, 0, 0, 0, 0, 0, 18]);
+        v.set_state(VState::Eligible, 26);
+        v.set_state(VState::Limited, 30);
+        assert_eq!(v.state_time(31), [5, 4, 1, 0, 0, 0, 21]);
+    }
+
+    #[test]
+    fn end_tidle_counts_the_period_once_per_dormant_vcpu() {
+        // Test-idle from 10 with 2 dormant virtual CPUs, ended at 25: (25 - 10) x 2 = 30.
+        let mut s = UserSched {
+            tidle: true,
+            tidle_since: 10,
+            tidle_vcpus: 2,
+            tidle_ns: 100,
+            ..Default::default()
+        };
+        // Before the end: 100 + (18 - 10) x 2 = 116.
+        assert_eq!(s.tidle_time(18), 116);
+        s.end_tidle(25);
+        assert!(!s.tidle);
+        assert_eq!(s.tidle_ns, 130);
+        // Not test-idle: the time stays, whatever the instant; a second end adds nothing.
+        assert_eq!(s.tidle_time(1000), 130);
+        s.end_tidle(40);
+        assert_eq!(s.tidle_ns, 130);
+        // A new period from 50 with 3 vCPUs: at 60, 130 + 10 x 3 = 160.
+        (s.tidle, s.tidle_since, s.tidle_vcpus) = (true, 50, 3);
+        assert_eq!(s.tidle_time(60), 160);
+        assert_eq!(s.tidle_time(50), 130);
+        s.end_tidle(60);
+        assert_eq!(s.tidle_time(60), 160);
+    }
+
+    #[test]
+    fn a_new_user_sched_is_dormant_class_one_with_no_rate_yet() {
+        let s = UserSched::default();
+        assert_eq!(s.list, UList::Dormant);
+        assert_eq!(s.class, 1);
+        assert!(!s.tidle && !s.quickdsp);
+        assert_eq!((s.tidle_ns, s.n_runnable), (0, 0));
+        assert!(s.rate.is_nan(), "NaN before the first 6.4 rate");
+        assert_eq!(s.pool, NONE);
+        assert_eq!(s.pool_ns, f64::INFINITY, "infinite outside a pool");
+        assert_eq!(s.tidle_time(1_000), 0);
+    }
+
+    #[test]
+    fn acct_counters_start_at_zero() {
+        let a = Acct::default();
+        assert_eq!(
+            (a.virt_ns, a.cp_ns, a.tx_started, a.tx_done, a.smt_shared_ns),
+            (0, 0, 0, 0, 0)
+        );
+    }
+
+    fn guest(userid: &str, count: u32, vcpus: u32, workload: Workload) -> Guest {
+        Guest {
+            userid: userid.into(),
+            vcpus,
+            share: Default::default(),
+            workload,
+            count,
+            quickdsp: false,
+            storage_pages: None,
+            refs: None,
+            touches: 1,
+        }
+    }
+
+    fn hungry() -> Workload {
+        Workload::CpuBound {
+            demand: None,
+            tx_cpu_ns: None,
+            dist: crate::config::Dist::Fixed,
+        }
+    }
+
+    fn config(guests: Vec<Guest>) -> Config {
+        Config::base("zvm-6.4", 2, 1_000_000_000, 1_000_000_000, guests)
+    }
+
+    #[test]
+    fn guests_number_users_and_vcpus_in_guest_order() {
+        // WEB x 3 with 2 vCPUs (users 0-2, vCPUs 0-5), DB x 1 with 3 vCPUs (user 3, vCPUs
+        // 6-8), homed round robin over 4 processors: vCPU i on i mod 4.
+        let mut db = guest("DB", 1, 3, hungry());
+        db.quickdsp = true;
+        let cfg = config(vec![guest("WEB", 3, 2, hungry()), db]);
+        let (users, vcpus, scheds) = guests(&cfg, &Params::default(), 4).unwrap();
+        let ids: Vec<&str> = users.iter().map(|u| u.userid.as_str()).collect();
+        assert_eq!(ids, ["WEB0", "WEB1", "WEB2", "DB"]);
+        assert_eq!(users[1].vcpus, [2, 3]);
+        assert_eq!(users[3].vcpus, [6, 7, 8]);
+        let owner: Vec<u32> = vcpus.iter().map(|v| v.user).collect();
+        assert_eq!(owner, [0, 0, 1, 1, 2, 2, 3, 3, 3]);
+        let home: Vec<u32> = vcpus.iter().map(|v| v.home).collect();
+        assert_eq!(home, [0, 1, 2, 3, 0, 1, 2, 3, 0]);
+        assert!(vcpus.iter().all(|v| v.state == VState::Dormant));
+        let quick: Vec<bool> = scheds.iter().map(|s| s.quickdsp).collect();
+        assert_eq!(quick, [false, false, false, true]);
+        assert!(users.iter().all(|u| u.acct.tx_started == 0));
+        // Each vCPU has its own stream: their first numbers differ.
+        let firsts: std::collections::BTreeSet<u64> =
+            vcpus.iter().map(|v| v.rng.clone().next_u64()).collect();
+        assert_eq!(firsts.len(), 9);
+    }
+
+    #[test]
+    fn guests_take_the_levels_default_transaction_and_burst() {
+        // cpu-bound without tx_cpu: workload.tx_cpu_default = 10 ms; with demand 0.5 the
+        // 2 ms workload.burst_default every 2 / 0.5 = 4 ms.
+        let half = Workload::CpuBound {
+            demand: Some(0.5),
+            tx_cpu_ns: None,
+            dist: crate::config::Dist::Fixed,
+        };
+        let cfg = config(vec![guest("A", 1, 1, hungry()), guest("B", 1, 1, half)]);
+        let (users, _, _) = guests(&cfg, &Params::default(), 2).unwrap();
+        assert!(matches!(users[0].program, Program::Hungry { tx, .. } if tx == 1e7));
+        assert!(matches!(
+            users[1].program,
+            Program::Partial { burst, period, .. } if burst == 2e6 && period == 4e6
+        ));
+    }
+
+    #[test]
+    fn clients_and_servers_resolve_their_groups_to_users() {
+        // CLI x 2 (users 0, 1), WEB x 3 (users 2-4) forwarding to DB (user 5).
+        let cli = Workload::Client {
+            cpu_ns: 1000,
+            servers: "WEB".into(),
+            window: 1,
+            dist: crate::config::Dist::Fixed,
+            bytes: 0,
+            connect: false,
+        };
+        let web = Workload::Server {
+            cpu_ns: 1000,
+            dist: crate::config::Dist::Fixed,
+            forward: Some("DB".into()),
+        };
+        let db = Workload::Server {
+            cpu_ns: 1000,
+            dist: crate::config::Dist::Fixed,
+            forward: None,
+        };
+        let cfg = config(vec![
+            guest("CLI", 2, 1, cli),
+            guest("WEB", 3, 1, web),
+            guest("DB", 1, 1, db),
+        ]);
+        let (users, _, _) = guests(&cfg, &Params::default(), 2).unwrap();
+        for u in &users[..2] {
+            assert!(
+                matches!(u.program.role(), Some(Role::Client { servers, .. }) if *servers == [2, 3, 4])
+            );
+        }
+        for u in &users[2..5] {
+            assert!(
+                matches!(u.program.role(), Some(Role::Server { forward, .. }) if *forward == [5])
+            );
+        }
+        assert!(
+            matches!(users[5].program.role(), Some(Role::Server { forward, .. }) if forward.is_empty())
+        );
+    }
+
+    #[test]
+    fn a_userid_defined_twice_is_refused() {
+        let cfg = config(vec![guest("A", 1, 1, hungry()), guest("A", 1, 1, hungry())]);
+        assert_eq!(
+            guests(&cfg, &Params::default(), 1).err().as_deref(),
+            Some("userid A is defined twice")
+        );
+        // A group's numbered userid against a single guest's: WEB x 2 is WEB0, WEB1.
+        let cfg = config(vec![
+            guest("WEB", 2, 1, hungry()),
+            guest("WEB1", 1, 1, hungry()),
+        ]);
+        assert_eq!(
+            guests(&cfg, &Params::default(), 1).err().as_deref(),
+            Some("userid WEB1 is defined twice")
+        );
+        // Distinct ones are fine.
+        let cfg = config(vec![
+            guest("WEB", 2, 1, hungry()),
+            guest("WEB2", 1, 1, hungry()),
+        ]);
+        assert!(guests(&cfg, &Params::default(), 1).is_ok());
+    }
+
+    proptest! {
+        #[test]
+        fn state_times_add_up_to_the_elapsed_time(
+            steps in proptest::collection::vec((0usize..N_VSTATES, 0u64..1_000_000), 0..60),
+            tail in 0u64..1_000_000,
+        ) {
+            // A reference model: each interval goes to the state that was current during it.
+            let mut v = vcpu();
+            let mut want = [0 as Time; N_VSTATES];
+            let mut cur = VState::Dormant;
+            let mut now = 0;
+            for (s, dt) in steps {
+                want[cur as usize] += dt;
+                now += dt;
+                v.set_state(ALL[s], now);
+                cur = ALL[s];
+                prop_assert_eq!(v.state_time(now).iter().sum::<Time>(), now);
+            }
+            let end = now + tail;
+            want[cur as usize] += tail;
+            let got = v.state_time(end);
+            prop_assert_eq!(got, want);
+            prop_assert_eq!(got.iter().sum::<Time>(), end);
+        }
+
+        #[test]
+        fn test_idle_time_is_the_periods_times_their_vcpus(
+            periods in proptest::collection::vec((0u64..1_000, 0u64..1_000, 0u32..8), 0..20),
+        ) {
+            // Periods of (gap, length, dormant vCPUs): test-idle time = sum of length x vCPUs.
+            let mut s = UserSched::default();
+            let mut now = 0;
+            let mut want = 0;
+            for (gap, len, n) in periods {
+                now += gap;
+                (s.tidle, s.tidle_since, s.tidle_vcpus) = (true, now, n);
+                prop_assert_eq!(s.tidle_time(now + len), want + len * n as Time);
+                now += len;
+                s.end_tidle(now);
+                want += len * n as Time;
+                prop_assert_eq!(s.tidle_time(now + gap), want);
+            }
+        }
+    }
+}
