@@ -559,6 +559,71 @@ mod tests {
         }
     }
 
+    #[test]
+    fn dasd_io_and_ssl_server_workloads_map_to_their_programs() {
+        // minidisk I/O: 4 ms of CPU over 3 I/Os: 4 bursts of 4 / (3 + 1) = 1 ms each.
+        let w = Workload::DasdIo {
+            volume: "V".into(),
+            dtype: crate::config::DasdType::Eckd,
+            method: crate::config::DasdMethod::Ssch,
+            cpu_ns: 4 * MS,
+            ios: 3,
+            blocks: 1,
+            think_ns: 5 * MS,
+            write: false,
+            window: 1,
+            dist: FX,
+            mdc: false,
+            extent_blocks: 0,
+            rate: 0.0,
+        };
+        let p = new(w);
+        assert!(
+            matches!(p, Program::Io { cpu, dist: Dist::Fixed } if cpu == 1e6),
+            "{p:?}"
+        );
+        // The TLS server is a server of the virtual network with its own CPU per request.
+        let w = Workload::SslServer {
+            cpu_ns: 70_000,
+            dist: EX,
+            forward: None,
+            cipher: None,
+            crypto: None,
+        };
+        let p = Program::new(&w, 1e7, 2e6, vec![]);
+        assert_eq!(
+            p.role(),
+            Some(&Role::Server {
+                cpu: 70_000.0,
+                forward: vec![],
+            })
+        );
+        assert!(p.waits_for_messages());
+        assert!(matches!(
+            p,
+            Program::Net {
+                dist: Dist::Exp,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn client_and_server_bursts_are_their_cpu_per_request() {
+        // Fixed: 300 us per request, 133 us per reply, exactly; no arrivals.
+        let mut next = 0;
+        let c = Program::client(300_000, 2, 0, false, vec![1], FX);
+        let s = Program::server(133_000, vec![], FX);
+        assert_eq!(c.burst(&mut rng(), &mut next), 300_000);
+        assert_eq!(s.burst(&mut rng(), &mut next), 133_000);
+        assert_eq!(next, 0);
+        // Exp: the stream's first exponential of mean 133 us, rounded.
+        let s = Program::server(133_000, vec![], EX);
+        let want = (rng().exp(133_000.0) + 0.5) as Time;
+        assert_eq!(s.burst(&mut rng(), &mut next), want);
+        assert_ne!(want, 133_000);
+    }
+
     // ---- bursts and think times with dist = fixed --------------------------------------------
 
     #[test]
