@@ -462,18 +462,23 @@ mod tests {
     /// and the adapter ends at now + 100 us; the reply (CONT) costs the other 5000.
     #[test]
     fn offloaded_handshake_costs_and_adapter_round_trip() {
-        let mut s = one(serde_json::json!({"crypto": "apvirt"}), &apvirt_on());
-        assert_eq!(s.request_cpu(0, 5000.0, 4, (100, true)), 62_000.0);
-        let k = &s.count[0];
+        // User 0 a plain server, user 1 the SSL server.
+        let cfg = config(serde_json::json!([
+            plain_guest("TCPIP"),
+            ssl_guest("SSL", serde_json::json!({"crypto": "apvirt"}))
+        ]));
+        let mut s = Ssl::new(&cfg, &params(), &apvirt_on(), 1).expect("ssl");
+        assert_eq!(s.request_cpu(1, 5000.0, 4, (100, true)), 62_000.0);
+        let k = &s.count[1];
         assert_eq!((k.requests, k.handshakes, k.offloaded), (1, 1, 1));
-        assert_eq!(s.offload(0, 4, 7 * US), Some((3000, Some(107 * US))));
+        assert_eq!(s.offload(1, 4, 7 * US), Some((3000, Some(107 * US))));
         let (r, next) = s.adapter_done(107 * US);
         let r = r.expect("operation");
-        assert_eq!((r.waiter, r.tag), (0, 4)); // back to server user 0, client entry 4
+        assert_eq!((r.waiter, r.tag), (1, 4)); // back to server user 1, client entry 4
         assert_eq!(next, None);
         // The handshake's end: half the AP request, no counter moves.
-        assert_eq!(s.request_cpu(0, 5000.0, 4 | CONT, (100, true)), 5000.0);
-        let k = &s.count[0];
+        assert_eq!(s.request_cpu(1, 5000.0, 4 | CONT, (100, true)), 5000.0);
+        let k = &s.count[1];
         assert_eq!(
             (k.requests, k.handshakes, k.offloaded, k.records),
             (1, 1, 1, 1)
@@ -551,6 +556,8 @@ mod tests {
         let c = s.summary(&users, (50 * US) as f64).1.expect("crypto");
         assert!((c.util_pct - 100.0).abs() < 1e-9); // (100 - 50) us after the end removed
         assert_eq!(c.in_flight, 1);
+        // Counted when it starts, as a device's I/Os (io.rs).
+        assert_eq!(c.ops, 1);
     }
 
     /// The server's figures: CPU 300 us virtual + 100 us CP over 4 requests = 100 us each,
@@ -601,6 +608,47 @@ mod tests {
         let (m, _) = s.summary(&users, 1e9);
         assert_eq!(m["SSL"].cpu_us_per_request, 20.0); // 60 / 3
         assert_eq!(m["SSL"].records, 3);
+        assert_eq!(m["SSL"].cpu_us_per_connection, None); // requests, but no connection
+                                                          // Connections on the server itself (no adapter): handshakes, none offloaded.
+        s.request_cpu(1, 0.0, 0, (1, true));
+        let (m, crypto) = s.summary(&users, 1e9);
+        assert!(crypto.is_none());
+        assert_eq!(m["SSL"].handshakes, 1);
+        assert_eq!(m["SSL"].handshakes_offloaded, 0);
+        assert_eq!(m["SSL"].cpu_us_per_connection, Some(60.0)); // 60 / 1
+    }
+
+    /// The adapter's figures are there when any SSL server offloads, not only when all do.
+    #[test]
+    fn crypto_figures_when_one_server_of_two_offloads() {
+        let cfg = config(serde_json::json!([
+            ssl_guest("SSLA", serde_json::json!({"crypto": "apvirt"})),
+            ssl_guest("SSLB", serde_json::json!({}))
+        ]));
+        let mut s = Ssl::new(&cfg, &params(), &apvirt_on(), 1).expect("ssl");
+        assert!(s.offload(1, 0, 0).is_none()); // SSLB does its RSA itself
+        assert_eq!(s.offload(0, 0, 0), Some((3000, Some(100 * US))));
+        assert_eq!(s.adapter_done(100 * US).0.expect("op").waiter, 0);
+        let users = [user("SSLA", 0, 0), user("SSLB", 0, 0)];
+        let (m, crypto) = s.summary(&users, (200 * US) as f64);
+        assert!(m["SSLA"].crypto_offload && !m["SSLB"].crypto_offload);
+        let c = crypto.expect("SSLA offloads");
+        assert_eq!(c.ops, 1);
+        assert!((c.util_pct - 50.0).abs() < 1e-9); // 100 of 200 us
+    }
+
+    /// A record size below one byte (outside the parameter's range) counts as one byte: 3
+    /// bytes are 3 records, 3 x 1000 + 3 x 10 = 3030 ns.
+    #[test]
+    fn records_of_at_least_one_byte() {
+        let p = Params {
+            ssl_record_bytes: 0.0,
+            ..params()
+        };
+        let cfg = config(serde_json::json!([ssl_guest("SSL", serde_json::json!({}))]));
+        let mut s = Ssl::new(&cfg, &p, &v21(), 1).expect("ssl");
+        assert_eq!(s.request_cpu(0, 0.0, 0, (3, false)), 3030.0);
+        assert_eq!(s.count[0].records, 3);
     }
 
     proptest! {

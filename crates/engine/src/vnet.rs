@@ -396,6 +396,24 @@ mod tests {
         assert_eq!(s.requests_outstanding, 1);
     }
 
+    /// A waiting server takes the oldest request of its user's queue (FIFO, as take_next).
+    #[test]
+    fn hand_to_waiting_takes_the_oldest_request() {
+        // vcpus 0, 1, 2: clients; 3: server of user 3.
+        let mut n = net(4, 4);
+        n.send_request(2, 3, 5);
+        n.send_request(0, 3, 5);
+        n.send_request(1, 3, 5);
+        n.wait(3);
+        assert_eq!(n.hand_to_waiting(3, 3, 0), Some(2));
+        assert_eq!(n.finish_request(3), 2);
+        n.wait(3);
+        assert_eq!(n.hand_to_waiting(3, 3, 0), Some(0));
+        assert_eq!(n.finish_request(3), 0);
+        n.wait(3);
+        assert_eq!(n.hand_to_waiting(3, 3, 0), Some(1));
+    }
+
     /// Nothing queued: the waiting vcpu keeps waiting and nothing changes.
     #[test]
     fn hand_to_waiting_with_an_empty_queue_keeps_waiting() {
