@@ -348,3 +348,22 @@ def test_a_reader_that_is_gone_is_exit_0(args):
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 0, err
     assert "Traceback" not in err and "error" not in err, err
+
+
+def test_timed_commands_after_the_run_s_end_are_named(tmp_path):
+    """An [[action]] at or after the run's end never runs: `run` says so instead of nothing."""
+    f = tmp_path / "late.toml"
+    f.write_text(TINY.format(duration="2s", interval="1s") + """
+[[action]]
+at = "1s"
+command = "SET SHARE U RELATIVE 200"
+[[action]]
+at = "5s"
+command = "SET SHARE U RELATIVE 300"
+""")
+    p = zvmlab("run", f)
+    assert p.returncode == 0, p.stderr
+    out = " ".join(p.stdout.split())  # the console wraps long lines
+    assert "1 timed command at or after the run's end (2 s) did not run: SET SHARE U RELATIVE 300 at 5 s" in out
+    p = zvmlab("run", f, "--duration", "0.5s")
+    assert "2 timed commands at or after the run's end (0.5 s) did not run" in " ".join(p.stdout.split())

@@ -168,6 +168,11 @@ def _notices(sc: scenario.Scenario, s: dict) -> list[str]:
     if storage.get("encrypt") and not (s.get("storage") or {}).get("encryption"):
         lines.append(f"SET ENCRYPT PAGING ignored: level {s['level']} has no encrypted paging (VM65993, "
                      "e.g. zvm-6.4-1q17)")
+    late = [a for a in sc.actions if a.at_ns >= sc.duration_ns]
+    if late:
+        lines.append(f"{len(late)} timed command{'s' if len(late) > 1 else ''} at or after the run's end "
+                     f"({sc.duration_ns / 1e9:g} s) did not run: {late[0].command} at {late[0].at_ns / 1e9:g} s"
+                     + (" and later ones" if len(late) > 1 else ""))
     if sc.dspwdmethod != "reshuffle":
         from .. import engine
         if engine.switches(s["level"], sc.switches).get("dv") != "local":
