@@ -5,7 +5,7 @@
 //! Time unit of the model: 1 ms. CP costs are set to zero and the minor time slice to effectively
 //! infinite so that the engine's dispatcher is exactly FCFS and the exact solution applies.
 
-use crate::config::{Config, Dist, Guest, Share, Workload};
+use crate::config::{Config, Dist, Guest, Workload};
 use crate::sim::Sim;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -64,19 +64,15 @@ pub fn reference_config(
             horizon_ms * MS,
             (horizon_ms * MS / 10).max(1),
             vec![Guest {
-                userid: "CL".into(),
-                vcpus: 1,
-                share: Share::default(),
-                workload: Workload::Transactional {
-                    think_ns: (think_ms * MS as f64) as u64,
-                    cpu_ns: (burst_ms * MS as f64) as u64,
-                    dist: Dist::Exp,
-                },
                 count: n,
-                quickdsp: false,
-                storage_pages: None,
-                refs: None,
-                touches: 1,
+                ..Guest::new(
+                    "CL",
+                    Workload::Transactional {
+                        think_ns: (think_ms * MS as f64) as u64,
+                        cpu_ns: (burst_ms * MS as f64) as u64,
+                        dist: Dist::Exp,
+                    },
+                )
             }],
         )
     }

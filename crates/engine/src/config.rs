@@ -605,6 +605,24 @@ pub struct Guest {
     pub touches: u32,
 }
 
+impl Guest {
+    /// One guest `userid` running `workload`, with what a scenario file leaves out: one virtual
+    /// CPU, the default share, no QUICKDSP, no virtual storage or page references, one touch.
+    pub fn new(userid: impl Into<String>, workload: Workload) -> Guest {
+        Guest {
+            userid: userid.into(),
+            vcpus: 1,
+            share: Share::default(),
+            workload,
+            count: 1,
+            quickdsp: false,
+            storage_pages: None,
+            refs: None,
+            touches: 1,
+        }
+    }
+}
+
 fn one() -> u32 {
     1
 }

@@ -526,20 +526,15 @@ mod tests {
     }
 
     fn guest(userid: &str, count: u32, s: Share) -> Guest {
+        let w = Workload::CpuBound {
+            demand: None,
+            tx_cpu_ns: None,
+            dist: Dist::Exp,
+        };
         Guest {
-            userid: userid.into(),
-            vcpus: 1,
             share: s,
-            workload: Workload::CpuBound {
-                demand: None,
-                tx_cpu_ns: None,
-                dist: Dist::Exp,
-            },
             count,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
+            ..Guest::new(userid, w)
         }
     }
 

@@ -976,15 +976,9 @@ mod tests {
 
     fn guest(userid: &str, count: u32, vcpus: u32, workload: Workload) -> Guest {
         Guest {
-            userid: userid.into(),
             vcpus,
-            share: Share::default(),
-            workload,
             count,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
+            ..Guest::new(userid, workload)
         }
     }
 

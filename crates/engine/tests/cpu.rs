@@ -13,15 +13,8 @@ const MS: u64 = 1_000_000;
 
 fn guest(userid: &str, count: u32, workload: Workload) -> Guest {
     Guest {
-        userid: userid.into(),
-        vcpus: 1,
-        share: Share::default(),
-        workload,
         count,
-        quickdsp: false,
-        storage_pages: None,
-        refs: None,
-        touches: 1,
+        ..Guest::new(userid, workload)
     }
 }
 

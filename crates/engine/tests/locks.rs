@@ -2,7 +2,7 @@
 //! conservation of processor time when paths spin.
 
 use proptest::prelude::*;
-use zvm::config::{Config, Dist, Guest, Share, Workload};
+use zvm::config::{Config, Dist, Guest, Workload};
 use zvm::level;
 use zvm::locks::{LockId, Locks, Mode};
 use zvm::params::Params;
@@ -152,19 +152,15 @@ fn busy_config(level: &str, processors: u32, seed: u64) -> Config {
             1_000 * MS,
             100 * MS,
             vec![Guest {
-                userid: "U".into(),
-                vcpus: 1,
-                share: Share::default(),
-                workload: Workload::Transactional {
-                    think_ns: MS,
-                    cpu_ns: MS / 10,
-                    dist: Dist::Exp,
-                },
                 count: 40,
-                quickdsp: false,
-                storage_pages: None,
-                refs: None,
-                touches: 1,
+                ..Guest::new(
+                    "U",
+                    Workload::Transactional {
+                        think_ns: MS,
+                        cpu_ns: MS / 10,
+                        dist: Dist::Exp,
+                    },
+                )
             }],
         )
     }

@@ -14,9 +14,12 @@ use zvm::Sim;
 const S: u64 = 1_000_000_000;
 
 fn guest(userid: &str, rel: f64, demand: Option<f64>) -> Guest {
+    let w = Workload::CpuBound {
+        demand,
+        tx_cpu_ns: None,
+        dist: Dist::Fixed,
+    };
     Guest {
-        userid: userid.into(),
-        vcpus: 1,
         share: Share {
             min: ShareValue {
                 kind: ShareKind::Relative,
@@ -26,16 +29,7 @@ fn guest(userid: &str, rel: f64, demand: Option<f64>) -> Guest {
             max: None,
             limit: Limit::None,
         },
-        workload: Workload::CpuBound {
-            demand,
-            tx_cpu_ns: None,
-            dist: Dist::Fixed,
-        },
-        count: 1,
-        quickdsp: false,
-        storage_pages: None,
-        refs: None,
-        touches: 1,
+        ..Guest::new(userid, w)
     }
 }
 

@@ -88,15 +88,10 @@ fn config_strategy() -> impl Strategy<Value = Config> {
                 .into_iter()
                 .enumerate()
                 .map(|(i, (share, workload, vcpus, count))| Guest {
-                    userid: format!("U{i}"),
                     vcpus,
                     share,
-                    workload,
                     count,
-                    quickdsp: false,
-                    storage_pages: None,
-                    refs: None,
-                    touches: 1,
+                    ..Guest::new(format!("U{i}"), workload)
                 })
                 .collect();
             fit_absolute(&mut guests);
@@ -189,19 +184,15 @@ fn different_seeds_differ() {
             1_000 * MS,
             100 * MS,
             vec![Guest {
-                userid: "U".into(),
-                vcpus: 1,
-                share: Share::default(),
-                workload: Workload::Transactional {
-                    think_ns: 5 * MS,
-                    cpu_ns: MS,
-                    dist: Dist::Exp,
-                },
                 count: 5,
-                quickdsp: false,
-                storage_pages: None,
-                refs: None,
-                touches: 1,
+                ..Guest::new(
+                    "U",
+                    Workload::Transactional {
+                        think_ns: 5 * MS,
+                        cpu_ns: MS,
+                        dist: Dist::Exp,
+                    },
+                )
             }],
         )
     };

@@ -4,7 +4,7 @@
 //! readying (`sched.wake_fanout`). Each acts where it should and nowhere else; with the
 //! mechanism off a run is bit-identical to the old model.
 
-use zvm::config::{Config, Dist, Guest, Share, Workload};
+use zvm::config::{Config, Dist, Guest, Workload};
 use zvm::level;
 use zvm::locks::{Grant, LockId, Locks, Mode};
 use zvm::params::Params;
@@ -85,19 +85,15 @@ fn with_think(level: &str, processors: u32, think_ns: u64, params: &[(&str, f64)
             300 * MS,
             100 * MS,
             vec![Guest {
-                userid: "U".into(),
-                vcpus: 1,
-                share: Share::default(),
-                workload: Workload::Transactional {
-                    think_ns,
-                    cpu_ns: 20_000,
-                    dist: Dist::Exp,
-                },
                 count: 6 * processors,
-                quickdsp: false,
-                storage_pages: None,
-                refs: None,
-                touches: 1,
+                ..Guest::new(
+                    "U",
+                    Workload::Transactional {
+                        think_ns,
+                        cpu_ns: 20_000,
+                        dist: Dist::Exp,
+                    },
+                )
             }],
         )
     }

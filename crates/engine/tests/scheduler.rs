@@ -50,24 +50,21 @@ fn config(level: &str, n: u32, secs: u64, interval_s: u64, specs: &[Spec]) -> Co
     let guests = specs
         .iter()
         .enumerate()
-        .map(|(i, s)| Guest {
-            userid: format!("U{i}"),
-            vcpus: s.vcpus,
-            share: Share {
-                min: s.min,
-                max: s.max,
-                limit: s.limit,
-            },
-            workload: Workload::CpuBound {
+        .map(|(i, s)| {
+            let w = Workload::CpuBound {
                 demand: s.demand,
                 tx_cpu_ns: None,
                 dist: Dist::Fixed,
-            },
-            count: 1,
-            quickdsp: false,
-            storage_pages: None,
-            refs: None,
-            touches: 1,
+            };
+            Guest {
+                vcpus: s.vcpus,
+                share: Share {
+                    min: s.min,
+                    max: s.max,
+                    limit: s.limit,
+                },
+                ..Guest::new(format!("U{i}"), w)
+            }
         })
         .collect();
     Config {
