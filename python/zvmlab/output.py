@@ -141,18 +141,10 @@ def write_file(path: str | Path, body: str | bytes) -> None:
     """
     dest = Path(path)
     target = _through_link(dest)
-    try:
-        st = dest.stat()  # through links, /proc/self/fd ones too: /dev/stdout on a pipe is the pipe
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise InputError(f"cannot write: {e.strerror}", file=str(dest)) from None
-    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+    st, stream = _file_target(dest)
+    if stream:
         _write_into(dest, body)  # /dev/stdout, /dev/null, a pipe: written to, never replaced
         return
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise InputError("exists and is not a regular file (a directory or block device is never replaced)",
-                         file=str(dest), fix="choose another --out path")
     mode = stat.S_IMODE(st.st_mode) if st is not None else 0o666 & ~umask()
     tmp = None
     try:
@@ -168,6 +160,24 @@ def write_file(path: str | Path, body: str | bytes) -> None:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+
+
+def _file_target(dest: Path, field: str | None = None) -> tuple[os.stat_result | None, bool]:
+    """What is at output path `dest` now: its stat (None: nothing) and whether it is a stream to
+    write into (a character device or FIFO: /dev/stdout, /dev/null, a pipe); a directory or block
+    device is refused."""
+    try:
+        st = dest.stat()  # through links, /proc/self/fd ones too: /dev/stdout on a pipe is the pipe
+    except FileNotFoundError:
+        return None, False
+    except OSError as e:
+        raise InputError(f"cannot write: {e.strerror}", file=str(dest), field=field) from None
+    if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
+        return st, True
+    if not stat.S_ISREG(st.st_mode):
+        raise InputError("exists and is not a regular file (a directory or block device is never replaced)",
+                         file=str(dest), field=field, fix=f"choose another {field or '--out'} path")
+    return st, False
 
 
 def _write_into(dest: Path, body: str | bytes) -> None:
@@ -248,17 +258,8 @@ def check_file_target(path: str | Path, field: str) -> None:
     """Refuse, before any work starts, an output file :func:`write_file` could not write: a
     directory in the way, or a directory that does not exist or takes no new files."""
     dest = _through_link(Path(path))
-    try:
-        st = Path(path).stat()  # through links, /proc/self/fd ones too (/dev/stdout on a pipe)
-    except FileNotFoundError:
-        st = None
-    except OSError as e:
-        raise InputError(f"cannot write: {e.strerror}", file=str(path), field=field) from None
-    if st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)):
+    if _file_target(Path(path), field)[1]:
         return
-    if st is not None and not stat.S_ISREG(st.st_mode):
-        raise InputError("exists and is not a regular file", file=str(path), field=field,
-                         fix="name a file to write")
     parent = dest.absolute().parent
     try:
         if not parent.is_dir():
