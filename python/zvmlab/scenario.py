@@ -1175,7 +1175,7 @@ def _storage(st: dict, guests: list[Guest], *, file, ln) -> dict | None:
         raise InputError(f"{prefill!r} is not true or false", file=file, line=ln("storage", "prefill"),
                          field="storage.prefill", fix="write prefill = true or prefill = false")
     vols = _paging_volumes(st.get("paging_volumes", []), file=file, vline=ln("storage", "paging_volumes"))
-    need = sum(g.refs["range_pages"] * g.count for g in with_refs)
+    need = _referenced_pages(guests)
     if need > frames and not vols:
         raise InputError(f"storage-constrained ({need} pages referenced, {frames} frames) with no paging volumes",
                          file=file, line=ln("storage", None), field="storage.paging_volumes",
@@ -1478,12 +1478,17 @@ def _mdc(t: dict, guests: list[Guest], *, file, ln) -> dict | None:
     return {"frames": frames}
 
 
+def _referenced_pages(guests: list[Guest]) -> int:
+    """The pages the guests' reference patterns cover, all guests of each group together."""
+    return sum(g.refs["range_pages"] * g.count for g in guests if g.refs is not None)
+
+
 def _check_mdc_fits(storage: dict | None, mdc: dict | None, guests: list[Guest], *, file, ln) -> None:
     """The minidisk cache takes its frames from [storage]'s, stealing guest pages when none is free:
     without paging volumes the guests' pages and the cache must fit together (the engine's rule)."""
     if storage is None or mdc is None or storage["paging_volumes"]:
         return
-    need = sum(g.refs["range_pages"] * g.count for g in guests if g.refs is not None)
+    need = _referenced_pages(guests)
     frames = storage["frames"]
     if need + mdc["frames"] > frames:
         raise InputError(f"storage-constrained ({need} pages referenced and a minidisk cache of up to "
