@@ -33,6 +33,7 @@ CRYPTOS = contract.vocabulary("crypto")  # crypto statements of an SSL server (C
 MAX_PROCESSORS = contract.limit("processors")[1]
 MAX_VCPUS = contract.limit("vcpus")[1]
 MAX_COUNT = contract.limit("count")[1]
+MAX_SEED = contract.limit("seed")[1]  # what a scenario file holds (TOML integers are signed 64-bit)
 REL_SHARE = contract.limit("relative_share")
 ABS_SHARE = contract.limit("absolute_share")
 MAX_ABS_SUM = contract.limit("absolute_share_sum")[1]  # ABSOLUTE minimum shares of all userids together, %
@@ -545,13 +546,22 @@ class Scenario:
         if level is not None:
             s = replace(s, level=_check_level(level, file=None, line=None, where=level_field))
         if seed is not None:
-            if seed < 0 or seed >= 2**64:
-                raise InputError(f"seed {seed} is out of range", field="--seed", fix="use 0 .. 2**64-1")
+            check_seeds(seed, 1)
             s = replace(s, seed=seed)
         if duration is not None:
             d = parse_duration(duration, where="--duration")
             s = replace(s, duration_ns=d, interval_ns=min(s.interval_ns, d))
         return s
+
+
+def check_seeds(first: int, n: int, field: str = "--seed") -> None:
+    """Refuse a first seed whose ``n`` seeds (first .. first + n - 1) do not all fit a scenario
+    file's seed (0 .. MAX_SEED), before anything runs."""
+    if not 0 <= first <= MAX_SEED:
+        raise InputError(f"seed {first} is out of range", field=field, fix=f"use 0 .. {MAX_SEED}")
+    if first + n - 1 > MAX_SEED:
+        raise InputError(f"{n} seeds from {first} go beyond the largest seed, {MAX_SEED}", field=field,
+                         fix=f"use a first seed of at most {MAX_SEED - n + 1}")
 
 
 class _Lines:
@@ -810,7 +820,7 @@ def _run(run: dict, d: _Doc) -> tuple[int, int, int, float]:
     duration = parse_duration(run["duration"], where="run.duration", file=file, line=ln("run", "duration"))
     interval = parse_duration(run.get("interval", "60s"), where="run.interval", file=file, line=ln("run", "interval"))
     interval = min(interval, duration)
-    seed = _int(run.get("seed", 1), 0, 2**63 - 1, file=file, line=ln("run", "seed"), where="run.seed",
+    seed = _int(run.get("seed", 1), 0, MAX_SEED, file=file, line=ln("run", "seed"), where="run.seed",
                 what="the seed")
     tx_unit = _tx_unit(run.get("tx_unit", 1.0), file=file, line=ln("run", "tx_unit"))
     return duration, interval, seed, tx_unit

@@ -367,3 +367,32 @@ command = "SET SHARE U RELATIVE 300"
     assert "1 timed command at or after the run's end (2 s) did not run: SET SHARE U RELATIVE 300 at 5 s" in out
     p = zvmlab("run", f, "--duration", "0.5s")
     assert "2 timed commands at or after the run's end (0.5 s) did not run" in " ".join(p.stdout.split())
+
+
+# --- seeds: one range for the file and every command (stop 23) --------------------------------------------------------
+
+
+def test_the_seed_range_is_the_files_for_every_command(tmp_path):
+    """A scenario file holds seeds 0 .. 2**63-1 (TOML integers are signed 64-bit); `--seed` took
+    up to 2**64-1, so a run could not be written back as a scenario, and `sweep --repeat` past the
+    top named a seed the user never gave (2**64). Now the engine's contract has the one range."""
+    from zvmlab import contract
+    from zvmlab.scenario import MAX_SEED, check_seeds, loads
+
+    assert contract.limit("seed") == (0, 2**63 - 1) == (0, MAX_SEED)
+    check_seeds(MAX_SEED, 1)
+    check_seeds(MAX_SEED - 9, 10)
+    with pytest.raises(Exception, match="go beyond"):
+        check_seeds(MAX_SEED - 8, 10)
+    assert loads(TINY.format(duration="1s", interval="1s").replace('interval = "1s"', f'interval = "1s"\nseed = {MAX_SEED}'),
+                 "t.toml").seed == MAX_SEED
+    f = tmp_path / "s.toml"
+    f.write_text(TINY.format(duration="1s", interval="1s"))
+    p = zvmlab("sweep", str(f), "-p", "processors=1", "--seed", str(MAX_SEED), "--repeat", "2")
+    _one_message(p, "--seed", "go beyond", str(MAX_SEED - 1))
+    p = zvmlab("replicate", "--seed", str(MAX_SEED - 1), "--seeds", "3", "--no-store")
+    _one_message(p, "--seed", "go beyond")
+    p = zvmlab("run", str(f), "--seed", str(MAX_SEED + 1))
+    assert p.returncode == 2 and "is not in the range" in p.stderr, p.stderr
+    p = zvmlab("run", str(f), "--seed", str(MAX_SEED), "--json")
+    assert p.returncode == 0, p.stderr

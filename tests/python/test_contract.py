@@ -127,6 +127,7 @@ CASES = [
          ("actions", 0, "share", "min", "value"), sum_around("absolute_share_sum", 60.0), toml_value=repr),
     Case("tx_unit", scenario(CPU_GUEST).replace("[[guest]]", "tx_unit = {v}\n[[guest]]"), 1.0, ("tx_unit",),
          around("tx_unit", whole=False)),
+    Case("seed", scenario(CPU_GUEST).replace("[[guest]]", "seed = {v}\n[[guest]]"), 1, ("seed",), around("seed")),
     Case("demand", scenario(CPU_GUEST.replace('"cpu-bound"', '"cpu-bound", demand = {v}')), 0.5,
          ("guests", 0, "workload", "demand"), around("demand", whole=False, step=0.01)),
     Case("dist", scenario(CPU_GUEST.replace('"cpu-bound"', '"cpu-bound", dist = {v}')), "exp",

@@ -20,6 +20,7 @@ impl Config {
     pub(crate) fn check_contract(&self) -> Result<(), String> {
         range("run.duration_ns", self.duration_ns, 1, MAX_DURATION_NS)?;
         range("run.interval_ns", self.interval_ns, 1, MAX_DURATION_NS)?;
+        range("run.seed", self.seed, 0, MAX_SEED)?;
         for g in &self.guests {
             check_guest(g)?;
             check_guest_workload(g)?;

@@ -331,6 +331,9 @@ pub const MAX_POOL_CAPACITY: f64 = 64.0;
 pub const MAX_TX_UNIT: f64 = 1e6;
 /// Largest duration (ns): below 2^63.
 pub const MAX_DURATION_NS: u64 = (1 << 63) - 1;
+/// The highest random seed: a scenario file holds it (TOML integers are signed 64-bit), so
+/// every run, whatever command started it, can be written back as a scenario and rerun.
+pub const MAX_SEED: u64 = (1 << 63) - 1;
 /// Guest virtual storage (1 TB), any storage size (8 TB), real storage (z/VM 7.3: 4 TB), in 4 KB
 /// pages; pages with references of all guests together (the storage model's 16 TB).
 pub const MAX_GUEST_PAGES: u64 = 1 << 28;
@@ -416,7 +419,7 @@ fn limits() -> Value {
         "absolute_share_sum": [0.0, MAX_ABSOLUTE_SUM],
         "weight": [WEIGHT.0, WEIGHT.1], "ifls": [0, MAX_IFLS], "abscap": [ABSCAP.0, ABSCAP.1],
         "pool_limithard_pct": [0.0, 100.0], "pool_capacity": [0.0, MAX_POOL_CAPACITY],
-        "tx_unit": [0.0, MAX_TX_UNIT], "duration_ns": [1, MAX_DURATION_NS],
+        "tx_unit": [0.0, MAX_TX_UNIT], "duration_ns": [1, MAX_DURATION_NS], "seed": [0, MAX_SEED],
         "guest_pages": [1, MAX_GUEST_PAGES], "size_pages": [1, MAX_SIZE_PAGES],
         "real_pages": [1, MAX_REAL_PAGES], "ref_pages": [0, MAX_REF_PAGES],
         "touches": [1, MAX_TOUCHES], "volume_count": [1, MAX_VOLUME_COUNT],

@@ -7,9 +7,13 @@ from typing import Callable, TypeVar
 
 import click
 
+from .. import contract
 from ..errors import InputError
 
 F = TypeVar("F", bound=Callable)
+
+#: --seed of every command: the seeds a scenario file holds (0 .. the contract's "seed" limit).
+SEED = click.IntRange(min=0, max=contract.limit("seed")[1])
 
 
 def param_option(f: F) -> F:

@@ -17,6 +17,7 @@ from rich.table import Table
 
 from .. import engine
 from ..output import console, print_json, progress
+from ._lab_options import SEED
 
 N, C, THINK, BURST = 500, 64, 7.0, 1.0
 
@@ -54,7 +55,7 @@ def simpy_reference(horizon: float, seed: int) -> dict | None:
               help="Simulated time units (ms) for the engine run.")
 @click.option("--simpy-horizon", type=click.IntRange(min=0), default=5_000, show_default=True,
               help="Simulated time units for the SimPy run (0 skips it).")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True)
+@click.option("--seed", type=SEED, default=1, show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def bench(horizon: int, simpy_horizon: int, seed: int, as_json: bool) -> None:
     """Events per second of the engine on the reference model, and the ratio to SimPy."""

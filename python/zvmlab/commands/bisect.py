@@ -10,6 +10,7 @@ from rich.table import Table
 from .. import admission, engine, scenario
 from ..errors import InputError
 from ..output import console, print_json, progress
+from ._lab_options import SEED
 
 
 def _measure(sc: scenario.Scenario, level: str, switches: dict[str, str], metric: str) -> float:
@@ -35,7 +36,7 @@ def _measure(sc: scenario.Scenario, level: str, switches: dict[str, str], metric
 @click.option("--compare", "compare_level", required=True, help="The comparison level, e.g. zvm-6.4.")
 @click.option("--metric", default="itr", show_default=True,
               help="A value of the run: etr, itr, tv_ratio, users.USER0.cpu_pct, check.max_abs_error_pct, ...")
-@click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides [run] seed).")
+@click.option("--seed", type=SEED, help="Random seed (overrides [run] seed).")
 @click.option("--duration", help='Simulated time (overrides [run] duration).')
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 def bisect(file: str, base_level: str, compare_level: str, metric: str, seed: int | None, duration: str | None,

@@ -10,6 +10,7 @@ from rich.table import Table
 from .. import admission, engine, scenario
 from ..errors import InputError
 from ..output import check_file_target, console, print_json, progress, safe
+from ._lab_options import SEED
 
 
 def _run(sc: scenario.Scenario, runner: str) -> dict:
@@ -30,7 +31,7 @@ def _run(sc: scenario.Scenario, runner: str) -> dict:
               help="sim: the zvmlab engine; cgroup: real processes in Linux cgroups on this machine.")
 @click.option("--level", "levels", multiple=True,
               help="CP level(s) to run with the sim runner; repeat for a before/after comparison.")
-@click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides [run] seed).")
+@click.option("--seed", type=SEED, help="Random seed (overrides [run] seed).")
 @click.option("--duration", help='Run length (overrides [run] duration), e.g. "10m" (the cgroup runner runs in real time).')
 @click.option("--interval", help='Monitor interval (overrides [run] interval), e.g. "1s".')
 @click.option("--warmup", type=click.IntRange(min=0), default=1, show_default=True,

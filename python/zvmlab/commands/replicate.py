@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..output import check_file_target, check_result_dir, console, dumps, err_console, write_file, write_stdout
-from ._lab_options import param_overrides
+from ._lab_options import SEED, param_overrides
 
 
 def _fmt(v) -> str:
@@ -25,7 +25,7 @@ def _fmt(v) -> str:
 
 @click.command("replicate")
 @click.option("--only", help="Comma-separated row ids (e.g. A1,A2) or sections (A,B,...).")
-@click.option("--seed", type=click.IntRange(min=0), help="First seed of every row (default: each scenario's own).")
+@click.option("--seed", type=SEED, help="First seed of every row (default: each scenario's own).")
 @click.option("--seeds", "n_seeds", type=click.IntRange(min=1, max=50), default=3, show_default=True,
               help="Seeds per metric: verdicts are taken on the mean and on each seed; a verdict the seeds "
                    "disagree on is 'not resolved'.")
@@ -64,6 +64,10 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
 
     rows = _select(rep.load_catalogue(), only)
     params = _params(param_specs)
+    if seed is not None:
+        from ..scenario import check_seeds
+
+        check_seeds(seed, n_seeds)
     if params and robustness:
         raise InputError("--robustness perturbs the table's defaults, not --param overrides", field="--param",
                          fix="run --robustness without --param")

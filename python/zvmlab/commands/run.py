@@ -14,7 +14,7 @@ from .. import admission, engine, scenario, tables
 from ..lab import scaling_why
 from ..errors import InputError
 from ..output import check_result_dir, console, dumps, print_json, progress, result_dir, safe
-from ._lab_options import param_option, param_overrides
+from ._lab_options import SEED, param_option, param_overrides
 
 # Keys that measure the machine running zvmlab, not the simulated system: kept out of the
 # deterministic summary and written to timing.json.
@@ -293,7 +293,7 @@ def print_channels(s: dict) -> None:
 @click.command("run")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--level", help="CP level to run (overrides [system] level); see `zvmlab levels`.")
-@click.option("--seed", type=click.IntRange(min=0), help="Random seed (overrides [run] seed).")
+@click.option("--seed", type=SEED, help="Random seed (overrides [run] seed).")
 @click.option("--duration", help='Simulated time (overrides [run] duration), e.g. "60s", "10m".')
 @click.option("--out", "out", type=click.Path(file_okay=False), help="Write the summary and all run output here.")
 @click.option("--force", is_flag=True, help="Replace an existing --out directory.")

@@ -8,7 +8,7 @@ import click
 from rich.table import Table
 
 from ..output import console, err_console, print_json, progress, safe
-from ._lab_options import executor_options
+from ._lab_options import SEED, executor_options
 
 
 @click.command("sweep")
@@ -17,7 +17,7 @@ from ._lab_options import executor_options
               help="NAME=V1,V2,... (repeatable; the grid is the cross product), e.g. processors=4,8,16,32,64, "
                    "srm.dspslice=1,5,10, guest.WEB.count=8,16, level=zvm-6.3,zvm-6.4.")
 @click.option("--level", help="CP level for every point (overrides the scenario's).")
-@click.option("--seed", type=click.IntRange(min=0), help="First seed (overrides [run] seed).")
+@click.option("--seed", type=SEED, help="First seed (overrides [run] seed).")
 @click.option("--duration", help='Simulated time of every point (overrides [run] duration), e.g. "60s".')
 @click.option("--user", "users", multiple=True, metavar="USERID",
               help="Show this guest's CPU % as a column (repeatable; default: the 3 busiest guests).")

@@ -179,8 +179,10 @@ def load(name_or_path: str, duration: str | None = None) -> Suite:
     interval = doc.get("interval", dur)
     scenario.parse_duration(interval, where="interval", file=file)
     seed = doc.get("seed", 1)
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63 - 1000:
-        raise InputError(f"{seed!r} is not a seed", file=file, field="seed", fix="a whole number >= 0")
+    # --repeat runs up to 1,000 seeds from it, each one a scenario file's seed.
+    top = scenario.MAX_SEED - 999
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= top:
+        raise InputError(f"{seed!r} is not a seed", file=file, field="seed", fix=f"a whole number 0 .. {top}")
     families = _families(doc.get("family", {}), file)
     values_in = doc.get("values", {})
     if not isinstance(values_in, dict):

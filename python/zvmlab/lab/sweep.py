@@ -263,6 +263,7 @@ def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None,
         name = f"{path} [sweep {point_name(pt)}]"
         sc = scenario.loads(text, name)
         s0 = sc.seed if seed is None else seed
+        scenario.check_seeds(s0, repeat, field="--seed" if seed is not None else "--repeat")
         for k in range(repeat):
             out.append(make_spec(text, name, lv or sc.level, s0 + k,
                                  labels=((f"sweep:{path}", point_name(pt), {"point": pt}),), loaded=sc))
