@@ -38,3 +38,24 @@ def test_identical_sides_have_no_one_sided_note_and_zero_change():
     r = render.compare(a, _rep(["P00"], [50.0]), "A", "B")
     assert not any("only in" in n for n in r.notes)
     assert r.tables[0].rows[0]["cpu_pctchg"] == 0.0
+
+
+def _typed(types: dict[str, str]) -> Report:
+    t = Table("processors", [Column("proc", ("", "PROC"), "text", 4), Column("type", ("", "Type"), "text", 4),
+                             Column("cpu", ("", "%CPU"), "pct", 6)], key=("proc",))
+    for p, ty in types.items():
+        t.add(DATA, proc=p, type=ty, cpu=50.0)
+    return Report("FCX144", "PROCLOG", "Processor Activity", {"from": "", "to": "", "seconds": 1, "system": "S",
+                                                               "level": "L", "processors": len(types)}, [t])
+
+
+def test_a_text_cell_the_sides_differ_in_shows_both():
+    """A processor's (a device's, a channel's) type that changed between the runs was shown as A's
+    alone, so an IFL compared with a CP, or ESCON with FICON, looked like the same kind."""
+    r = render.compare(_typed({"P00": "CP", "P01": "IFL", "P02": "", "P03": "CP"}),
+                       _typed({"P00": "CP", "P01": "CP", "P02": "Vh", "P04": "ZIIP"}), "A", "B")
+    types = {x["proc"]: x["type"] for x in r.tables[0].rows}
+    assert types == {"P00": "CP", "P01": "IFL/CP", "P02": "-/Vh", "P03": "CP", "P04": "ZIIP"}
+    assert any("differ in shows A/B" in n for n in r.notes)
+    line = next(x for x in render.text([r]).splitlines() if x.startswith("P01"))
+    assert line.split()[:2] == ["P01", "IFL/CP"]

@@ -212,8 +212,8 @@ def compare(a: Report, b: Report, label_a: str, label_b: str) -> Report:
                               kind="line" if pa.kind == "stack" else pa.kind, categories=pa.categories,
                               xlabel=pa.xlabel))
     out.notes.insert(0, f"A = {label_a}, B = {label_b}; B-A = the change (percentage points for percentages), "
-                        f"% = (B-A)/A in percent. Rows are matched by interval number and key; ... = the side "
-                        f"has no such row (or no value).")
+                        f"% = (B-A)/A in percent; a text cell the sides differ in shows A/B. Rows are matched by interval "
+                        f"number and key; ... = the side has no such row (or no value).")
     return out
 
 
@@ -237,7 +237,10 @@ def _compare_table(ta: Table, tb: Table | None) -> tuple[Table, list[dict], list
         ra, rb = ia.get(key), ib.get(key)
         row = dict(ra if ra is not None else rb)
         for c in ta.columns:
-            if c.key in ta.key or not c.numeric:
+            if c.key in ta.key:
+                continue
+            if not c.numeric:
+                row[c.key] = _text_vs(ra, rb, c.key)
                 continue
             va = ra.get(c.key) if ra is not None else None
             vb = rb.get(c.key) if rb is not None else None
@@ -247,6 +250,18 @@ def _compare_table(ta: Table, tb: Table | None) -> tuple[Table, list[dict], list
             row[c.key + "_pctchg"] = 100.0 * (vb - va) / abs(va) if both and va else None
         t.rows.append(row)
     return t, only_a, only_b
+
+
+def _text_vs(ra: dict | None, rb: dict | None, key: str):
+    """A text cell of both sides: the one value, or ``A/B`` where they differ (a processor's type,
+    a device's, a capping), so a change of kind is not hidden behind A's."""
+    if ra is None or rb is None:
+        return (ra if ra is not None else rb).get(key)  # type: ignore[union-attr]
+    va, vb = ra.get(key), rb.get(key)
+    if va == vb:
+        return va
+    shown = lambda v: "..." if v is None else (str(v).strip() or "-")  # noqa: E731  (a blank: "-")
+    return f"{shown(va)}/{shown(vb)}"
 
 
 def _union_keys(ka: list, kb: list) -> list:
