@@ -786,3 +786,7 @@ mod tests {
         assert!((f.work(4096.0, 3.0) - (1e9 / 6000.0 + 40960.0)).abs() < 1e-6);
     }
 }
+
+#[cfg(test)]
+#[path = "channel_tests.rs"]
+mod unit;

@@ -287,3 +287,7 @@ mod tests {
         assert_eq!(p.in_use_ns[PAGING], 1 + 2 * 2 + 7);
     }
 }
+
+#[cfg(test)]
+#[path = "hyperpav_tests.rs"]
+mod unit;

@@ -892,3 +892,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "storage_tests.rs"]
+mod unit;
