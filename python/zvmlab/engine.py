@@ -59,7 +59,11 @@ def located(e: Exception, text: str) -> InputError:
     msg = str(e)
     m = _AT.match(msg)
     if not m:
-        return InputError(msg, fix="see `zvmlab validate`")
+        # Not the file's fault alone: the loader checks everything the engine does, so this is a
+        # command-line value the command did not check, or a drift between the two (a bug).
+        return InputError(f"the engine refused the run: {msg.removeprefix('engine config: ')}",
+                          fix="if no option of this command explains it, please report it "
+                              "(`zvmlab validate --json FILE` prints the configuration the file gives)")
     where = _by_value(text, json_path_at(text, int(m.group(2)) - 1), m.group(1))
     return InputError(f"the engine refused the value: {m.group(1).removeprefix('engine config: ')}",
                       field=f"engine config {where}" if where else "engine config",

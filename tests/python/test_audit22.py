@@ -396,3 +396,19 @@ def test_the_seed_range_is_the_files_for_every_command(tmp_path):
     assert p.returncode == 2 and "is not in the range" in p.stderr, p.stderr
     p = zvmlab("run", str(f), "--seed", str(MAX_SEED), "--json")
     assert p.returncode == 0, p.stderr
+
+
+def test_an_engine_refusal_the_checks_missed_does_not_send_the_user_to_validate():
+    """An engine refusal without a location said 'see `zvmlab validate`', which passes the file
+    (validate runs the loader, not the engine): it now says the engine refused the run and asks
+    for a report unless an option of the command explains it."""
+    from zvmlab import engine
+    from zvmlab.errors import InputError
+    from zvmlab.scenario import MAX_SEED, loads
+
+    cfg = loads(TINY.format(duration="1s", interval="1s"), "t.toml").engine_config()
+    cfg["seed"] = MAX_SEED + 1  # past every command's check: only the engine sees it
+    with pytest.raises(InputError) as e:
+        engine.simulate(cfg)
+    assert str(e.value.message).startswith("the engine refused the run: run.seed must be 0..")
+    assert "please report it" in e.value.fix and "zvmlab validate --json" in e.value.fix
