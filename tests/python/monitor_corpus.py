@@ -23,6 +23,12 @@ LAYOUTS = {
     "MRUSEACT": (4, 3, 440, {"VMDUSER": (20, 8, "c"), "VMDCPUAD": (28, 2, "u")}),
     "MRMTRDEV": (1, 6, 320, {"RDEVDEV": (26, 2, "u")}),
     "MRSTOASP": (3, 4, 172, {"CALVSER": (20, 6, "c"), "RDEVDEV": (26, 2, "u"), "CALPAGE": (36, 4, "u")}),
+    # mon440 gives 140 bytes and SRMCDISP..SRMC3DSP; zpmd's later branch the next nine
+    "MRSYTSCG": (0, 10, 140, {"SRMCDISP": (20, 2, "u"), "SRMCDLDG": (22, 2, "u"), "SRMC1DSP": (24, 2, "u"),
+                              "SRMC2DSP": (26, 2, "u"), "SRMC3DSP": (28, 2, "u"), "SRMC1ELG": (30, 2, "u"),
+                              "SRMC2ELG": (32, 2, "u"), "SRMC3ELG": (34, 2, "u"), "SRMC1DLD": (36, 2, "u"),
+                              "SRMC2DLD": (38, 2, "u"), "SRMC3DLD": (40, 2, "u"), "SRMC1ELD": (42, 2, "u"),
+                              "SRMC2ELD": (44, 2, "u"), "SRMC3ELD": (46, 2, "u")}),
 }
 # MRSYTLCK: a 32-byte header (number of locks, entry size, displacement of the first), then
 # 32-byte entries: lock id, exclusive spin count and time, shared spin count and time.

@@ -114,7 +114,7 @@ def test_layouts_are_the_engine_export_and_keep_ibm_bytes_ibm():
         if o.domain == L.ZVM_DOMAIN:
             assert sources == {"zvmlab"}, o.name
         else:  # IBM's records: published or inferred places only, and nothing after the last
-            assert sources <= {"ibm:mon520", "ibm:mon640", "zpmd:5.3", "zpmd:alpha"}, (o.name, sources)
+            assert sources <= {"ibm:mon440", "ibm:mon520", "ibm:mon640", "zpmd:5.3", "zpmd:alpha"}, (o.name, sources)
             assert o.domain <= 11
 
 

@@ -60,6 +60,11 @@ def _site_file(minutes: int = 3) -> bytes:
                          PFXTOTWT=k * 15 * S, PFXCPUTY=0),
                 C.record("MRSYTPRP", at, PFXCPUAD=1, PFXUTIME=k * 12 * S, PFXTMSYS=k * 3 * S, PFXPRBTM=k * 10 * S,
                          PFXTOTWT=k * 45 * S, PFXCPUTY=0),
+                # 30 + k users on the dispatch list (5 QUICKDSP, 10 + k Q1, 8 Q2, 7 Q3; 2 loading),
+                # 4k eligible (2k E1, k E2, k E3; k loading, all E3)
+                C.record("MRSYTSCG", at, SRMCDISP=30 + k, SRMCDLDG=2, SRMC1DSP=25 + k, SRMC2DSP=15, SRMC3DSP=7,
+                         SRMC1ELG=4 * k, SRMC2ELG=2 * k, SRMC3ELG=k, SRMC1DLD=2, SRMC2DLD=1, SRMC3DLD=0,
+                         SRMC1ELD=k, SRMC2ELD=k, SRMC3ELD=k),
                 C.record("MRUSEACT", at, VMDUSER="LINUX01", VMDCPUAD=0),
                 C.record("MRUSEACT", at, VMDUSER="LINUX01", VMDCPUAD=1),
                 C.record("MRUSEACT", at, VMDUSER="CMS1", VMDCPUAD=0),
@@ -97,6 +102,10 @@ def test_corpus_reports_show_the_chosen_values():
     locks = _rows(t, "FCX265", "locks")
     assert [r["lock"] for r in locks] == ["SRMSLOCK"] * 3
     assert [(r["colls"], r["avg"]) for r in locks] == [pytest.approx((10.0, 5.0))] * 3
+    # FCX145: IBM's cumulative class counts at each sample, split by class
+    q = _rows(t, "FCX145", "queues")
+    assert [[r[c] for c in ("d_tot", "q0", "q1", "q2", "q3", "d_ld", "e_tot", "e1", "e2", "e3", "e_ld")]
+            for r in q] == [[30 + k, 5, 10 + k, 8, 7, 2, 4 * k, 2 * k, k, k, k] for k in (1, 2, 3)]
     # FCX108: the devices of the configuration (D1R6), their activity not decodable: '...'
     devs = _rows(t, "FCX108", "devices")
     assert [r["addr"] for r in devs] == ["0A00", "0B01"]

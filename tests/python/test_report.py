@@ -136,14 +136,14 @@ def test_html_has_a_plot_per_chart_and_the_tables(runs, run_cli, tmp_path):
     h = out.read_text()
     assert h.startswith("<!DOCTYPE html>") and h.rstrip().endswith("</html>")
     # PROCLOG 2, CPU 1, SYSSUMLG 3, USER 1, USTAT 2 (wait states by user; waiting by interval), LOCKLOG 1,
-    # PRCLOG 2, LOCKACT 1
-    assert h.count("<svg") == 2 + 1 + 3 + 1 + 2 + 1 + 2 + 1
-    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX114", "FCX265", "FCX326"):
+    # PRCLOG 2, LOCKACT 1, SCHEDLOG 1
+    assert h.count("<svg") == 2 + 1 + 3 + 1 + 2 + 1 + 2 + 1 + 1
+    for fcx in ("FCX144", "FCX100", "FCX225", "FCX112", "FCX114", "FCX265", "FCX326", "FCX145"):
         assert f'id="{fcx}"' in h
-    # FCX144 1, FCX100 2, FCX225 1, FCX112 1, FCX114 1, FCX265 1, FCX326 1, FCX304 1 (per processor). Without
+    # FCX144 1, FCX100 2, FCX225 1, FCX112 1, FCX114 1, FCX265 1, FCX326 1, FCX304 1 (per processor), FCX145 1. Without
     # --fcx the reports the data does not fill are left out (A1 has no devices, paging, [cpc], HyperPAV or
     # MDC: FCX108, FCX109, FCX146, FCX113, FCX302, FCX126, FCX327, FCX178), and a note on stderr names them.
-    assert h.count("<table>") == 9
+    assert h.count("<table>") == 10
     for fcx in ("FCX108", "FCX146", "FCX327"):
         assert f'id="{fcx}"' not in h
     assert "no data for FCX108 DEVICE" in p.stderr

@@ -52,7 +52,40 @@ def _inputs() -> dict[str, dict]:
             # channel paths (FCX107 CHANNEL) and dynamic PAV (FCX131 DEVCONF), issue 22
             "k.mon": _scenario_config("pav-minidisks.toml", 'pav = "dynamic"'),
             "l.mon": _scenario_config("channels-paging-ficon.toml"),
-            "m.mon": _scenario_config("channels-paging.toml")}
+            "m.mon": _scenario_config("channels-paging.toml"),
+            # the scheduler's queues (D0R10 MRSYTSCG, FCX145 SCHEDLOG): a DSPBUF that holds
+            # long-running users on the eligible list, beside a QUICKDSP user
+            "n.mon": _dspbuf_config()}
+
+
+def _dspbuf_config() -> dict:
+    from zvmlab import scenario
+    text = """
+[system]
+level = "zvm-6.4"
+processors = 2
+[run]
+duration = "5s"
+interval = "1s"
+seed = 5
+[params]
+"srm.dspbuf_e1" = 5
+"srm.dspbuf_e2" = 4
+"srm.dspbuf_e3" = 2
+[[guest]]
+userid = "CPU"
+count = 4
+workload = { kind = "cpu-bound" }
+[[guest]]
+userid = "CMS"
+count = 3
+workload = { kind = "transactional", think = "30ms", cpu = "3ms" }
+[[guest]]
+userid = "Q"
+quickdsp = true
+workload = { kind = "transactional", think = "50ms", cpu = "2ms" }
+"""
+    return scenario.loads(text, "n.toml").engine_config()
 
 
 def _scenario_config(name: str, pav: str | None = None) -> dict:
@@ -136,7 +169,8 @@ def _hyperpav_config() -> dict:
 # The input (and --vs input) of each report that does not read a.mon (b.mon).
 INPUTS = {**{f: ("c", "d") for f in ("FCX108", "FCX109", "FCX146", "FCX113", "FCX114")},
           "FCX126": ("e", "f"), "FCX302": ("e", "f"), "FCX304": ("g", "e"), "FCX327": ("h", "c"), "FCX178": ("i", "a"),
-          "FCX308": ("j", "a"), "FCX309": ("j", "a"), "FCX107": ("m", "l"), "FCX131": ("k", "m")}
+          "FCX308": ("j", "a"), "FCX309": ("j", "a"), "FCX107": ("m", "l"), "FCX131": ("k", "m"),
+          "FCX145": ("n", "a")}
 
 
 @pytest.fixture(scope="module")
@@ -147,7 +181,7 @@ def sources():
     cwd = os.getcwd()
     os.chdir(GOLDEN)  # relative paths: the JSON names its source the same on every machine
     try:
-        yield {n: load(f"{n}.mon") for n in "abcdefghijklm"}
+        yield {n: load(f"{n}.mon") for n in "abcdefghijklmn"}
     finally:
         os.chdir(cwd)
 
@@ -180,7 +214,7 @@ def test_vs_layouts(sources, fcx):
 def test_golden_inputs_are_read_cleanly(sources):
     for n, s in sources.items():
         assert s.data.problems == [] and len(s.m.intervals) == 5
-        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8, "i": 2, "j": 2, "l": 2, "m": 2}.get(n, 4)
+        assert len(s.m.cpus) == {"a": 3, "b": 3, "c": 2, "d": 2, "g": 8, "i": 2, "j": 2, "l": 2, "m": 2, "n": 2}.get(n, 4)
     h = sources["h"].m
     assert h.hpp_info["aliases"] == 15 and h.hpp_info["ent_pg"] == 5.0 and h.hpp_info["ent_md"] == 10.0
     for n in "cd":
@@ -189,6 +223,9 @@ def test_golden_inputs_are_read_cleanly(sources):
     for n in "ef":
         assert len(sources[n].m.lpars) == 3 and sources[n].m.phys
     assert sources["g"].m.prp[0]["core2"][0] > 0
+    # DSPBUF 5 4 2: two long-running users held on the eligible list at every sample
+    scg = sources["n"].m.scg
+    assert scg["e3up"] == [2] * 5 and scg["q3up"] == [2] * 5 and not sources["a"].m.scg
 
 
 def test_device_busy_is_per_base_exposure_with_hyperpav(sources):

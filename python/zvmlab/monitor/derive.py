@@ -51,6 +51,14 @@ MDC_COLS = (("reads", "ZVMSTO_MDCREADS", "uint"), ("hits", "ZVMSTO_MDCHITS", "ui
             ("inserts", "ZVMSTO_MDCINS", "uint"), ("steals", "ZVMSTO_MDCSTEAL", "uint"))
 MDC_LEVELS = (("max", "ZVMSTO_MDCMAX"), ("target", "ZVMSTO_MDCTARGT"), ("below", "ZVMSTO_MDCBELOW"),
               ("above", "ZVMSTO_MDCABOVE"))
+# MRSYTSCG (D0R10): the scheduler's queues at each sample, cardinal counts (levels, not
+# counters): key in Measurements.scg, field. "qNup": dispatch-list users of class N or above;
+# "eNup": eligible-list users of class N or above; "_ld": the loading ones among them.
+SCG_COLS = (("dispatch", "SYTSCG_SRMCDISP"), ("dispatch_ld", "SYTSCG_SRMCDLDG"),
+            ("q1up", "SYTSCG_SRMC1DSP"), ("q2up", "SYTSCG_SRMC2DSP"), ("q3up", "SYTSCG_SRMC3DSP"),
+            ("e1up", "SYTSCG_SRMC1ELG"), ("e2up", "SYTSCG_SRMC2ELG"), ("e3up", "SYTSCG_SRMC3ELG"),
+            ("q1up_ld", "SYTSCG_SRMC1DLD"), ("q2up_ld", "SYTSCG_SRMC2DLD"), ("q3up_ld", "SYTSCG_SRMC3DLD"),
+            ("e1up_ld", "SYTSCG_SRMC1ELD"), ("e2up_ld", "SYTSCG_SRMC2ELD"), ("e3up_ld", "SYTSCG_SRMC3ELD"))
 # MRIODHPP counters (cumulative) per I/O type: key in Measurements.hpp, field, kind.
 # zvmlab's ZVMCPL (D15R11) counters per CPU pool (cumulative): key in Measurements.cpl, field, kind.
 CPL_COLS = (("cpu_ns", "ZVMCPL_CPUTIME", "tod"), ("limited_ns", "ZVMCPL_LIMTIME", "tod"),
@@ -154,6 +162,9 @@ class Measurements:
     # CPL_COLS one value per interval
     cpl_info: dict[str, dict] = field(default_factory=dict)
     cpl: dict[str, dict[str, list]] = field(default_factory=dict)
+    # the scheduler's queues (MRSYTSCG): per SCG_COLS the count at each interval's end (None: the
+    # sample has no such record or field); empty in data without the record
+    scg: dict[str, list] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     # records the data holds without a layout here: (domain, record) -> count
     skipped: dict = field(default_factory=dict)
@@ -163,7 +174,7 @@ class Measurements:
     # the fields holding one value per interval, at any depth of dicts
     _SERIES = ("busy_ns", "sys_ns", "user_ns", "wait_ns", "emul_ns", "total_ns", "virt_ns", "tx", "locks", "dev",
                "sto", "sto_level", "upg", "ust", "prp", "phys", "mdc", "hpp", "chp",
-               "cpl")
+               "cpl", "scg")
 
     def window(self, keep: list[int]) -> "Measurements":
         """A copy holding only the intervals ``keep`` (indexes, in order)."""
@@ -307,6 +318,9 @@ def measure(data: MonitorData) -> Measurements:
     prev, prev_tod, todo = _baseline(m, per_group, groups, sample_groups)
     t0 = tod_ns(prev_tod)
     _series(m, per_group, lock_names)
+    scg = {r["group"]: r for r in data.rows("MRSYTSCG")}
+    if scg:
+        m.scg = {key: [] for key, _ in SCG_COLS}
     for g in todo:
         cur, tod = per_group[g], groups[g]["tod"]
         if tod < prev_tod:
@@ -315,6 +329,8 @@ def measure(data: MonitorData) -> Measurements:
             continue
         m.intervals.append(Interval(prev_tod, tod, tod_ns(prev_tod) - t0, tod_ns(tod) - t0))
         _interval(m, prev, cur, lock_names, {k: v[g] for k, v in levels.items()})
+        for key, f in SCG_COLS if m.scg else ():
+            m.scg[key].append(scg.get(g, {}).get(f))
         # keep earlier values for keys missing in this sample
         prev = {k: {**prev[k], **{kk: vv for kk, vv in cur[k].items() if vv is not None}} for k in cur}
         prev_tod = tod

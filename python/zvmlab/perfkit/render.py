@@ -220,11 +220,14 @@ def compare(a: Report, b: Report, label_a: str, label_b: str) -> Report:
 def _compare_table(ta: Table, tb: Table | None) -> tuple[Table, list[dict], list[dict]]:
     """The A/B/B-A/% table of one table pair, and the rows only A and only B have."""
     cols: list[Column] = []
+    labels = {c.key: " ".join(x for x in c.head if x) for c in ta.columns}
+    # a heading two columns share (the Total of two lists) is named with its column group
+    shared = {v for v in labels.values() if list(labels.values()).count(v) > 1}
     for c in ta.columns:
         if c.key in ta.key or not c.numeric:
             cols.append(c)
             continue
-        label = " ".join(x for x in c.head if x)
+        label = f"{c.group}: {labels[c.key]}" if labels[c.key] in shared and c.group else labels[c.key]
         for suffix, head, kind in (("", "A", c.kind), ("_b", "B", c.kind), ("_delta", "B-A", c.kind),
                                    ("_pctchg", "%", "pct")):
             cols.append(Column(c.key + suffix, ("", head), kind, c.width, group=label,

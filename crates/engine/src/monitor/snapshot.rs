@@ -32,6 +32,8 @@ pub struct Snapshot {
     pub pools: Vec<crate::pools::PoolSnap>,
     /// Channel paths and PAV (issue 22): None without them.
     pub chan: Option<ChanSnap>,
+    /// The scheduler's queues at the sample (D0R10 MRSYTSCG, FCX145 SCHEDLOG).
+    pub queues: crate::scheduler::QueueCounts,
 }
 
 /// Channel paths and PAV at a sample (issue 22).

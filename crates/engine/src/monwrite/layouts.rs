@@ -199,6 +199,39 @@ pub const SYTLCK: Layout = Layout {
     source: "ibm:mon730",
 };
 
+/// D0R10 MRSYTSCG (sample, one per interval): the scheduler's queues at the sample, as
+/// cardinal counts. IBM's mon440 page gives the record (140 bytes) and its first five fields;
+/// the excerpt stops there. The next nine follow in zpmd's later branch (its D0R10, marked
+/// untested): eligible-list users of class 1..3, 2..3 and 3, and the loading users of the
+/// dispatch and eligible lists in the same classes, read with the same cumulative meaning as
+/// IBM's dispatch-list counts (SRMC2DSP "includes all Q2 and Q3 users, but does not include Q1
+/// or Q0 users"). The record ends after them.
+pub const SYTSCG: Layout = Layout {
+    domain: 0,
+    record: 10,
+    name: "MRSYTSCG",
+    title: "Scheduler Activity (global)",
+    len: 48,
+    fields: &[
+        f("SYTSCG_SRMCDISP", 20, 2, Uint, "ibm:mon440"),
+        f("SYTSCG_SRMCDLDG", 22, 2, Uint, "ibm:mon440"),
+        f("SYTSCG_SRMC1DSP", 24, 2, Uint, "ibm:mon440"),
+        f("SYTSCG_SRMC2DSP", 26, 2, Uint, "ibm:mon440"),
+        f("SYTSCG_SRMC3DSP", 28, 2, Uint, "ibm:mon440"),
+        f("SYTSCG_SRMC1ELG", 30, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC2ELG", 32, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC3ELG", 34, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC1DLD", 36, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC2DLD", 38, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC3DLD", 40, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC1ELD", 42, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC2ELD", 44, 2, Uint, "zpmd:alpha"),
+        f("SYTSCG_SRMC3ELD", 46, 2, Uint, "zpmd:alpha"),
+    ],
+    array: None,
+    source: "ibm:mon440",
+};
+
 pub const STOASP: Layout = Layout {
     domain: 3,
     record: 4,
@@ -574,8 +607,8 @@ pub const ZVMSTC: Layout = zrec(
 
 /// Every record zvmlab writes.
 pub const LAYOUTS: &[Layout] = &[
-    MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP, ZVMUSE,
-    ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL, ZVMCAP, ZVMCHP, ZVMDCH, ZVMSTC,
+    MTRSYS, MTRDEV, SYTPRP, USEACT, SYTLCK, SYTSCG, STOASP, MTREND, MTREOF, ZVMSYS, ZVMDVC, ZVMPRP,
+    ZVMUSE, ZVMDEV, ZVMSTO, ZVMCUP, ZVMCUM, ZVMHPP, ZVMLCK, ZVMCPL, ZVMCAP, ZVMCHP, ZVMDCH, ZVMSTC,
 ];
 
 /// The layout table as JSON (what the Python reader decodes with).

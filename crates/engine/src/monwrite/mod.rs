@@ -401,6 +401,32 @@ mod tests {
     }
 
     #[test]
+    fn scheduler_record_carries_the_queues_at_the_sample() {
+        // Five half-busy users on two processors: some on the dispatch list at each sample.
+        let s = sim(5, 2);
+        let c = records::Cum::new(&s);
+        let be = |r: &[u8], o: usize| u16::from_be_bytes([r[o], r[o + 1]]) as u32;
+        for iv in s.mon.intervals() {
+            let r = records::interval(&s, &c, iv.end, &iv.snap);
+            let g: Vec<&Vec<u8>> = r.iter().filter(|r| r[4] == 0 && r[7] == 10).collect();
+            assert_eq!(g.len(), 1, "one MRSYTSCG per sample");
+            let (g, q) = (g[0], &iv.snap.queues);
+            assert_eq!((g.len(), be(g, 0)), (48, 48));
+            assert_eq!(be(g, 20), q.dispatch);
+            let fields = [24, 26, 28, 30, 32, 34].map(|o| be(g, o));
+            let want = [q.dispatch_from, q.eligible_from].concat();
+            assert_eq!(fields.to_vec(), want);
+            assert!(q.dispatch <= 5 && q.dispatch_from[0] <= q.dispatch);
+            assert!(q.dispatch_from.windows(2).all(|w| w[0] >= w[1]));
+        }
+        assert!(s
+            .mon
+            .intervals()
+            .iter()
+            .any(|iv| iv.snap.queues.dispatch > 0));
+    }
+
+    #[test]
     fn blocks_frames_and_control_records() {
         let s = sim(4, 3);
         let b = s.monitor_bytes();

@@ -188,6 +188,7 @@ pub(super) fn interval(sim: &Sim, c: &Cum, end: u64, snap: &Snapshot) -> Vec<Vec
         out.push(zvmuse(c, snap, k, &u.userid, u.vcpus.len(), tod));
     }
     out.push(sytlck(c, tod));
+    out.push(sytscg(&snap.queues, tod));
     out.extend(zvmlck(c, tod));
     out.extend(snap.pools.iter().map(|p| zvmcpl(p, tod)));
     out
@@ -586,6 +587,37 @@ fn zvmuse(c: &Cum, snap: &Snapshot, k: usize, userid: &str, vcpus: usize, tod: u
             ("ZVMUSE_IOFLAGS", Val::U(ioflags)),
             ("ZVMUSE_IOS", Val::U(ios)),
             ("ZVMUSE_IOBLKS", Val::U(blks)),
+        ],
+    )
+}
+
+/// IBM's MRSYTSCG: the scheduler's queues at the sample (cardinal counts, 16 bits).
+fn sytscg(q: &crate::scheduler::QueueCounts, tod: u64) -> Vec<u8> {
+    let n = |x: u32| Val::U(x.min(u16::MAX as u32) as u64);
+    let (d, e, dl, el) = (
+        q.dispatch_from,
+        q.eligible_from,
+        q.dispatch_loading_from,
+        q.eligible_loading_from,
+    );
+    build(
+        &SYTSCG,
+        tod,
+        &[
+            ("SYTSCG_SRMCDISP", n(q.dispatch)),
+            ("SYTSCG_SRMCDLDG", n(q.dispatch_loading)),
+            ("SYTSCG_SRMC1DSP", n(d[0])),
+            ("SYTSCG_SRMC2DSP", n(d[1])),
+            ("SYTSCG_SRMC3DSP", n(d[2])),
+            ("SYTSCG_SRMC1ELG", n(e[0])),
+            ("SYTSCG_SRMC2ELG", n(e[1])),
+            ("SYTSCG_SRMC3ELG", n(e[2])),
+            ("SYTSCG_SRMC1DLD", n(dl[0])),
+            ("SYTSCG_SRMC2DLD", n(dl[1])),
+            ("SYTSCG_SRMC3DLD", n(dl[2])),
+            ("SYTSCG_SRMC1ELD", n(el[0])),
+            ("SYTSCG_SRMC2ELD", n(el[1])),
+            ("SYTSCG_SRMC3ELD", n(el[2])),
         ],
     )
 }

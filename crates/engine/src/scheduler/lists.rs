@@ -6,6 +6,52 @@ use crate::guest::{UList, User, VState, Vcpu};
 use crate::queue::Time;
 use std::cmp::Reverse;
 
+/// The scheduler's queues at an instant, as CP counts them for the monitor (D0R10 MRSYTSCG):
+/// the users on the dispatch list (test-idle ones included, as CP keeps them there) and the
+/// loading ones among them; per list, the users of transaction class k or above (`[k - 1]`,
+/// k = 1..3), all of them and the loading ones. A dispatch-list user's loading is what its
+/// stay was counted as (`dl_loading`), an eligible one's its last test (`loading`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounts {
+    pub dispatch: u32,
+    pub dispatch_loading: u32,
+    pub dispatch_from: [u32; 3],
+    pub eligible_from: [u32; 3],
+    pub dispatch_loading_from: [u32; 3],
+    pub eligible_loading_from: [u32; 3],
+}
+
+impl Scheduler {
+    /// The queues now (a walk over the users: the monitor's sample, not the hot path).
+    pub fn queue_counts(&self) -> QueueCounts {
+        let mut q = QueueCounts::default();
+        for s in &self.users {
+            let (from, loading_from, loading) = match s.list {
+                UList::Dormant => continue,
+                UList::Dispatch => {
+                    q.dispatch += 1;
+                    q.dispatch_loading += s.dl_loading as u32;
+                    (
+                        &mut q.dispatch_from,
+                        &mut q.dispatch_loading_from,
+                        s.dl_loading,
+                    )
+                }
+                UList::Eligible => (
+                    &mut q.eligible_from,
+                    &mut q.eligible_loading_from,
+                    s.loading,
+                ),
+            };
+            for k in 0..(s.class.min(3) as usize) {
+                from[k] += 1;
+                loading_from[k] += loading as u32;
+            }
+        }
+        q
+    }
+}
+
 /// The lists: eligible-list admission, dispatch-list stays and their working-set projection.
 impl Scheduler {
     /// User `u` joins the eligible list at `now`; `well_out` (dropped for MAXWSS) adds an E3
@@ -269,6 +315,37 @@ mod tests {
 
     fn plain() -> User {
         user(share(rel(100.0), None, Limit::None), vec![0])
+    }
+
+    #[test]
+    fn queue_counts_are_cumulative_by_class_with_loading_per_list() {
+        let mut s = old(LimitHard::Consumption, 2, 8);
+        // (list, class, dl_loading, loading): dormant users are not counted; a dispatch-list
+        // user's loading is its stay's, an eligible one's its last test.
+        let users = [
+            (UList::Dormant, 3, true, true),
+            (UList::Dispatch, 0, false, true),
+            (UList::Dispatch, 1, true, false),
+            (UList::Dispatch, 2, false, false),
+            (UList::Dispatch, 3, true, true),
+            (UList::Eligible, 1, true, false),
+            (UList::Eligible, 3, false, true),
+            (UList::Eligible, 3, false, false),
+        ];
+        for (u, &(list, class, dl, ld)) in users.iter().enumerate() {
+            let x = &mut s.users[u];
+            (x.list, x.class, x.dl_loading, x.loading) = (list, class, dl, ld);
+        }
+        let q = s.queue_counts();
+        assert_eq!((q.dispatch, q.dispatch_loading), (4, 2));
+        assert_eq!(q.dispatch_from, [3, 2, 1]); // Q1..Q3, Q2..Q3, Q3 (Q0 = 4 - 3)
+        assert_eq!(q.dispatch_loading_from, [2, 1, 1]);
+        assert_eq!(q.eligible_from, [3, 2, 2]);
+        assert_eq!(q.eligible_loading_from, [1, 1, 1]);
+        assert_eq!(
+            old(LimitHard::Consumption, 2, 3).queue_counts(),
+            QueueCounts::default()
+        );
     }
 
     #[test]

@@ -59,6 +59,7 @@ use std::collections::{BinaryHeap, VecDeque};
 mod entitle_pools;
 mod entitlement;
 mod lists;
+pub use lists::QueueCounts;
 mod priority;
 
 pub(crate) use entitle_pools::FillBufs;

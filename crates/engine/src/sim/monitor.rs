@@ -403,6 +403,7 @@ impl Sim {
             io: self.snap_user_io(),
             chan: self.chan_snapshot(),
             pools: self.pools_snapshot(),
+            queues: self.sched.queue_counts(),
         }
     }
 
