@@ -472,6 +472,21 @@ def summary_problems(sc, s: dict) -> list[str]:
     if sto.get("slots_used", 0) > sto.get("slots", math.inf) and sto.get("paging_space_exhausted_at_s") is None:
         bad.append(f"storage: {sto['slots_used']} of {sto['slots']} slots used, paging space exhausted at "
                    f"{sto.get('paging_space_exhausted_at_s')}")
+    # the LPAR under PR/SM: unparked cores within its logical cores, percentages and
+    # availabilities within their ranges
+    lp = s.get("lpar") or {}
+    n = len(s.get("processor_detail") or [])
+    for where, x in [("lpar", lp)] + [(f"lpar.intervals[{k}]", iv) for k, iv in enumerate(lp.get("intervals") or [])]:
+        if x.get("unparked_vl_avg", 0) > x.get("unparked_avg", math.inf) + 1e-9 or x.get("unparked_avg", 0) > n + 1e-9:
+            bad.append(f"{where}: unparked {x.get('unparked_avg')} (Vl {x.get('unparked_vl_avg')}) of {n}")
+        # percent of one processor summed over the LPAR's (lpar.rs LparInterval); the CPC's
+        # management time spans the partners' cores too, beyond this bound
+        for key in ("susp_pct", "lpmgt_pct"):
+            if x.get(key, 0) > 100 * n + EPS:
+                bad.append(f"{where}.{key} = {x[key]}")
+    for i, a in enumerate(lp.get("availability") or []):
+        if not 0 <= a <= 1 + 1e-9:
+            bad.append(f"lpar.availability[{i}] = {a}")
     tv = s.get("tv_ratio")
     if tv and tv < 1 - 1e-9:
         bad.append(f"tv_ratio = {tv} (below 1)")
@@ -504,7 +519,11 @@ def report_problems(summary: dict, mon: bytes) -> list[str]:
     reports = [s.build(src.m) for s in _specs(None)]
     response.augment(reports, src.summary)
     render.text(reports)
-    render.json_text(reports, describe=src.data.describe())
+
+    def no_constant(c):
+        raise AssertionError(f"report JSON holds {c}")
+
+    json.loads(render.json_text(reports, describe=src.data.describe()), parse_constant=no_constant)
     return bad
 
 
