@@ -395,9 +395,13 @@ impl Device {
             if !on_alias {
                 if let Some(a) = self.active.iter_mut().filter(|a| a.2).max_by_key(|a| a.0) {
                     a.2 = false;
-                    // An I/O still in connect has counted no alias time yet.
                     if a.0 != Time::MAX {
                         self.stats.alias_ns -= a.0.saturating_sub(now).min(self.stats.alias_ns);
+                    } else if let Some(c) = self.chan_in.iter().find(|c| c.seq == a.3) {
+                        // An I/O still in connect counts its service when the connect ends,
+                        // all of it as the base's now: its time on the alias so far is
+                        // booked here (without it the base read busy above 100 %).
+                        self.stats.alias_ns += now - c.started;
                     }
                 }
             }
@@ -650,6 +654,32 @@ mod tests {
         let mut z = dev(1, 0.0, 0.0);
         assert_eq!(z.submit(5, req(1, true, 5, 0)), Some(6));
         assert_eq!(z.stats.busy_ns, 1);
+    }
+
+    /// HyperPAV behind a channel path: an I/O on an alias that takes over the base while still
+    /// in connect keeps its time on the alias as alias time, so the base is never busier than
+    /// the elapsed time (found by test_plausibility_fuzz: an ESCON path and a one-alias pool
+    /// gave a volume 200 % busy per exposure and no alias time).
+    #[test]
+    fn alias_io_in_connect_taking_over_the_base_keeps_its_alias_time() {
+        let mut d = dev(1, 0.0, 0.0);
+        d.chan = Some(0);
+        assert_eq!(d.submit(0, req(1, true, 0, 1)), None); // in connect: no completion yet
+        assert_eq!(d.submit(0, req(1, true, 0, 2)), None); // waits for an exposure
+        assert_eq!(d.lend_alias(10), None); // 2 starts on the alias at 10, also in connect
+        let (s1, s2) = (d.chan_out[0].seq, d.chan_out[1].seq);
+        d.connect_done(100, s1, 0, 0.0, 0.0); // 1's connect ends at 100: it completes then
+        assert_eq!(d.next_completion(), Some(100));
+        assert_eq!(d.complete(100).unwrap().tag, 1);
+        // 2 takes over the base at 100, its 90 ns on the alias booked as alias time.
+        assert_eq!(d.stats.alias_ns, 90);
+        d.connect_done(150, s2, 0, 0.0, 0.0);
+        assert_eq!(d.complete(150).unwrap().tag, 2);
+        // Base: 1 over 0..100 and 2 over 100..150: busy 240 - 90 = 150 of 150 ns.
+        assert_eq!(d.stats.busy_ns - d.stats.alias_ns, 150);
+        let s = d.summary(150.0);
+        assert!(s.util_pct <= 100.0 + 1e-9, "{}", s.util_pct);
+        assert!((s.aliases_in_use - 90.0 / 150.0).abs() < 1e-12);
     }
 
     /// Two exposures serve two I/Os at once; the third waits for the first to end.

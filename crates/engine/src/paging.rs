@@ -239,6 +239,10 @@ impl Paging {
             slots,
         } = paging_volumes(sc, p, sw, seed, hpf);
         let st = real_storage(sc, p, sw, pages, &refs, slots);
+        // A prefill that leaves more pages off storage than there are slots starts with the
+        // paging space exhausted (the first block write would find it; a run with none left
+        // more slots used than exist and reported no exhaustion).
+        let out_of_space = (st.slots_used > st.slots).then_some(0);
         Some(Paging {
             st,
             devs,
@@ -262,7 +266,7 @@ impl Paging {
             } as usize)
                 .max(1),
             next_vol: 0,
-            out_of_space: None,
+            out_of_space,
             wait_ns: 0,
             waits: 0,
             touches: 0,

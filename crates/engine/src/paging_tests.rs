@@ -641,6 +641,25 @@ fn paging_space_runs_out_when_the_pages_off_storage_exceed_the_slots() {
     }
 }
 
+/// A prefill leaving more pages off storage than there are slots starts with the paging space
+/// exhausted: reported at 0 and touches refused, even if no block write follows (found by
+/// test_plausibility_fuzz: a 100 ms run had 311296 slots used of 262144 and reported no
+/// exhaustion). One that fits starts with paging space left.
+#[test]
+fn a_prefill_beyond_the_paging_space_starts_with_it_exhausted() {
+    for (slots, out) in [(4, None), (3, Some(0))] {
+        let mut sc = storage(4, vec![eckd(1, slots)]);
+        sc.prefill = true;
+        let refs = vec![Some(Refs::Uniform { range_pages: 8 })];
+        let mut pg = build_sc(sc, &[8], refs, &params(), &switches());
+        assert_eq!(pg.counters().slots_used, 4);
+        assert_eq!(pg.out_of_space, out, "{slots} slots");
+        assert_eq!(pg.begin_touch(), out.is_none());
+        let s = pg.summary(MS, 0, 0);
+        assert_eq!(s.paging_space_exhausted_at_s, out.map(|_| 0.0));
+    }
+}
+
 #[test]
 fn no_volume_no_block_write() {
     let mut pg = build(2, vec![], &[8], &params(), &switches());
