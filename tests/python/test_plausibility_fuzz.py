@@ -521,28 +521,17 @@ def report_problems(summary: dict, mon: bytes) -> list[str]:
         (d / "monitor.mon").write_bytes(mon)
         (d / "summary.json").write_text(json.dumps(summary))
         src = load_source(str(d))
-    # Device busy: the engine books an I/O's whole service time when it starts, and the monitor
-    # counters (ZVMDEV_BUSYTM, ALIASTM) are those running sums, so an interval that ends with
-    # I/Os in service carries their remaining service: a saturated volume reads as 100.0x %
-    # per exposure (reported, not fixed: correcting the counters changes every I/O scenario's
-    # monitor data and reports). The data check's device notes are replaced here by the same
-    # check with room for that carry: the I/Os that can be in service at the interval's end
-    # (base exposures and the alias pool) times ten mean service times of the interval. A
-    # figure beyond that is still a failure.
-    # The same booking makes ZVMDEV_ALIASTM run backwards: an I/O's whole service is booked as
-    # alias time when it starts on an alias, and the part after a takeover of the base is taken
-    # back then (io.rs complete), so a sample between the two sees a larger sum than the next
-    # (with 10 ms intervals; reported, not fixed, for the same reason). Those reader problems,
-    # and only those (the record's ALIASTM below its last value, every other counter not), are
-    # left out; any other counter running backwards is still a failure.
-    back = alias_backwards(src.data)
+    # Device busy: the data check reads the service elapsed at the samples (ZVMDEV_BUSYEL,
+    # ALIASTM), except behind channel paths, where an I/O in connect books nothing until its
+    # connect ends and then its whole service, so an interval there can carry service from the
+    # one before: the check's device notes are replaced by the same check with room for that
+    # carry on devices behind paths only (devices_over).
     with mock.patch.object(checks, "_MAX_NOTES", 10**9):  # every note (src.checks lists 20, then a count)
         notes = checks.check(src.data, src.m)
-    bad = [c for c in notes if not c.startswith("device ")
-           and not (c.startswith("offset ") and "went backwards" in c and int(c.split(":")[0].split()[1]) in back)]
+    bad = [c for c in notes if not c.startswith("device ")]
     bad += devices_over(src.m)
     bad += [f"reader: {p}" for p in src.data.problems]
-    bad += [f"measure: {p}" for p in src.m.problems if not ("went backwards" in p.message and p.offset in back)]
+    bad += [f"measure: {p}" for p in src.m.problems]
     reports = [s.build(src.m) for s in _specs(None)]
     response.augment(reports, src.summary)
     render.text(reports)
@@ -552,21 +541,6 @@ def report_problems(summary: dict, mon: bytes) -> list[str]:
 
     json.loads(render.json_text(reports, describe=src.data.describe()), parse_constant=no_constant)
     return bad
-
-
-def alias_backwards(data) -> set[int]:
-    """Offsets of ZVMDEV records whose ZVMDEV_ALIASTM is below the device's previous one while no
-    other counter is."""
-    counters = [c for c in data.tables.get("ZVMDEV", {}) if c.startswith("ZVMDEV_") and c != "ZVMDEV_DEVNO"]
-    last: dict = {}
-    out = set()
-    for r in data.rows("ZVMDEV"):
-        p = last.get(r.get("ZVMDEV_DEVNO"))
-        if p is not None and (r.get("ZVMDEV_ALIASTM") or 0) < (p.get("ZVMDEV_ALIASTM") or 0) and all(
-                (r.get(c) or 0) >= (p.get(c) or 0) for c in counters if c not in ("ZVMDEV_ALIASTM", "ZVMDEV_MAXQUEUE")):
-            out.add(r["offset"])
-        last[r.get("ZVMDEV_DEVNO")] = r
-    return out
 
 
 def devices_over(m) -> list[str]:
@@ -579,10 +553,13 @@ def devices_over(m) -> list[str]:
         # in it: behind a channel path an I/O's service is booked when its connect ends)
         mean = sum(v or 0 for v in c["busy"]) / max(1, sum(x or 0 for x in c["ssch"]))
         for k, iv in enumerate(m.intervals):
-            v, a = c["busy"][k], (c.get("alias") or [0] * len(m.intervals))[k] or 0
+            v, a = c["busy_el"][k], c["alias"][k] or 0  # the service elapsed at the samples
             if v is None:
                 continue
-            carry = (n + (pool or 0)) * 10 * mean
+            # Only behind channel paths: an I/O in connect has booked nothing at a sample and
+            # books its whole service when its connect ends, so an interval can carry service
+            # of the one before (elsewhere the samples count the service elapsed, BUSYEL).
+            carry = (n + (pool or 0)) * 10 * mean if d in m.dev_chan else 0
             if v - a > n * iv.len_ns + carry or (pool is not None and a > pool * iv.len_ns + carry):
                 out.append(f"device {d:04X} interval {k}: busy {v} ns, alias {a} ns, {n} exposure(s), "
                            f"pool {pool}, interval {iv.len_ns} ns")
@@ -665,16 +642,13 @@ workload = {{ kind = "dasd-io", volume = "MD0000", type = "eckd", cpu = "20us", 
     ("500ms", "500ms", 3, ""),  # a saturated volume read 100.0x % per exposure
     ("200ms", "10ms", 14, "[cu]\naliases = 1"),  # its alias time ran backwards between samples
 ])
-@pytest.mark.xfail(strict=True, reason="KNOWN, reported, not fixed: a device's service is booked whole when "
-                   "an I/O starts, so a sample taken with I/Os in service counts service still to come")
 def test_a_saturated_volume_passes_the_strict_data_checks(tmp_path, duration, interval, seed, cu):
     """Found by this fuzz (and in the shipped pav-minidisks, d11-alias and d12-cu-share-steered
-    runs, whose `report --strict` fails): ZVMDEV_BUSYTM and ALIASTM are running sums of whole
-    I/Os booked at their start. Taking the service still to come off the sample (tried at stop
-    23: `Device::stats_at`) passes these, but then FCX108's service time per I/O, BUSYTM over
-    SSCH, no longer matches the run summary's (SSCH is counted at the start): the record needs
-    both sums, the booked one and the part still to come, and the reports each where it
-    belongs. Strict xfail: it fails the day that is done."""
+    runs, whose `report --strict` failed): ZVMDEV_BUSYTM and ALIASTM are running sums of whole
+    I/Os booked at their start, so a sample taken with I/Os in service counted service still to
+    come as busy time, and ALIASTM ran backwards when an alias I/O took over its base. The record
+    now carries the busy time elapsed at the sample (BUSYEL) beside the booked one, and ALIASTM
+    as elapsed; service per I/O stays BUSYTM over SSCH, both counted by start."""
     from conftest import zvmlab
 
     f = tmp_path / "sat.toml"

@@ -439,6 +439,27 @@ pub struct DeviceSummary {
 }
 
 impl Device {
+    /// Busy and alias time elapsed up to `now` (ns): an I/O's service is booked whole when its
+    /// completion is known, so the part of the I/Os in service that lies after `now` is taken
+    /// off (as the run summary takes off what lies after the run's end). The monitor's samples
+    /// carry these beside the booked sums: time busy per interval from these (never above the
+    /// interval per exposure, never backwards), service per I/O from the booked ones (counted,
+    /// as SSCHs are, by I/O start).
+    pub fn elapsed(&self, now: Time) -> (u64, u64) {
+        let (mut busy, mut alias) = (self.stats.busy_ns, self.stats.alias_ns);
+        for &(end, _, on_alias, _) in &self.active {
+            if end == Time::MAX {
+                continue; // behind a channel path, in connect: nothing booked yet
+            }
+            let ahead = end.saturating_sub(now);
+            busy = busy.saturating_sub(ahead);
+            if on_alias {
+                alias = alias.saturating_sub(ahead);
+            }
+        }
+        (busy, alias)
+    }
+
     /// Service time of the I/Os in progress that lies after instant `t` (ns), on the bases
     /// (`alias` false) or on aliases (true).
     fn in_service_after(&self, t: f64, alias: bool) -> f64 {
@@ -603,6 +624,28 @@ mod tests {
             queued,
             tag,
         }
+    }
+
+    /// The busy time elapsed at a sample: an I/O in service counts only its part before the
+    /// sample, so it never runs ahead of (exposures x elapsed) nor back; the booked sum (for
+    /// service per I/O) is the whole I/O from its start.
+    #[test]
+    fn elapsed_busy_time_counts_the_service_up_to_the_sample() {
+        let mut d = dev(1, 100.0, 0.0); // 100 ns per I/O
+        assert_eq!(d.submit(0, req(1, true, 0, 1)), Some(100));
+        assert_eq!(d.submit(0, req(1, true, 0, 2)), None); // queued behind it
+        assert_eq!(d.stats.busy_ns, 100); // booked whole at the start
+        let at = |d: &Device, t: Time| d.elapsed(t).0;
+        assert_eq!((at(&d, 0), at(&d, 40), at(&d, 100)), (0, 40, 100));
+        assert_eq!(d.complete(100).unwrap().tag, 1); // 2 starts at 100, ends at 200
+        assert_eq!(d.stats.busy_ns, 200);
+        let mut last = 0;
+        for t in (100..=200).step_by(10) {
+            let b = at(&d, t);
+            assert!(b >= last && b <= t, "{t}: {b}");
+            last = b;
+        }
+        assert_eq!((at(&d, 150), d.elapsed(150).1), (150, 0));
     }
 
     /// One exposure: FIFO, service = pend + connect per page x pages; Little's law on the queue.

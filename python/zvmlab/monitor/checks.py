@@ -62,7 +62,9 @@ def _devices(m: Measurements) -> list[str]:
         n = m.dev_info.get(d, {}).get("exposures") or 1
         for k, iv in enumerate(m.intervals):
             c = m.dev.get(d, {})
-            v = c.get("busy", [None] * (k + 1))[k]
+            # time busy: the part elapsed at the samples where the data has it (ZVMDEV_BUSYEL)
+            el = c.get("busy_el", [None] * (k + 1))[k]
+            v = el if el is not None else c.get("busy", [None] * (k + 1))[k]
             a = c.get("alias", [None] * (k + 1))[k] or 0
             if v is not None and v - a > n * iv.len_ns * (1 + _SLACK):
                 out.append(f"device {d:04X} busy {100.0 * (v - a) / (n * iv.len_ns):.1f} % per exposure in the "

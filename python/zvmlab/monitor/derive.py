@@ -27,7 +27,10 @@ DEV_COLS = (("ssch", "ZVMDEV_SSCH", "uint"), ("blocks", "ZVMDEV_BLOCKS", "uint")
             ("reads", "ZVMDEV_READS", "uint"), ("writes", "ZVMDEV_WRITES", "uint"),
             ("pend", "ZVMDEV_PENDTM", "tod"), ("disc", "ZVMDEV_DISCTM", "tod"),
             ("conn", "ZVMDEV_CONNTM", "tod"), ("queue", "ZVMDEV_QUEUETM", "tod"),
-            ("busy", "ZVMDEV_BUSYTM", "tod"), ("alias", "ZVMDEV_ALIASTM", "tod"))
+            ("busy", "ZVMDEV_BUSYTM", "tod"), ("alias", "ZVMDEV_ALIASTM", "tod"),
+            # the part of busy time elapsed at the sample (time busy; BUSYTM books an I/O's whole
+            # service at its start, for service per I/O); None in older data
+            ("busy_el", "ZVMDEV_BUSYEL", "tod"))
 # MRSTORSG counters (cumulative) and levels (as sampled).
 STO_COLS = (("pgreads", "ZVMSTO_PGREADS", "uint"), ("pgwrites", "ZVMSTO_PGWRITES", "uint"),
             ("faults", "ZVMSTO_FAULTS", "uint"), ("first", "ZVMSTO_FIRSTTCH", "uint"))

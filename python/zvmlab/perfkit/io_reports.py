@@ -25,8 +25,10 @@ def _div(a, b):
 
 def _base_busy(c: dict):
     """The bases' own busy time of counters ``c``: service minus the I/Os run on HyperPAV aliases
-    (ZVMDEV_ALIASTM)."""
-    return None if c["busy"] is None else c["busy"] - (c.get("alias") or 0)
+    (ZVMDEV_ALIASTM), the service as elapsed at the samples where the data has it (ZVMDEV_BUSYEL:
+    service still to come at a sample is not busy time of its interval)."""
+    busy = c["busy_el"] if c.get("busy_el") is not None else c["busy"]
+    return None if busy is None else busy - (c.get("alias") or 0)
 
 
 def _dev_figures(m: Measurements, d: int, ks, secs: float) -> dict:

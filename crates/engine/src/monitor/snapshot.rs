@@ -78,6 +78,8 @@ pub struct DevSnap {
     pub servers: u32,
     pub slots: u64,
     pub stats: crate::io::DevStats,
+    /// Busy and alias time elapsed up to the sample (`Device::elapsed`).
+    pub elapsed: (u64, u64),
 }
 
 /// The storage record's counters, as paging keeps them.
@@ -85,7 +87,7 @@ pub use crate::paging::StorageCounters as StoSnap;
 
 /// One device's entry in the sample: its name, type, exposures, slots and cumulative
 /// counters (FCX108/FCX109 device activity; `paging`: a CP paging volume).
-pub(crate) fn dev_snap(d: &crate::io::Device, paging: bool) -> DevSnap {
+pub(crate) fn dev_snap(d: &crate::io::Device, paging: bool, now: u64) -> DevSnap {
     DevSnap {
         name: d.name.clone(),
         dtype: d.dtype,
@@ -93,5 +95,6 @@ pub(crate) fn dev_snap(d: &crate::io::Device, paging: bool) -> DevSnap {
         servers: d.servers,
         slots: d.slots,
         stats: d.stats.clone(),
+        elapsed: d.elapsed(now),
     }
 }

@@ -368,12 +368,15 @@ pub const ZVMUSE: Layout = zrec(
     ],
 );
 
-/// D15R5: per device, cumulative I/O counters and times (FCX108 DEVICE).
+/// D15R5: per device, cumulative I/O counters and times (FCX108 DEVICE). BUSYTM books an
+/// I/O's whole service when its completion is known (service per I/O over SSCH, which counts
+/// starts); BUSYEL is the part elapsed at the sample, and ALIASTM the time on HyperPAV aliases
+/// elapsed at the sample (time busy: neither ahead of the sample nor running backwards).
 pub const ZVMDEV: Layout = zrec(
     5,
     "ZVMDEV",
     "zvmlab: device activity",
-    112,
+    120,
     &[
         z("ZVMDEV_DEVNO", 20, 2, Uint),
         z("ZVMDEV_SSCH", 24, 8, Uint),
@@ -387,6 +390,7 @@ pub const ZVMDEV: Layout = zrec(
         z("ZVMDEV_BUSYTM", 88, 8, Tod),
         z("ZVMDEV_MAXQUEUE", 96, 8, Uint),
         z("ZVMDEV_ALIASTM", 104, 8, Tod),
+        z("ZVMDEV_BUSYEL", 112, 8, Tod),
     ],
 );
 

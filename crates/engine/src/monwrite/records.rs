@@ -301,7 +301,8 @@ fn zvmdev(d: &DevSnap, devno: u64, tod: u64) -> Vec<u8> {
             ("ZVMDEV_QUEUETM", t(s.queue_ns)),
             ("ZVMDEV_BUSYTM", t(s.busy_ns)),
             ("ZVMDEV_MAXQUEUE", Val::U(s.max_queue)),
-            ("ZVMDEV_ALIASTM", t(s.alias_ns)),
+            ("ZVMDEV_ALIASTM", t(d.elapsed.1)),
+            ("ZVMDEV_BUSYEL", t(d.elapsed.0)),
         ],
     )
 }

@@ -411,10 +411,10 @@ impl Sim {
     fn snap_devices(&self) -> Vec<DevSnap> {
         let mut devices = Vec::new();
         if let Some(pg) = &self.paging {
-            devices.extend(pg.devices().iter().map(|d| dev_snap(d, true)));
+            devices.extend(pg.devices().iter().map(|d| dev_snap(d, true, self.now)));
         }
         if let Some(m) = &self.dasd {
-            devices.extend(m.devices().iter().map(|d| dev_snap(d, false)));
+            devices.extend(m.devices().iter().map(|d| dev_snap(d, false, self.now)));
         }
         devices
     }
