@@ -441,7 +441,7 @@ pub struct DeviceSummary {
 impl Device {
     /// Busy and alias time elapsed up to `now` (ns): an I/O's service is booked whole when its
     /// completion is known, so the part of the I/Os in service that lies after `now` is taken
-    /// off (as the run summary takes off what lies after the run's end). The monitor's samples
+    /// off (the run summary takes off what lies after the run's end this way). The monitor's samples
     /// carry these beside the booked sums: time busy per interval from these (never above the
     /// interval per exposure, never backwards), service per I/O from the booked ones (counted,
     /// as SSCHs are, by I/O start).
@@ -460,18 +460,12 @@ impl Device {
         (busy, alias)
     }
 
-    /// Service time of the I/Os in progress that lies after instant `t` (ns), on the bases
-    /// (`alias` false) or on aliases (true).
-    fn in_service_after(&self, t: f64, alias: bool) -> f64 {
-        self.active
-            .iter()
-            .filter(|a| a.2 == alias && a.0 != Time::MAX)
-            .map(|a| (a.0 as f64 - t).max(0.0))
-            .sum()
-    }
-
     pub fn summary(&self, dur_ns: f64) -> DeviceSummary {
         let s = &self.stats;
+        // Service is counted when an I/O starts: the part of the I/Os in service that lies
+        // after the end of the run is not busy time of the run (`elapsed`). The bases' own busy
+        // time: I/Os on HyperPAV aliases are `aliases_in_use`.
+        let (busy, alias) = self.elapsed(dur_ns as Time);
         let n = s.ios.max(1) as f64;
         let ms = |x: u64| x as f64 / n / 1e6;
         DeviceSummary {
@@ -486,15 +480,8 @@ impl Device {
             service_ms: ms(s.busy_ns),
             queue_ms: ms(s.queue_ns),
             response_ms: ms(s.busy_ns + s.queue_ns),
-            // Service is counted when an I/O starts: the part of the I/Os in service that lies
-            // after the end of the run is not busy time of the run. The bases' own busy time:
-            // I/Os on HyperPAV aliases are `aliases_in_use`.
-            util_pct: 100.0
-                * (s.busy_ns.saturating_sub(s.alias_ns) as f64
-                    - self.in_service_after(dur_ns, false))
-                / (dur_ns * self.servers as f64),
-            aliases_in_use: (s.alias_ns as f64 - self.in_service_after(dur_ns, true)).max(0.0)
-                / dur_ns,
+            util_pct: 100.0 * busy.saturating_sub(alias) as f64 / (dur_ns * self.servers as f64),
+            aliases_in_use: alias as f64 / dur_ns,
             stats: s.clone(),
         }
     }

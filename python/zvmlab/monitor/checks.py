@@ -8,7 +8,7 @@ shown (the note says which); the checks never change a figure.
 
 from __future__ import annotations
 
-from .derive import Measurements, tod_datetime
+from .derive import Measurements, base_busy, tod_datetime
 from .reader import MonitorData
 
 # Rounding of TOD units to nanoseconds may put an idle processor's busy time a few ns over
@@ -61,13 +61,10 @@ def _devices(m: Measurements) -> list[str]:
     for d in m.devs:
         n = m.dev_info.get(d, {}).get("exposures") or 1
         for k, iv in enumerate(m.intervals):
-            c = m.dev.get(d, {})
-            # time busy: the part elapsed at the samples where the data has it (ZVMDEV_BUSYEL)
-            el = c.get("busy_el", [None] * (k + 1))[k]
-            v = el if el is not None else c.get("busy", [None] * (k + 1))[k]
-            a = c.get("alias", [None] * (k + 1))[k] or 0
-            if v is not None and v - a > n * iv.len_ns * (1 + _SLACK):
-                out.append(f"device {d:04X} busy {100.0 * (v - a) / (n * iv.len_ns):.1f} % per exposure in the "
+            c = {key: s[k] for key, s in m.dev.get(d, {}).items()}
+            b, a = base_busy(c), c.get("alias") or 0
+            if b is not None and b > n * iv.len_ns * (1 + _SLACK):
+                out.append(f"device {d:04X} busy {100.0 * b / (n * iv.len_ns):.1f} % per exposure in the "
                            f"interval ending {_when(m, k)} (above 100 %)")
             if pool is not None and a > pool * iv.len_ns * (1 + _SLACK):
                 out.append(f"device {d:04X} ran I/O on HyperPAV aliases {100.0 * a / iv.len_ns:.1f} % of the "

@@ -71,6 +71,15 @@ HPP_COLS = (("inuse_pg", "ZVMHPP_INUSEPG", "tod"), ("inuse_md", "ZVMHPP_INUSEMD"
             ("queued_pg", "ZVMHPP_QUEUEDPG", "uint"), ("queued_md", "ZVMHPP_QUEUEDMD", "uint"))
 
 
+def base_busy(c: dict):
+    """A device's bases' own busy time from counters ``c`` (DEV_COLS keys, an interval's or
+    summed): service minus the I/Os run on HyperPAV aliases (ZVMDEV_ALIASTM), the service as
+    elapsed at the samples where the data has it (ZVMDEV_BUSYEL: service still to come at a
+    sample is not busy time of its interval), else as booked (older data)."""
+    busy = c["busy_el"] if c.get("busy_el") is not None else c.get("busy")
+    return None if busy is None else busy - (c.get("alias") or 0)
+
+
 def tod_ns(units: int) -> int:
     """TOD units (a time or a duration) as nanoseconds, rounded up."""
     return (units * 125 + 511) // 512

@@ -12,7 +12,7 @@ storage.moves_per_s).
 
 from __future__ import annotations
 
-from ..monitor.derive import Measurements
+from ..monitor.derive import Measurements, base_busy
 from .model import DATA, MEAN, TOTAL, Column, Plot, Report, Table
 from .reports import TIME_COL, end_time, report, ssum, xs
 
@@ -21,14 +21,6 @@ _MS = 1e6
 
 def _div(a, b):
     return None if a is None or b is None or not b else a / b
-
-
-def _base_busy(c: dict):
-    """The bases' own busy time of counters ``c``: service minus the I/Os run on HyperPAV aliases
-    (ZVMDEV_ALIASTM), the service as elapsed at the samples where the data has it (ZVMDEV_BUSYEL:
-    service still to come at a sample is not busy time of its interval)."""
-    busy = c["busy_el"] if c.get("busy_el") is not None else c["busy"]
-    return None if busy is None else busy - (c.get("alias") or 0)
 
 
 def _dev_figures(m: Measurements, d: int, ks, secs: float) -> dict:
@@ -46,7 +38,7 @@ def _dev_figures(m: Measurements, d: int, ks, secs: float) -> dict:
         "pend": ms("pend"), "disc": ms("disc"), "conn": ms("conn"), "serv": ms("busy"),
         "resp": None if c["busy"] is None or c["queue"] is None or n is None
         else ((c["busy"] + c["queue"]) / n / _MS if n else 0.0),
-        "busy": None if c["busy"] is None else 100.0 * _base_busy(c) / 1e9 / (secs * exp),
+        "busy": None if c["busy"] is None else 100.0 * base_busy(c) / 1e9 / (secs * exp),
         "qued": None if c["queue"] is None else c["queue"] / 1e9 / secs,
         "_c": c,
     }
@@ -114,7 +106,7 @@ def device(m: Measurements, r: Report) -> None:
           serv=per("busy"),
           resp=None if tot["busy"] is None or tot["queue"] is None else ((tot["busy"] + tot["queue"]) / n / _MS
                                                                          if n else 0.0),
-          busy=None if tot["busy"] is None else 100.0 * _base_busy(tot) / 1e9 / (secs * sum(exps)),
+          busy=None if tot["busy"] is None else 100.0 * base_busy(tot) / 1e9 / (secs * sum(exps)),
           qued=None if tot["queue"] is None else tot["queue"] / 1e9 / secs)
     r.tables.append(t)
     x = xs(m)
@@ -177,7 +169,7 @@ def cpowned(m: Measurements, r: Report) -> None:
           wr=_div(c["writes"], secs), serv=None if c["busy"] is None else (c["busy"] / n / _MS if n else 0.0),
           resp=None if c["busy"] is None or c["queue"] is None else ((c["busy"] + c["queue"]) / n / _MS
                                                                      if n else 0.0),
-          busy=None if c["busy"] is None else 100.0 * _base_busy(c) / 1e9 / (secs * nexp))
+          busy=None if c["busy"] is None else 100.0 * base_busy(c) / 1e9 / (secs * nexp))
     r.tables.append(t)
     rows = [row for row in t.rows if row["_kind"] == DATA]
     r.plots.append(Plot("Page I/O per volume (whole period)", "SSCH/s", [float(i) for i in range(len(rows))],
@@ -224,7 +216,7 @@ def auxlog(m: Measurements, r: Report) -> None:
                 "ppio": _div(c["blocks"], n) if paging else None,
                 "resp": _div(None if c["busy"] is None or c["queue"] is None else (c["busy"] + c["queue"]) / _MS, n)
                 if paging else None,
-                "busy": None if c["busy"] is None or not paging else 100.0 * _base_busy(c) / 1e9 / (secs * nexp)}
+                "busy": None if c["busy"] is None or not paging else 100.0 * base_busy(c) / 1e9 / (secs * nexp)}
 
     for k, iv in enumerate(m.intervals):
         t.add(DATA, time=end_time(m, k), **row([k], iv.len_ns / 1e9, m.sto_level["slots"][k],
