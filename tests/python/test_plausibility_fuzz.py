@@ -573,13 +573,6 @@ def check_run(text: str) -> tuple[dict, bytes] | None:
     event("accepted")
     summary, mon = simulate(sc)  # oracle 1: no exception from an accepted scenario
     bad = summary_problems(sc, summary)
-    if sc.smt == "smt2" and bad and all("virtual CPU" in b for b in bad):
-        # KNOWN, reported, not fixed (not root-caused): with SMT-2 a user's virtual time can
-        # exceed its virtual CPUs in an interval (test_known_smt2_user_above_its_virtual_cpus,
-        # strict xfail). Left out only when it is the summary's one problem, on SMT-2; the report
-        # check that would flag the same user is then skipped too.
-        event("known: SMT-2 user above its virtual CPUs")
-        return None
     assert not bad, "summary: " + "; ".join(bad[:10])
     bad = report_problems(summary, mon)
     assert not bad, "report --strict: " + "; ".join(bad[:10])
@@ -607,19 +600,19 @@ def test_same_seed_same_bytes(case):
     assert a[1] == b[1]
 
 
-KNOWN_SMT2 = Path(__file__).with_name("plausibility_known_smt2.toml")
+JOINED_PAGEIN = Path(__file__).with_name("plausibility_joined_pagein.toml")
 
 
-@pytest.mark.xfail(strict=True, reason="reported, not fixed: SMT-2 user's virtual time above its virtual CPUs")
-def test_known_smt2_user_above_its_virtual_cpus():
-    """Found by the fuzz (derandomized, 1000 examples): on a 16-core SMT-2 z13 over two drawers with
-    paging, user U12 (2 virtual CPUs, cpu-bound, QUICKDSP, hotset references) is charged 213 %
-    virtual time in the second 1 s interval and 195.6 % over the run while its wait states say it
-    ran 86 % of the time; `report --strict` refuses the monitor data (user above 200 %). Seed-
-    and layout-specific (another seed, SMT-1, 8 cores or one drawer: within bounds)."""
-    sc = scenario.loads(KNOWN_SMT2.read_text(), KNOWN_SMT2.name)
+def test_a_page_in_joined_and_done_during_the_fault_does_not_dispatch_the_cpu_twice():
+    """Found by the fuzz (derandomized, 1000 examples; first read as an SMT-2 defect): user U12's
+    virtual CPU joined another's page-in of the same page and, while it still ran the fault's CP
+    time on its processor, the page-in completed and readied it: a second processor dispatched it
+    while the first still ran it, and U12 was charged 213 % with 2 virtual CPUs in an interval.
+    The page-in's end now lets the running joiner go on with its burst at its run's end."""
+    sc = scenario.loads(JOINED_PAGEIN.read_text(), JOINED_PAGEIN.name)
     summary, mon = simulate(sc)
     assert summary_problems(sc, summary) == []
+    assert report_problems(summary, mon) == []
 
 
 SATURATED = """

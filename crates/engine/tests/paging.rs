@@ -186,6 +186,62 @@ fn shared_page_ins_with_several_vcpus() {
     }
 }
 
+/// A virtual CPU that joins another's page-in runs the fault's CP time first; when the page-in
+/// ends before that CP time does (here: a long fault path, a fast volume), the joiner goes on
+/// with its burst on the same processor. It is never readied, and so never dispatched, a second
+/// time while it still runs (found by the plausibility fuzz: a user charged above its virtual
+/// CPUs). Checked at every event: no virtual CPU on two processors; and per interval: no user
+/// above its virtual CPUs.
+#[test]
+fn a_page_in_done_during_a_joiners_fault_does_not_dispatch_it_twice() {
+    let cfg = json!({
+        "level": "zvm-6.4", "processors": 4, "duration_ns": 2_000_000_000u64,
+        "interval_ns": 250_000_000u64, "seed": 7,
+        "params": {"storage.path_fault": 3_000_000.0},
+        "guests": [{"userid": "G", "vcpus": 4, "count": 2, "storage_pages": 2000,
+                    "refs": {"pattern": "hotset", "range_pages": 2000, "hot_pages": 20, "hot_fraction": 0.7},
+                    "workload": {"kind": "cpu-bound", "tx_cpu_ns": 50000, "dist": "exp"}}],
+        "storage": {"frames": 60, "prefill": true,
+                    "paging_volumes": [{"type": "eckd", "slots": 100000, "count": 4}]}
+    });
+    let cfg = zvm::Config::from_json(&cfg.to_string()).unwrap();
+    let mut sim = zvm::Sim::new(cfg).unwrap();
+    let mut early = 0u64;
+    while !sim.finished() {
+        let before: Vec<bool> = sim.vcpus.iter().map(|v| v.page_back).collect();
+        let t = sim.next_event_time().unwrap_or(u64::MAX);
+        sim.run_until(t);
+        early += sim
+            .vcpus
+            .iter()
+            .zip(&before)
+            .filter(|(v, b)| v.page_back && !**b)
+            .count() as u64;
+        let mut on = vec![u32::MAX; sim.vcpus.len()];
+        for (l, lp) in sim.lpus.iter().enumerate() {
+            if lp.vcpu != u32::MAX {
+                let prev = std::mem::replace(&mut on[lp.vcpu as usize], l as u32);
+                assert_eq!(
+                    prev,
+                    u32::MAX,
+                    "at {} ns virtual CPU {} runs on processors {prev} and {l}",
+                    sim.now,
+                    lp.vcpu
+                );
+            }
+        }
+    }
+    assert!(
+        early > 0,
+        "no page-in ended during a joiner's fault: the case is not exercised"
+    );
+    for iv in &sim.summary().intervals {
+        for (id, pct) in &iv.users {
+            assert!(*pct <= 400.0 + 1e-9, "{id} at {} s: {pct} %", iv.end_s);
+        }
+    }
+}
+
 /// Per-interval device figures add up to the run's.
 #[test]
 fn device_intervals_add_up() {

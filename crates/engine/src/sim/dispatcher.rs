@@ -223,6 +223,7 @@ impl Sim {
             return;
         }
         let u = self.vcpus[v as usize].user as usize;
+        let page_back = std::mem::take(&mut self.vcpus[v as usize].page_back);
         if self.vcpus[v as usize].remaining == 0 {
             // Guest DASD I/O: the next I/O starts, or the transaction ends.
             if self.dasd.is_some() && self.dasd_burst_done(l, v) {
@@ -270,6 +271,12 @@ impl Sim {
                     return;
                 }
             }
+        }
+        if page_back && self.vcpus[v as usize].slice_left > 0 {
+            // The page-in it joined came in during the fault's CP time: the burst goes on
+            // within its minor time slice (the CP time used none of it).
+            self.continue_run(l, v);
+            return;
         }
         self.slice_end(l, v);
     }

@@ -285,6 +285,11 @@ impl Sim {
         self.now = self.now.max(stop);
     }
 
+    /// The time of the next pending event, if any (to step a run event by event).
+    pub fn next_event_time(&self) -> Option<Time> {
+        self.q.next_time()
+    }
+
     pub fn run(&mut self) {
         self.run_until(self.end);
     }

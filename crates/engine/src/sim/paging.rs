@@ -194,7 +194,16 @@ impl Sim {
                 let t = self.locks.atod_updates(now, 1 + others.len() as u64);
                 self.sched.add_system(t);
                 for v in std::iter::once(r.waiter).chain(others) {
-                    self.vcpus[v as usize].pagewait = false;
+                    let vc = &mut self.vcpus[v as usize];
+                    vc.pagewait = false;
+                    if vc.state == VState::Running {
+                        // A virtual CPU that joined this page-in is still on its processor,
+                        // running the fault's CP time (`join_pagein`): the page is in before it
+                        // would wait, so that run's end resumes its burst (`lpu_event`). Readying
+                        // it here would dispatch it a second time while it runs.
+                        vc.page_back = true;
+                        continue;
+                    }
                     self.page_wait_done(v);
                 }
             }

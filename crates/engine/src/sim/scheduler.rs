@@ -249,6 +249,10 @@ impl Sim {
     #[inline(always)]
     pub(crate) fn on_dispatch(&mut self, v: u32, l: u32) {
         let vc = &self.vcpus[v as usize];
+        debug_assert!(
+            self.lpus.iter().all(|lp| lp.vcpu != v),
+            "virtual CPU {v} dispatched on processor {l} while it runs"
+        );
         if self.sched.dispatched(vc, self.now) {
             self.lpus[l as usize].bg = true;
         }
