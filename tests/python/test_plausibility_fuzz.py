@@ -472,11 +472,17 @@ def summary_problems(sc, s: dict) -> list[str]:
                 bad.append(f"{where}: percentiles out of order {r['p50']}, {r['p90']}, {r['p99']}")
             if r["trivial"] + r["nontrivial"] != r["count"]:
                 bad.append(f"{where}: {r['trivial']} trivial + {r['nontrivial']} non-trivial != {r['count']}")
-    # a user's time in its states: percentages of the run that add up to 100
+    # a user's time in its states: percentages of the run that add up to 100; and it is charged
+    # only while one of its virtual CPUs runs (a virtual CPU on two processors at once, or charged
+    # off its processor, uses more CPU than its running time)
     for u in s.get("users") or []:
         ws = u.get("wait_states") or {}
         if ws and abs(sum(ws.values()) - 100.0) > 0.01:
             bad.append(f"users {u['userid']}: wait states add up to {sum(ws.values())} %")
+        n = vcpus.get(u["userid"])
+        if ws and n and u["cpu_pct"] > ws.get("running", 0.0) * n + 0.01:
+            bad.append(f"users {u['userid']}: cpu_pct {u['cpu_pct']} above its running time "
+                       f"{ws.get('running')} % x {n} virtual CPU(s)")
     sto = s.get("storage") or {}
     if sto.get("resident_pages", 0) > sto.get("frames", math.inf):
         bad.append(f"storage: {sto['resident_pages']} resident pages in {sto['frames']} frames")

@@ -69,9 +69,10 @@ pub struct Vcpu {
     pub state: VState,
     /// Its current run is a page fault's CP time, after which it waits for a page-in.
     pub pagewait: bool,
-    /// The page-in it joined during that CP time came in before the CP time ended: the run's
-    /// end resumes its burst instead of a page wait (`Sim::device_event`).
-    pub page_back: bool,
+    /// What that CP-only run was to end in a wait for is over before the run ends (a page-in
+    /// it joined came in, `Sim::device_event`; an asynchronous I/O completed and freed its
+    /// window, `Sim::mdisk_event`): the run's end goes on with its burst (`Sim::lpu_event`).
+    pub run_on: bool,
     /// CPU work left in the current burst (ns at nominal speed).
     pub remaining: Time,
     /// Minor time slice left.
@@ -131,7 +132,7 @@ impl Vcpu {
             cp_owed: 0,
             cp_stall: 0,
             pagewait: false,
-            page_back: false,
+            run_on: false,
             pagein: NONE,
             state_since: 0,
             state_ns: [0; N_VSTATES],

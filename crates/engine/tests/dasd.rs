@@ -369,3 +369,54 @@ fn minidisk_cache_hits_skip_the_device() {
     j["guests"][0]["workload"]["type"] = json!("scsi");
     assert!(Config::from_json(&j.to_string()).is_err());
 }
+
+/// An asynchronous I/O that completes while its virtual CPU, its window full, still runs the
+/// CP path of the next one (a CP-only run before its wait) frees the window before the wait
+/// begins: the run's end goes on with the next piece of guest CPU on the same processor,
+/// within its time slice, with no slice end (no requeue, no slice counted against the
+/// transaction's interactive bias).
+#[test]
+fn an_io_done_during_the_cp_path_of_a_full_window_runs_on() {
+    // The second I/O fills the window at C + p (C: an I/O's CP path, p: a piece of guest CPU);
+    // the first completes at D, the device time, inside the CP-only run [C + p, 2C + p] when
+    // C + p < D < 2C + p: C = 0.7 D.
+    let p = Params::default();
+    let dev_ns = p.edev_pend * 1e6 + 8.0 * p.mdisk_edev_read * 1e6;
+    let mut g = io_guest("G", "V", "edev", "ssch", 1_000, 4, 8);
+    g["workload"]["window"] = json!(2);
+    let mut params = free_cp();
+    params["mdisk.path_ccw_translate"] = json!(0.7 * dev_ns * p.clock_ghz() / p.cpi_cp());
+    let mut sim = Sim::new(cfg("zvm-6.4", 1, 1, json!([g]), params, json!({}))).unwrap();
+    let (mut armed, mut seen, mut freed) = (Vec::new(), 0, 0);
+    let mut waiting = vec![false; sim.vcpus.len()];
+    while !sim.finished() {
+        let t = sim.next_event_time().unwrap_or(u64::MAX);
+        sim.run_until(t);
+        for (v, vc) in sim.vcpus.iter().enumerate() {
+            // The window freed while the virtual CPU still runs its CP-only run (it ran it at
+            // the last event already).
+            let running = sim.lpus.iter().any(|lp| lp.vcpu == v as u32);
+            let was = std::mem::replace(&mut waiting[v], vc.pagewait && running);
+            freed += (was && !vc.pagewait && running) as u32;
+            let was = armed.iter().position(|a: &(usize, usize, u32)| a.0 == v);
+            match (vc.run_on, was) {
+                (true, None) => {
+                    let l = sim.lpus.iter().position(|lp| lp.vcpu == v as u32).unwrap();
+                    armed.push((v, l, vc.tx_slices));
+                }
+                (false, Some(i)) => {
+                    let (_, l, slices) = armed.swap_remove(i);
+                    assert_eq!(
+                        sim.lpus[l].vcpu, v as u32,
+                        "virtual CPU {v} left processor {l}"
+                    );
+                    assert_eq!(vc.tx_slices, slices, "virtual CPU {v} had a slice end");
+                    seen += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(freed > 0, "no I/O completed during a full window's CP path");
+    assert_eq!(seen, freed, "runs that went on");
+}

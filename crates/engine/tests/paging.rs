@@ -208,14 +208,14 @@ fn a_page_in_done_during_a_joiners_fault_does_not_dispatch_it_twice() {
     let mut sim = zvm::Sim::new(cfg).unwrap();
     let mut early = 0u64;
     while !sim.finished() {
-        let before: Vec<bool> = sim.vcpus.iter().map(|v| v.page_back).collect();
+        let before: Vec<bool> = sim.vcpus.iter().map(|v| v.run_on).collect();
         let t = sim.next_event_time().unwrap_or(u64::MAX);
         sim.run_until(t);
         early += sim
             .vcpus
             .iter()
             .zip(&before)
-            .filter(|(v, b)| v.page_back && !**b)
+            .filter(|(v, b)| v.run_on && !**b)
             .count() as u64;
         let mut on = vec![u32::MAX; sim.vcpus.len()];
         for (l, lp) in sim.lpus.iter().enumerate() {

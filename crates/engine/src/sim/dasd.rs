@@ -214,6 +214,9 @@ impl Sim {
         let runs_on = queued && vc.state != VState::IoWait;
         if !runs_on {
             vc.set_state(VState::Dormant, now);
+        } else if vc.state == VState::Running {
+            // Its run's end goes on with the next piece within its slice (`lpu_event`).
+            vc.run_on = true;
         }
         vc.remaining = next.draw(&mut vc.rng);
         if !runs_on {

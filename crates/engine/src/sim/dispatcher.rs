@@ -223,7 +223,7 @@ impl Sim {
             return;
         }
         let u = self.vcpus[v as usize].user as usize;
-        let page_back = std::mem::take(&mut self.vcpus[v as usize].page_back);
+        let run_on = std::mem::take(&mut self.vcpus[v as usize].run_on);
         if self.vcpus[v as usize].remaining == 0 {
             // Guest DASD I/O: the next I/O starts, or the transaction ends.
             if self.dasd.is_some() && self.dasd_burst_done(l, v) {
@@ -272,9 +272,10 @@ impl Sim {
                 }
             }
         }
-        if page_back && self.vcpus[v as usize].slice_left > 0 {
-            // The page-in it joined came in during the fault's CP time: the burst goes on
-            // within its minor time slice (the CP time used none of it).
+        if run_on && self.vcpus[v as usize].slice_left > 0 {
+            // What its CP-only run was to end in a wait for is over (a page-in it joined, an
+            // asynchronous I/O's window): the burst goes on within its minor time slice (the
+            // CP time used none of it).
             self.continue_run(l, v);
             return;
         }

@@ -201,7 +201,7 @@ impl Sim {
                         // running the fault's CP time (`join_pagein`): the page is in before it
                         // would wait, so that run's end resumes its burst (`lpu_event`). Readying
                         // it here would dispatch it a second time while it runs.
-                        vc.page_back = true;
+                        vc.run_on = true;
                         continue;
                     }
                     self.page_wait_done(v);

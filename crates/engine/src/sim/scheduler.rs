@@ -74,6 +74,10 @@ impl Sim {
     /// Put `v` on a dispatch vector with a fresh minor time slice.
     #[inline]
     fn push_ready(&mut self, v: u32, from_limit: bool) {
+        debug_assert!(
+            self.lpus.iter().all(|lp| lp.vcpu != v),
+            "virtual CPU {v} readied while it runs"
+        );
         let at = PriorityAt {
             now: self.now,
             processors: self.lpus.len(),
