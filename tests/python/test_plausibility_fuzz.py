@@ -626,9 +626,17 @@ workload = {{ kind = "dasd-io", volume = "MD0000", type = "eckd", cpu = "20us", 
 """
 
 
+ESCON_PATH = '[[chpid]]\nid = "40"\ntype = "escon"\n[cu]\npaths = ["40"]\n'
+FICON_PATH = ESCON_PATH.replace("escon", "ficon")
+
+
 @pytest.mark.parametrize("duration, interval, seed, cu", [
     ("500ms", "500ms", 3, ""),  # a saturated volume read 100.0x % per exposure
     ("200ms", "10ms", 14, "[cu]\naliases = 1"),  # its alias time ran backwards between samples
+    # behind one channel path: an I/O in connect at a sample counted nothing there and its whole
+    # service in the next interval (113.9 % per exposure; with an alias, alias time 100.2 %)
+    ("200ms", "10ms", 1, ESCON_PATH),
+    ("200ms", "10ms", 2, FICON_PATH + "aliases = 1"),
 ])
 def test_a_saturated_volume_passes_the_strict_data_checks(tmp_path, duration, interval, seed, cu):
     """Found by this fuzz (and in the shipped pav-minidisks, d11-alias and d12-cu-share-steered
@@ -636,7 +644,9 @@ def test_a_saturated_volume_passes_the_strict_data_checks(tmp_path, duration, in
     I/Os booked at their start, so a sample taken with I/Os in service counted service still to
     come as busy time, and ALIASTM ran backwards when an alias I/O took over its base. The record
     now carries the busy time elapsed at the sample (BUSYEL) beside the booked one, and ALIASTM
-    as elapsed; service per I/O stays BUSYTM over SSCH, both counted by start."""
+    as elapsed; service per I/O stays BUSYTM over SSCH, both counted by start. Behind channel
+    paths the elapsed busy time now includes the I/Os in connect at the sample (their service is
+    booked when their connect ends): the fuzz's carry allowance for them is gone."""
     from conftest import zvmlab
 
     f = tmp_path / "sat.toml"

@@ -606,16 +606,29 @@ fn a_connect_spanning_a_sample_counts_its_service_up_to_the_sample() {
         ent,
         ..xf(seq, 10_000.0, 0)
     };
-    assert_eq!(ch.request(0, 0, x(sa, 1)), Some(0)); // a: connect 0..10000
-    assert_eq!(ch.request(0, 0, x(sb, 2)), None); // b: waits for the path until 10000
+    // a's connect runs 0..10000; b waits for the path until 10000.
+    assert_eq!(ch.request(0, 0, x(sa, 1)), Some(0));
+    assert_eq!(ch.request(0, 0, x(sb, 2)), None);
     // A sample in the middle of the connect: 4000 ns busy each, nothing booked yet.
-    assert_eq!((a.elapsed(4_000), b.elapsed(4_000)), ((4_000, 0), (4_000, 0)));
+    assert_eq!(
+        (a.elapsed(4_000), b.elapsed(4_000)),
+        ((4_000, 0), (4_000, 0))
+    );
     assert_eq!((a.stats.busy_ns, b.stats.busy_ns), (0, 0));
     // a's connect ends at 10000: it completes after its 100 ns pend; b's connect starts.
     let done = ch.complete(0, 10_000);
     assert_eq!(done.len(), 1);
-    a.connect_done(10_000, done[0].seq, done[0].granted - done[0].asked, 0.0, 0.0);
-    assert_eq!((a.stats.busy_ns, a.next_completion()), (10_100, Some(10_100)));
+    a.connect_done(
+        10_000,
+        done[0].seq,
+        done[0].granted - done[0].asked,
+        0.0,
+        0.0,
+    );
+    assert_eq!(
+        (a.stats.busy_ns, a.next_completion()),
+        (10_100, Some(10_100))
+    );
     assert_eq!((a.elapsed(10_000).0, b.elapsed(10_000).0), (10_000, 10_000));
     assert_eq!(ch.paths[0].next_done(), Some(20_000));
     // Samples every 1000 ns up to b's end: busy never ahead of the sample, never backwards,
@@ -630,7 +643,10 @@ fn a_connect_spanning_a_sample_counts_its_service_up_to_the_sample() {
             let w = done[0].granted - done[0].asked;
             assert_eq!(w, 10_000);
             b.connect_done(20_000, done[0].seq, w, 0.0, 0.0);
-            assert_eq!((b.stats.busy_ns, b.next_completion()), (20_100, Some(20_100)));
+            assert_eq!(
+                (b.stats.busy_ns, b.next_completion()),
+                (20_100, Some(20_100))
+            );
         }
         let (ea, eb) = (a.elapsed(t).0, b.elapsed(t).0);
         assert_eq!((ea, eb), (t.min(10_100), t.min(20_100)), "at {t}");
