@@ -569,3 +569,91 @@ fn work_within_half_a_nanoseconds_share_ends_with_the_event() {
     assert_eq!(ch.paths[0].next_done(), Some(21));
     assert_eq!(ch.complete(0, 21).len(), 1);
 }
+
+/// Two volumes behind one one-slot path: a long connect (and the other volume's wait for the
+/// path) spans monitor samples. At each sample a volume's busy time is its service elapsed
+/// (`Device::elapsed`, ZVMDEV_BUSYEL), as for a volume without paths: never ahead of the
+/// sample, never backwards, and all of the time since its I/O started. The booked service
+/// (BUSYTM, service per I/O) is still the whole I/O, booked when its connect ends. Before the
+/// fix an I/O in connect counted nothing at a sample and its whole service in the interval its
+/// connect ended in.
+#[test]
+fn a_connect_spanning_a_sample_counts_its_service_up_to_the_sample() {
+    use crate::io::{DevType, Device, IoReq, Service};
+    let svc = Service {
+        pend: 100.0,
+        disconnect: 0.0,
+        connect_per_page: 0.0,
+    };
+    let vol = |i| {
+        let mut d = Device::new(format!("V{i}"), DevType::Eckd, 1, svc, 0, Rng::stream(1, i));
+        d.chan = Some(0);
+        d
+    };
+    let (mut a, mut b) = (vol(1), vol(2));
+    let r = IoReq {
+        pages: 1,
+        read: true,
+        waiter: 0,
+        queued: 0,
+        tag: 1,
+    };
+    assert_eq!(a.submit(0, r), None); // no completion until its connect ends
+    assert_eq!(b.submit(0, r), None);
+    let mut ch = chans(&[1]);
+    let (sa, sb) = (a.chan_out.pop().unwrap().seq, b.chan_out.pop().unwrap().seq);
+    let x = |seq, ent| Xfer {
+        ent,
+        ..xf(seq, 10_000.0, 0)
+    };
+    // a's connect runs 0..10000; b waits for the path until 10000.
+    assert_eq!(ch.request(0, 0, x(sa, 1)), Some(0));
+    assert_eq!(ch.request(0, 0, x(sb, 2)), None);
+    // A sample in the middle of the connect: 4000 ns busy each, nothing booked yet.
+    assert_eq!(
+        (a.elapsed(4_000), b.elapsed(4_000)),
+        ((4_000, 0), (4_000, 0))
+    );
+    assert_eq!((a.stats.busy_ns, b.stats.busy_ns), (0, 0));
+    // a's connect ends at 10000: it completes after its 100 ns pend; b's connect starts.
+    let done = ch.complete(0, 10_000);
+    assert_eq!(done.len(), 1);
+    a.connect_done(
+        10_000,
+        done[0].seq,
+        done[0].granted - done[0].asked,
+        0.0,
+        0.0,
+    );
+    assert_eq!(
+        (a.stats.busy_ns, a.next_completion()),
+        (10_100, Some(10_100))
+    );
+    assert_eq!((a.elapsed(10_000).0, b.elapsed(10_000).0), (10_000, 10_000));
+    assert_eq!(ch.paths[0].next_done(), Some(20_000));
+    // Samples every 1000 ns up to b's end: busy never ahead of the sample, never backwards,
+    // and equal to the time each volume's I/O was in service.
+    let (mut la, mut lb) = (0, 0);
+    for t in (1_000..=21_000).step_by(1_000) {
+        if t == 11_000 {
+            a.complete(10_100);
+        }
+        if t == 20_000 {
+            let done = ch.complete(0, 20_000);
+            let w = done[0].granted - done[0].asked;
+            assert_eq!(w, 10_000);
+            b.connect_done(20_000, done[0].seq, w, 0.0, 0.0);
+            assert_eq!(
+                (b.stats.busy_ns, b.next_completion()),
+                (20_100, Some(20_100))
+            );
+        }
+        let (ea, eb) = (a.elapsed(t).0, b.elapsed(t).0);
+        assert_eq!((ea, eb), (t.min(10_100), t.min(20_100)), "at {t}");
+        assert!(ea >= la && eb >= lb, "at {t}");
+        (la, lb) = (ea, eb);
+    }
+    // Service per I/O is the booked sum, as without paths: pend (path wait 10000 + 100) and
+    // connect 10000.
+    assert_eq!((b.stats.pend_ns, b.stats.connect_ns), (10_100, 10_000));
+}

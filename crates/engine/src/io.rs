@@ -441,15 +441,27 @@ pub struct DeviceSummary {
 impl Device {
     /// Busy and alias time elapsed up to `now` (ns): an I/O's service is booked whole when its
     /// completion is known, so the part of the I/Os in service that lies after `now` is taken
-    /// off (the run summary takes off what lies after the run's end this way). The monitor's samples
-    /// carry these beside the booked sums: time busy per interval from these (never above the
-    /// interval per exposure, never backwards), service per I/O from the booked ones (counted,
-    /// as SSCHs are, by I/O start).
+    /// off (the run summary takes off what lies after the run's end this way). Behind channel
+    /// paths an I/O in connect has booked nothing yet (its completion is known when its connect
+    /// ends, `connect_done`): its service from its start up to `now` is added, as the alias's
+    /// if it runs on one (an I/O in connect that took over a base had its alias time so far
+    /// booked then, `complete`). The monitor's samples carry these beside the booked sums: time
+    /// busy per interval from these (never above the interval per exposure, never backwards),
+    /// service per I/O from the booked ones (counted, as SSCHs are, by I/O start).
     pub fn elapsed(&self, now: Time) -> (u64, u64) {
         let (mut busy, mut alias) = (self.stats.busy_ns, self.stats.alias_ns);
-        for &(end, _, on_alias, _) in &self.active {
+        for &(end, _, on_alias, seq) in &self.active {
             if end == Time::MAX {
-                continue; // behind a channel path, in connect: nothing booked yet
+                // Behind a channel path, in connect: the service so far, booked at its end.
+                let Some(c) = self.chan_in.iter().find(|c| c.seq == seq) else {
+                    continue;
+                };
+                let so_far = now.saturating_sub(c.started);
+                busy += so_far;
+                if on_alias {
+                    alias += so_far;
+                }
+                continue;
             }
             let ahead = end.saturating_sub(now);
             busy = busy.saturating_sub(ahead);
@@ -698,11 +710,15 @@ mod tests {
         assert_eq!(d.submit(0, req(1, true, 0, 2)), None); // waits for an exposure
         assert_eq!(d.lend_alias(10), None); // 2 starts on the alias at 10, also in connect
         let (s1, s2) = (d.chan_out[0].seq, d.chan_out[1].seq);
+        // A sample at 50, both in connect: 1 busy 50 on the base, 2 busy 40 on the alias.
+        assert_eq!(d.elapsed(50), (90, 40));
         d.connect_done(100, s1, 0, 0.0, 0.0); // 1's connect ends at 100: it completes then
         assert_eq!(d.next_completion(), Some(100));
         assert_eq!(d.complete(100).unwrap().tag, 1);
         // 2 takes over the base at 100, its 90 ns on the alias booked as alias time.
         assert_eq!(d.stats.alias_ns, 90);
+        // A sample at 120: the base busy all 120 ns (1 to 100, 2 from 100), the alias 90.
+        assert_eq!(d.elapsed(120), (210, 90));
         d.connect_done(150, s2, 0, 0.0, 0.0);
         assert_eq!(d.complete(150).unwrap().tag, 2);
         // Base: 1 over 0..100 and 2 over 100..150: busy 240 - 90 = 150 of 150 ns.

@@ -75,7 +75,8 @@ def base_busy(c: dict):
     """A device's bases' own busy time from counters ``c`` (DEV_COLS keys, an interval's or
     summed): service minus the I/Os run on HyperPAV aliases (ZVMDEV_ALIASTM), the service as
     elapsed at the samples where the data has it (ZVMDEV_BUSYEL: service still to come at a
-    sample is not busy time of its interval), else as booked (older data)."""
+    sample is not busy time of its interval, and service so far of an I/O still in connect on a
+    channel path is), else as booked (older data)."""
     busy = c["busy_el"] if c.get("busy_el") is not None else c.get("busy")
     return None if busy is None else busy - (c.get("alias") or 0)
 

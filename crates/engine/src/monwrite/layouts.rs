@@ -370,8 +370,10 @@ pub const ZVMUSE: Layout = zrec(
 
 /// D15R5: per device, cumulative I/O counters and times (FCX108 DEVICE). BUSYTM books an
 /// I/O's whole service when its completion is known (service per I/O over SSCH, which counts
-/// starts); BUSYEL is the part elapsed at the sample, and ALIASTM the time on HyperPAV aliases
-/// elapsed at the sample (time busy: neither ahead of the sample nor running backwards).
+/// starts); BUSYEL is the service elapsed at the sample (behind channel paths with that of the
+/// I/Os in connect, which BUSYTM books when their connect ends), and ALIASTM the time on
+/// HyperPAV aliases elapsed at the sample (time busy: neither ahead of the sample nor running
+/// backwards).
 pub const ZVMDEV: Layout = zrec(
     5,
     "ZVMDEV",
