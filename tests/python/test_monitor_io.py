@@ -51,7 +51,9 @@ def assert_io_round_trip(summary: dict, mon: bytes) -> None:
         secs = m.intervals[k].len_ns / 1e9
         for d, di in zip(m.devs, si.get("devices", [])):
             assert m.dev[d]["ssch"][k] / secs == pytest.approx(di["io_rate"], rel=1e-12)
-            busy = 100.0 * m.dev[d]["busy"][k] / (m.intervals[k].len_ns * m.dev_info[d]["exposures"])
+            # the bases' busy time elapsed in the interval (BUSYEL less ALIASTM), as the summary's
+            busy_el = m.dev[d]["busy_el"][k] - (m.dev[d]["alias"][k] or 0)
+            busy = 100.0 * busy_el / (m.intervals[k].len_ns * m.dev_info[d]["exposures"])
             assert busy == pytest.approx(di["util_pct"], rel=1e-12)
     st_ = summary.get("storage")
     assert m.has_storage == (st_ is not None)

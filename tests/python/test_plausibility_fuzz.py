@@ -422,30 +422,19 @@ def summary_problems(sc, s: dict) -> list[str]:
             if b is not None and not (-EPS <= b <= 100 + EPS):
                 bad.append(f"{where}[{i}].busy_pct = {b}")
 
-    servers = {d["name"]: d["servers"] for d in s.get("devices") or []}
-    aliases = max((v for p, v in numbers(sc.engine_config()) if p.endswith(".aliases")), default=0)
-
-    def util(where: str, rows: list[dict], len_ns: float | None = None) -> None:
+    def util(where: str, rows: list[dict]) -> None:
         for i, d in enumerate(rows):  # a device's busy per exposure (its own: alias time apart)
+            # The whole run's figure and an interval's count the service elapsed in them
+            # (io.rs Device::elapsed), as the monitor's samples do: never above 100 %.
             u = d.get("util_pct")
-            # The whole run's figure leaves out service after the end (io.rs summary); an
-            # interval's is counted by I/O start (io.rs DeviceInterval), so it carries the
-            # remaining service of the I/Os in service at its end (behind channel paths, booked
-            # when their connect ends: the service of I/Os in connect at its start too), allowed
-            # for as ten response times per exposure. The monitor's samples have no such carry
-            # (they count the service elapsed, devices_over).
-            carry = 0.0
-            if len_ns:
-                n = servers.get(d.get("name"), 1)
-                carry = 100.0 * (n + aliases) * 10 * d.get("response_ms", 0) * 1e6 / (len_ns * n)
-            if u is not None and not (-EPS <= u <= 100 + EPS + carry):
+            if u is not None and not (-EPS <= u <= 100 + EPS):
                 bad.append(f"{where}[{i}] {d.get('name')}: util_pct = {u}")
 
     busy("processor_detail", s.get("processor_detail") or [])
     util("devices", s.get("devices") or [])
     for k, iv in enumerate(s.get("intervals") or []):
         busy(f"intervals[{k}].processors", iv.get("processors") or [])
-        util(f"intervals[{k}].devices", iv.get("devices") or [], (iv["end_s"] - iv["start_s"]) * 1e9)
+        util(f"intervals[{k}].devices", iv.get("devices") or [])
         for u, pct in (iv.get("users") or {}).items():
             if u in vcpus and pct > 100 * vcpus[u] + EPS:
                 bad.append(f"intervals[{k}].users.{u} = {pct} % with {vcpus[u]} virtual CPU(s)")

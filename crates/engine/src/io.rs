@@ -85,7 +85,9 @@ impl DevStats {
     }
 }
 
-/// One device in one monitor interval (counted by I/O start).
+/// One device in one monitor interval: I/Os, pages and response time counted by I/O start,
+/// busy as elapsed in the interval (`Device::elapsed`: an I/O in service across a sample is
+/// busy in both intervals, each for its part).
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceInterval {
     pub name: String,
@@ -96,14 +98,15 @@ pub struct DeviceInterval {
 }
 
 impl DeviceInterval {
-    pub fn new(name: &str, servers: u32, d: &DevStats, len_ns: f64) -> Self {
+    /// `elapsed`: the bases' and aliases' busy time elapsed in the interval.
+    pub fn new(name: &str, servers: u32, d: &DevStats, elapsed: (u64, u64), len_ns: f64) -> Self {
         let n = d.ios.max(1) as f64;
         DeviceInterval {
             name: name.to_string(),
             io_rate: d.ios as f64 / (len_ns / 1e9),
             pages_per_io: d.pages as f64 / n,
             response_ms: (d.busy_ns + d.queue_ns) as f64 / n / 1e6,
-            util_pct: 100.0 * d.busy_ns.saturating_sub(d.alias_ns) as f64
+            util_pct: 100.0 * elapsed.0.saturating_sub(elapsed.1) as f64
                 / (len_ns * servers as f64),
         }
     }
@@ -766,20 +769,40 @@ mod tests {
         let mut d = dev(1, 100.0, 50.0);
         d.submit(0, req(2, true, 0, 0)); // 200
         d.complete(200);
-        let snap = d.stats.clone();
+        let (snap, e0) = (d.stats.clone(), d.elapsed(1000));
         d.submit(1000, req(2, true, 1000, 0)); // 1000-1200
         d.submit(1000, req(4, true, 1000, 0)); // waits 200, then 300: done at 1500
         d.complete(1200);
         d.complete(1500);
         let s = d.stats.since(&snap);
         assert_eq!((s.ios, s.pages, s.busy_ns, s.queue_ns), (2, 6, 500, 200));
+        let e1 = d.elapsed(2000);
         // Over a 1000 ns interval: 2 I/Os = 2e6 per s, 3 pages each, response (500 + 200) / 2
         // = 350 ns, busy 500 of 1000 = 50 %.
-        let iv = DeviceInterval::new("t", 1, &s, 1000.0);
+        let iv = DeviceInterval::new("t", 1, &s, (e1.0 - e0.0, e1.1 - e0.1), 1000.0);
         assert!((iv.io_rate - 2e6).abs() < 1e-6);
         assert!((iv.pages_per_io - 3.0).abs() < 1e-12);
         assert!((iv.response_ms - 350.0 / 1e6).abs() < 1e-15);
         assert!((iv.util_pct - 50.0).abs() < 1e-9);
+    }
+
+    /// An I/O in service across a sample is busy in both intervals, each for its part, while
+    /// its service per I/O counts in the interval it started in.
+    #[test]
+    fn interval_busy_splits_an_io_across_the_sample() {
+        let mut d = dev(1, 100.0, 50.0);
+        let e0 = d.elapsed(0);
+        d.submit(800, req(4, true, 800, 0)); // 300 ns: 800-1100
+        let (s0, e1) = (d.stats.clone(), d.elapsed(1000));
+        let a = DeviceInterval::new("t", 1, &s0, (e1.0 - e0.0, e1.1 - e0.1), 1000.0);
+        d.complete(1100);
+        let e2 = d.elapsed(2000);
+        let s = d.stats.since(&s0);
+        let b = DeviceInterval::new("t", 1, &s, (e2.0 - e1.0, e2.1 - e1.1), 1000.0);
+        assert!((a.util_pct - 20.0).abs() < 1e-9, "{}", a.util_pct);
+        assert!((b.util_pct - 10.0).abs() < 1e-9, "{}", b.util_pct);
+        assert!((a.response_ms - 300.0 / 1e6).abs() < 1e-15);
+        assert_eq!(s.ios, 0);
     }
 
     /// Static or dynamic PAV: an alias bound to the base is one more exposure; the first

@@ -16,12 +16,21 @@ impl Sim {
         self.charge_all();
         self.prsm_sample();
         let users = self.mon.user_deltas(self.users.iter().map(|u| &u.acct));
+        debug_assert!(
+            users
+                .iter()
+                .zip(&self.users)
+                .all(|(d, u)| d.virt_ns + d.cp_ns
+                    <= u.vcpus.len() as u64 * (self.now - self.mon.last())),
+            "a user charged above its virtual CPUs in the interval ending at {} ns",
+            self.now
+        );
         let lpus = self
             .mon
             .lpu_deltas(self.lpus.iter().map(|l| (l.busy_ns, l.sys_ns)));
-        let devices = match &self.paging {
-            Some(pg) => self.mon.device_deltas(pg.devices()),
-            None => Vec::new(),
+        let (devices, dev_elapsed) = match &self.paging {
+            Some(pg) => self.mon.device_deltas(pg.devices(), self.now),
+            None => Default::default(),
         };
         let locks = self.mon.lock_deltas(&self.locks.counters);
         let cores = if self.cpu.track {
@@ -42,6 +51,7 @@ impl Sim {
             users,
             lpus,
             devices,
+            dev_elapsed,
             locks,
             cores,
             snap,
@@ -255,9 +265,9 @@ impl Sim {
                         Some(pg) => pg
                             .devices()
                             .iter()
-                            .zip(&iv.devices)
-                            .map(|(d, s)| {
-                                crate::io::DeviceInterval::new(&d.name, d.servers, s, len)
+                            .zip(iv.devices.iter().zip(&iv.dev_elapsed))
+                            .map(|(d, (s, &e))| {
+                                crate::io::DeviceInterval::new(&d.name, d.servers, s, e, len)
                             })
                             .collect(),
                         None => Vec::new(),
