@@ -73,6 +73,9 @@ pub struct Vcpu {
     /// it joined came in, `Sim::device_event`; an asynchronous I/O completed and freed its
     /// window, `Sim::mdisk_event`): the run's end goes on with its burst (`Sim::lpu_event`).
     pub run_on: bool,
+    /// Its burst begins with a page reference made when it is dispatched (a server's request
+    /// handed to it while it waited for one; on a processor it makes the reference at once).
+    pub touch_first: bool,
     /// CPU work left in the current burst (ns at nominal speed).
     pub remaining: Time,
     /// Minor time slice left.
@@ -133,6 +136,7 @@ impl Vcpu {
             cp_stall: 0,
             pagewait: false,
             run_on: false,
+            touch_first: false,
             pagein: NONE,
             state_since: 0,
             state_ns: [0; N_VSTATES],

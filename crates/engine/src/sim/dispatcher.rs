@@ -129,6 +129,14 @@ impl Sim {
         };
         match next {
             Some(v) => {
+                let sys = if std::mem::take(&mut self.vcpus[v as usize].touch_first) {
+                    // Its burst's page reference, on this processor (a fault makes the run the
+                    // fault's CP time); the frame work's system time runs first.
+                    self.page_reference(l, v);
+                    sys + std::mem::take(&mut self.lpus[l as usize].sys_owed)
+                } else {
+                    sys
+                };
                 self.on_dispatch(v, l);
                 self.start_run(l, v, sys, self.cost_dispatch);
                 self.cpu_set_busy(l, true);

@@ -15,6 +15,18 @@ impl Sim {
     /// A burst (one touch) of `v` on processor `l` begins with a page reference. Returns true
     /// when the virtual CPU now runs the fault's CP time and then waits for a page-in.
     pub(crate) fn page_touch(&mut self, l: u32, v: u32) -> bool {
+        if !self.page_reference(l, v) {
+            return false;
+        }
+        self.continue_run(l, v);
+        true
+    }
+
+    /// The page reference at the head of `v`'s burst on processor `l`: the CP time it costs is
+    /// owed by `v` (`cp_owed`), the frame work's system time by `l` (`sys_owed`). Returns true
+    /// when it faults: `v`'s next run is the fault's CP time, then a wait for the page-in
+    /// (`pagewait`), and the caller starts that run.
+    pub(crate) fn page_reference(&mut self, l: u32, v: u32) -> bool {
         let u = self.vcpus[v as usize].user as usize;
         let pg = self.paging.as_mut().unwrap();
         let Some(page) = pg.next_page(u, &mut self.vcpus[v as usize].rng) else {
@@ -24,14 +36,13 @@ impl Sim {
             // No slot to write to: CP cannot free frames; the guest stays in page wait.
             self.vcpus[v as usize].pagewait = true;
             self.vcpus[v as usize].pagein = NONE;
-            self.start_pagewait_run(l, v, 0);
             return true;
         }
         let (found, mark) = pg.reference(u as u32, page);
         self.frame_work(l, v, found, mark);
         let cost = self.paging.as_ref().unwrap().touch_cost(found);
         match found {
-            Found::Valid => self.join_pagein(l, v, page),
+            Found::Valid => self.join_pagein(v, page),
             Found::Revalidated => {
                 self.vcpus[v as usize].cp_owed += cost;
                 false
@@ -41,7 +52,7 @@ impl Sim {
                 self.vcpus[v as usize].cp_owed += cost;
                 false
             }
-            Found::OnDasd => self.start_pagein(l, v, page),
+            Found::OnDasd => self.start_pagein(v, page),
         }
     }
 
@@ -75,8 +86,8 @@ impl Sim {
     }
 
     /// A resident page whose page-in another virtual CPU started: `v` waits for the same I/O
-    /// (after the fault's CP time on processor `l`). Returns true when it waits.
-    fn join_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
+    /// (after the fault's CP time). Returns true when it waits.
+    fn join_pagein(&mut self, v: u32, page: u64) -> bool {
         let u = self.vcpus[v as usize].user;
         let pg = self.paging.as_mut().unwrap();
         let Some(cp) = pg.join_pagein(u, page, v) else {
@@ -85,13 +96,13 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = true;
         vc.pagein = NONE;
-        self.start_pagewait_run(l, v, cp);
+        vc.cp_owed += cp;
         true
     }
 
-    /// A page on DASD: `v` runs the fault's CP path on processor `l` (below-2GB frames for the
-    /// I/O, the SSCH, any decryption) and then waits for the page-in from the page's volume.
-    fn start_pagein(&mut self, l: u32, v: u32, page: u64) -> bool {
+    /// A page on DASD: `v` runs the fault's CP path (below-2GB frames for the I/O, the SSCH,
+    /// any decryption) and then waits for the page-in from the page's volume.
+    fn start_pagein(&mut self, v: u32, page: u64) -> bool {
         let u = self.vcpus[v as usize].user;
         self.sched.count_pagein(u as usize);
         // CP's below-2GB frames for the page-in: when none is on the below-2GB available list
@@ -102,7 +113,7 @@ impl Sim {
         let vc = &mut self.vcpus[v as usize];
         vc.pagewait = true;
         vc.pagein = d;
-        self.start_pagewait_run(l, v, cp);
+        vc.cp_owed += cp;
         true
     }
 
@@ -120,11 +131,6 @@ impl Sim {
             pg.contiguous_waited(wall);
             self.lpus[l as usize].sys_owed += crate::cpu::slice_work(wall, rate);
         }
-    }
-
-    fn start_pagewait_run(&mut self, l: u32, v: u32, cp: Time) {
-        self.vcpus[v as usize].cp_owed += cp;
-        self.continue_run(l, v);
     }
 
     /// Issue block page-outs for stolen pages (all of them when `all`).

@@ -230,6 +230,9 @@ impl Sim {
                 let cpu = self.server_pieces(u, sv, c);
                 let vc = &mut self.vcpus[sv as usize];
                 vc.remaining = self.users[u].program.draw_cpu(&mut vc.rng, cpu);
+                // Its first piece references a page, as every piece of a request does: when it
+                // is dispatched (`dispatch_next`).
+                vc.touch_first = self.paging.is_some();
                 self.vcpu_runnable(sv);
                 return;
             }
