@@ -446,17 +446,14 @@ def summary_problems(sc, s: dict) -> list[str]:
             bad.append(f"users {u['userid']}: virtual_pct {u['virtual_pct']} > cpu_pct {u['cpu_pct']}")
         if "tx_started" in u and u["transactions"] > u["tx_started"]:
             bad.append(f"users {u['userid']}: {u['transactions']} transactions completed, {u['tx_started']} started")
-        if "tx_in_flight" in u and u["tx_started"] != u["transactions"] + u["tx_in_flight"]:
-            bad.append(f"users {u['userid']}: {u['tx_started']} transactions started, {u['transactions']} "
-                       f"completed and {u['tx_in_flight']} in flight")
     for d in s.get("devices") or []:
-        # every I/O a read or a write; its service pend + disconnect + connect (each rounded to
-        # the ns on its own: within 1 ns per I/O)
+        # every I/O a read or a write; its service pend + disconnect + connect (the service is
+        # rounded to the ns as a whole, each part on its own: within 3 ns per I/O)
         st_ = d.get("stats") or {}
         if st_ and st_["ios"] != st_["reads"] + st_["writes"]:
             bad.append(f"device {d['name']}: {st_['ios']} I/Os, {st_['reads']} reads + {st_['writes']} writes")
         parts = st_ and st_["pend_ns"] + st_["disconnect_ns"] + st_["connect_ns"]
-        if st_ and abs(st_["busy_ns"] - parts) > st_["ios"]:
+        if st_ and abs(st_["busy_ns"] - parts) > 3 * st_["ios"]:
             bad.append(f"device {d['name']}: busy {st_['busy_ns']} ns, pend + disconnect + connect "
                        f"{st_['pend_ns'] + st_['disconnect_ns'] + st_['connect_ns']} ns")
     # conservation: what the users were charged ran on the processors (per interval and overall)

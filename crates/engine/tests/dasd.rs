@@ -394,10 +394,12 @@ fn an_io_done_during_the_cp_path_of_a_full_window_runs_on() {
         sim.run_until(t);
         for (v, vc) in sim.vcpus.iter().enumerate() {
             // The window freed while the virtual CPU still runs its CP-only run (it ran it at
-            // the last event already).
+            // the last event already, in a run that began before this instant, with its slice
+            // left: the CP time uses none of it).
             let running = sim.lpus.iter().any(|lp| lp.vcpu == v as u32);
             let was = std::mem::replace(&mut waiting[v], vc.pagewait && running);
-            freed += (was && !vc.pagewait && running) as u32;
+            let same_run = vc.run_start < sim.now && vc.slice_left > 0;
+            freed += (was && !vc.pagewait && running && same_run) as u32;
             let was = armed.iter().position(|a: &(usize, usize, u32)| a.0 == v);
             match (vc.run_on, was) {
                 (true, None) => {

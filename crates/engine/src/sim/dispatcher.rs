@@ -173,6 +173,10 @@ impl Sim {
         if v == NONE || lp.sys_left > 0 {
             return;
         }
+        // The run's chargeable CP work not done goes with the virtual CPU (all of a fault's or
+        // I/O's, of another run what is beyond the dispatch cost: the next dispatch pays it).
+        self.move_unfinished_cp_work(l, v);
+        let lp = &mut self.lpus[l as usize];
         lp.cp_left = 0;
         lp.virt_left = 0;
         lp.susp_left = 0;

@@ -202,15 +202,19 @@ impl Sim {
                 for v in std::iter::once(r.waiter).chain(others) {
                     let vc = &mut self.vcpus[v as usize];
                     vc.pagewait = false;
-                    if vc.state == VState::Running {
+                    match vc.state {
+                        // Waiting for this page-in: ready again.
+                        VState::PageWait => self.page_wait_done(v),
                         // A virtual CPU that joined this page-in is still on its processor,
                         // running the fault's CP time (`join_pagein`): the page is in before it
                         // would wait, so that run's end resumes its burst (`lpu_event`). Readying
                         // it here would dispatch it a second time while it runs.
-                        vc.run_on = true;
-                        continue;
+                        VState::Running => vc.run_on = true,
+                        // Its fault's run was cut short (a slice end on a parked processor, a
+                        // preemption) and it is queued already: it runs its burst when next
+                        // dispatched, and is not readied twice.
+                        _ => {}
                     }
-                    self.page_wait_done(v);
                 }
             }
         }

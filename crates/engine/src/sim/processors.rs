@@ -150,7 +150,8 @@ impl Sim {
         }
         // The guest work the rest of the minor time slice allows at the new rate.
         let v = self.lpus[s as usize].vcpu;
-        if v != NONE && !self.vcpus[v as usize].pagewait {
+        // (Not a CP-only run: a fault's or I/O's, its wait still to come or already over.)
+        if v != NONE && !self.vcpus[v as usize].pagewait && !self.vcpus[v as usize].run_on {
             let vc = &self.vcpus[v as usize];
             let virt = vc.remaining.min(slice_work(vc.slice_left, rate));
             self.lpus[s as usize].virt_left = virt;
@@ -281,9 +282,10 @@ impl Sim {
     /// CP work of thread `l`'s run not done yet goes with its virtual CPU `v`: all of a page
     /// fault's (or I/O's) run; of another run, what is beyond the dispatch cost (the next
     /// dispatch pays that again).
-    fn move_unfinished_cp_work(&mut self, l: u32, v: u32) {
+    pub(crate) fn move_unfinished_cp_work(&mut self, l: u32, v: u32) {
         let left = self.lpus[l as usize].cp_left;
-        self.vcpus[v as usize].cp_owed += if self.vcpus[v as usize].pagewait {
+        let vc = &self.vcpus[v as usize];
+        self.vcpus[v as usize].cp_owed += if vc.pagewait || vc.run_on {
             left
         } else {
             left.saturating_sub(self.cost_dispatch)

@@ -270,6 +270,7 @@ impl Sim {
         vc.home = l;
         vc.run_start = self.now;
         vc.run_used = 0;
+        vc.run_on = false; // (for the run it was set in only: `lpu_event`)
     }
 
     /// End of a run of `v` (slice end or going idle): its CPU pool is charged, its virtual
