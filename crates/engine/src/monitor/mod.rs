@@ -29,12 +29,8 @@ pub struct IntervalRec {
     pub end: Time,
     pub users: Vec<UserDelta>,
     pub lpus: Vec<LpuDelta>,
-    /// Paging devices: counters of this interval (empty without a storage model), and their
-    /// busy and alias time elapsed in it (`Device::elapsed`; the counters book an I/O's
-    /// service whole by its start).
+    /// Paging devices: counters of this interval (empty without a storage model).
     pub devices: Vec<crate::io::DevStats>,
-    #[serde(skip)]
-    pub dev_elapsed: Vec<(u64, u64)>,
     /// Spin locks: counters of this interval.
     pub locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
     /// SMT modes: core time with one and with two busy threads in this interval, and the
@@ -49,7 +45,6 @@ pub struct Monitor {
     prev_users: Vec<Acct>,
     prev_lpus: Vec<(u64, u64)>,
     prev_devs: Vec<crate::io::DevStats>,
-    prev_elapsed: Vec<(u64, u64)>,
     prev_locks: [crate::locks::LockCounters; crate::locks::N_LOCKS],
     prev_cores: (u64, u64),
     last: Time,
@@ -62,7 +57,6 @@ impl Monitor {
             prev_users: vec![Acct::default(); users],
             prev_lpus: vec![(0, 0); lpus],
             prev_devs: Vec::new(),
-            prev_elapsed: Vec::new(),
             prev_locks: Default::default(),
             prev_cores: (0, 0),
             last: 0,
@@ -103,30 +97,16 @@ impl Monitor {
             .collect()
     }
 
-    /// The paging devices' counters since the last sample, and their busy and alias time
-    /// elapsed since it (at `now`).
-    pub fn device_deltas(
-        &mut self,
-        devs: &[crate::io::Device],
-        now: Time,
-    ) -> (Vec<crate::io::DevStats>, Vec<(u64, u64)>) {
+    /// The paging devices' counters since the last sample.
+    pub fn device_deltas(&mut self, devs: &[crate::io::Device]) -> Vec<crate::io::DevStats> {
         self.prev_devs
             .resize(devs.len(), crate::io::DevStats::default());
-        self.prev_elapsed.resize(devs.len(), (0, 0));
         let mut out = Vec::with_capacity(devs.len());
-        let mut el = Vec::with_capacity(devs.len());
-        for ((d, p), pe) in devs
-            .iter()
-            .zip(self.prev_devs.iter_mut())
-            .zip(self.prev_elapsed.iter_mut())
-        {
+        for (d, p) in devs.iter().zip(self.prev_devs.iter_mut()) {
             out.push(d.stats.since(p));
             *p = d.stats.clone();
-            let e = d.elapsed(now);
-            el.push((e.0.saturating_sub(pe.0), e.1.saturating_sub(pe.1)));
-            *pe = e;
         }
-        (out, el)
+        out
     }
 
     /// The spin locks' counters since the last sample.

@@ -28,9 +28,9 @@ impl Sim {
         let lpus = self
             .mon
             .lpu_deltas(self.lpus.iter().map(|l| (l.busy_ns, l.sys_ns)));
-        let (devices, dev_elapsed) = match &self.paging {
-            Some(pg) => self.mon.device_deltas(pg.devices(), self.now),
-            None => Default::default(),
+        let devices = match &self.paging {
+            Some(pg) => self.mon.device_deltas(pg.devices()),
+            None => Vec::new(),
         };
         let locks = self.mon.lock_deltas(&self.locks.counters);
         let cores = if self.cpu.track {
@@ -51,7 +51,6 @@ impl Sim {
             users,
             lpus,
             devices,
-            dev_elapsed,
             locks,
             cores,
             snap,
@@ -211,10 +210,10 @@ impl Sim {
 
     /// Each monitor interval's figures.
     fn interval_summaries(&self) -> Vec<IntervalSummary> {
-        self.mon
-            .intervals()
-            .iter()
-            .map(|iv| {
+        let ivs = self.mon.intervals();
+        ivs.iter()
+            .enumerate()
+            .map(|(k, iv)| {
                 let len = (iv.end - iv.start).max(1) as f64;
                 let ipct = |ns: u64| 100.0 * ns as f64 / len;
                 let mut users = BTreeMap::new();
@@ -265,8 +264,14 @@ impl Sim {
                         Some(pg) => pg
                             .devices()
                             .iter()
-                            .zip(iv.devices.iter().zip(&iv.dev_elapsed))
-                            .map(|(d, (s, &e))| {
+                            .zip(&iv.devices)
+                            .enumerate()
+                            .map(|(i, (d, s))| {
+                                // Busy elapsed in the interval: the samples' (paging devices
+                                // first in them) difference.
+                                let at = |j: usize| ivs[j].snap.devices[i].elapsed;
+                                let (e, p) = (at(k), k.checked_sub(1).map_or((0, 0), at));
+                                let e = (e.0.saturating_sub(p.0), e.1.saturating_sub(p.1));
                                 crate::io::DeviceInterval::new(&d.name, d.servers, s, e, len)
                             })
                             .collect(),
