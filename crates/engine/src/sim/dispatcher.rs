@@ -211,7 +211,6 @@ impl Sim {
         self.lpus[l as usize].vcpu = NONE;
         let now = self.now;
         let vc = &mut self.vcpus[v as usize];
-        vc.run_on = false; // (set for this run only: `lpu_event`)
         vc.set_state(state, now);
         if matches!(state, VState::PageWait | VState::IoWait) {
             vc.want_since = now;
@@ -330,8 +329,6 @@ impl Sim {
         let lp = &mut self.lpus[l as usize];
         lp.vcpu = NONE;
         lp.sys_owed += self.cost_slice_end;
-        // A run cut short (preempted, parked) before its end could use `run_on`.
-        self.vcpus[v as usize].run_on = false;
         self.locks.slice_end(l);
         self.end_run(v);
         self.vcpus[v as usize].tx_slices += 1;

@@ -270,7 +270,9 @@ impl Sim {
         vc.home = l;
         vc.run_start = self.now;
         vc.run_used = 0;
-        vc.run_on = false; // (for the run it was set in only: `lpu_event`)
+        // `run_on` is for the run it was set in only (`lpu_event`): one cut short (a slice end
+        // on a parked processor, a preemption, an offline thread) leaves it set.
+        vc.run_on = false;
     }
 
     /// End of a run of `v` (slice end or going idle): its CPU pool is charged, its virtual
