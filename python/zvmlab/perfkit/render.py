@@ -8,6 +8,7 @@ import html
 import io
 import json
 import math
+from collections import Counter
 
 from .model import DATA, MEAN, TOTAL, Column, Plot, Report, Table
 
@@ -222,7 +223,7 @@ def _compare_table(ta: Table, tb: Table | None) -> tuple[Table, list[dict], list
     cols: list[Column] = []
     labels = {c.key: " ".join(x for x in c.head if x) for c in ta.columns}
     # a heading two columns share (the Total of two lists) is named with its column group
-    shared = {v for v in labels.values() if list(labels.values()).count(v) > 1}
+    shared = {v for v, n in Counter(labels.values()).items() if n > 1}
     for c in ta.columns:
         if c.key in ta.key or not c.numeric:
             cols.append(c)
