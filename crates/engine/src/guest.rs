@@ -76,6 +76,10 @@ pub struct Vcpu {
     /// Its burst begins with a page reference made when it is dispatched (a server's request
     /// handed to it while it waited for one; on a processor it makes the reference at once).
     pub touch_first: bool,
+    /// It was dispatched for a CP-only run (a page fault's or an I/O's), so the dispatch charged
+    /// no cache reload (`cache.warmth` on): the run's first guest work on that processor pays it
+    /// (`Sim::continue_run`), or the next dispatch does.
+    pub reload_owed: bool,
     /// CPU work left in the current burst (ns at nominal speed).
     pub remaining: Time,
     /// Minor time slice left.
@@ -137,6 +141,7 @@ impl Vcpu {
             pagewait: false,
             run_on: false,
             touch_first: false,
+            reload_owed: false,
             pagein: NONE,
             state_since: 0,
             state_ns: [0; N_VSTATES],

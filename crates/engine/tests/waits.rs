@@ -119,3 +119,46 @@ proptest! {
         }
     }
 }
+
+/// With cache warmth on, a dispatch for CP work only (a fault's) charges no reload; the guest
+/// work that follows on the same processor without a new dispatch (a page-in it joined came in
+/// during the fault's CP time) pays it. A server of eight virtual CPUs on a hot set of two
+/// pages is handed requests while it waits, so its virtual CPUs fault when dispatched and join
+/// each other's page-ins. Checked after every event: no processor runs guest work for a virtual
+/// CPU that still owes its reload, and the case occurs.
+#[test]
+fn guest_work_after_a_cp_only_dispatch_pays_its_cache_reload() {
+    let mut paid = 0u64;
+    for (seed, clients) in [(0u64, 2u32), (1, 8), (2, 24)] {
+        let guests = json!([
+            {"userid": "C", "count": clients, "storage_pages": 1000,
+             "workload": {"kind": "client", "dist": "exp", "cpu_ns": 50_000, "servers": "S", "window": 4}},
+            {"userid": "S", "vcpus": 8, "count": 1, "storage_pages": 2000,
+             "refs": {"pattern": "hotset", "range_pages": 2000, "hot_pages": 2, "hot_fraction": 0.8},
+             "touches": 2, "workload": {"kind": "server", "dist": "exp", "cpu_ns": 100_000}}]);
+        let cfg = json!({"level": "zvm-6.4", "processors": 4, "duration_ns": 1000 * MS,
+                         "params": {"storage.path_fault": 3_000_000.0, "cache.warmth": 1.0},
+                         "interval_ns": 250 * MS, "seed": seed, "guests": guests,
+                         "storage": {"frames": 60, "prefill": true,
+                                     "paging_volumes": [{"type": "eckd", "slots": 200_000, "count": 2}]}});
+        let mut sim = Sim::new(zvm::Config::from_json(&cfg.to_string()).unwrap()).unwrap();
+        while !sim.finished() {
+            let owed: Vec<bool> = sim.vcpus.iter().map(|v| v.reload_owed).collect();
+            sim.run_until(sim.next_event_time().unwrap_or(u64::MAX));
+            for lp in sim.lpus.iter().filter(|lp| lp.vcpu != u32::MAX) {
+                let v = lp.vcpu as usize;
+                assert!(
+                    lp.virt_left == 0 || !sim.vcpus[v].reload_owed,
+                    "at {} ns virtual CPU {v} runs guest work owing its cache reload",
+                    sim.now
+                );
+                paid += (owed[v] && !sim.vcpus[v].reload_owed && sim.vcpus[v].run_start < sim.now)
+                    as u64;
+            }
+        }
+    }
+    assert!(
+        paid > 0,
+        "no reload was owed and paid: the case is not exercised"
+    );
+}

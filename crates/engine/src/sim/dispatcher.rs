@@ -105,6 +105,10 @@ impl Sim {
             self.slice_end(l, v);
             return;
         }
+        if self.warm.on && self.vcpus[v as usize].reload_owed {
+            // The dispatch was for CP work only: the guest work that follows pays the reload.
+            self.cache_dispatch(v, l);
+        }
         let owed = std::mem::take(&mut self.lpus[l as usize].sys_owed);
         self.start_run(l, v, owed, 0)
     }
@@ -341,9 +345,11 @@ impl Sim {
 /// the response-time records (response.rs).
 impl Sim {
     /// Cache warmth at a dispatch of `v` on `l` (`cache.warmth` on): the run's reload transient
-    /// becomes guest work of the burst.
+    /// becomes guest work of the burst. A run of CP work only (a page fault's, an I/O's) owes it
+    /// to the guest work that follows on the same processor (`continue_run`).
     pub(crate) fn cache_dispatch(&mut self, v: u32, l: u32) {
-        let vc = &self.vcpus[v as usize];
+        let vc = &mut self.vcpus[v as usize];
+        vc.reload_owed = vc.pagewait;
         if vc.pagewait {
             return;
         }
