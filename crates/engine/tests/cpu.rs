@@ -6,8 +6,7 @@ use proptest::prelude::*;
 use zvm::config::{Action, Config, Dist, Guest, PagingVolumeType, Share, SmtMode, Workload};
 use zvm::Sim;
 
-mod common;
-use common::fit_absolute;
+use crate::common::fit_absolute;
 
 const MS: u64 = 1_000_000;
 

@@ -8,8 +8,7 @@ use zvm::config::{Config, Dist, Guest, Limit, Share, ShareKind, ShareValue, Work
 use zvm::sim::VState;
 use zvm::Sim;
 
-mod common;
-use common::fit_absolute;
+use crate::common::fit_absolute;
 
 const MS: u64 = 1_000_000;
 
