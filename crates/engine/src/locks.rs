@@ -105,6 +105,102 @@ impl Inst {
             && self.line_free <= t
             && self.spinning.is_empty()
     }
+
+    /// Requests whose spin ended by `t` hold (or held) the lock: their processors no longer spin.
+    #[inline(always)]
+    fn stop_spinners_by(&mut self, t: Time) {
+        while let Some(&Reverse(s)) = self.spinning.peek() {
+            if s <= t {
+                self.spinning.pop();
+            } else {
+                break;
+            }
+        }
+    }
+
+    /// A request at `t` by `cpu` holding `hold` ns: its start (after any spin), the cache-line
+    /// time it adds to the path, and the end of its hold; the lock's state moves on.
+    #[inline(always)]
+    fn grant(
+        &mut self,
+        mode: Mode,
+        t: Time,
+        cpu: u32,
+        hold: Time,
+        x: &LineTerms,
+    ) -> (Time, Time, Time) {
+        let n = self.spinning.len() as f64;
+        // Writing the lock word: a transfer unless this processor wrote it last, plus one
+        // invalidation per spinner (they hold copies); the release write pays the latter only.
+        let xfer = if cpu != NONE && self.last_writer == cpu {
+            0.0
+        } else {
+            1.0
+        };
+        let write = x.lines(xfer + n);
+        let release = x.lines(n);
+        match mode {
+            Mode::Excl => {
+                let s = t
+                    .max(self.excl_free)
+                    .max(self.shared_free)
+                    .max(self.line_free);
+                let stretch = if x.own_line {
+                    0
+                } else {
+                    x.lines(n * x.touches)
+                };
+                let line = write + release + stretch + x.scan;
+                let e = s + hold + x.data + line;
+                self.excl_free = e;
+                self.last_writer = cpu;
+                (s, line, e)
+            }
+            Mode::Shared if x.single_line => {
+                let s0 = t.max(self.excl_free).max(self.line_free);
+                self.line_free = s0 + write;
+                let s = s0 + write;
+                let e = s + hold + x.data;
+                self.shared_free = self.shared_free.max(e);
+                self.last_writer = cpu;
+                (s0, write + release, e)
+            }
+            Mode::Shared => {
+                let s = t.max(self.excl_free);
+                let e = s + hold + x.data;
+                self.shared_free = self.shared_free.max(e);
+                (s, 0, e)
+            }
+        }
+    }
+}
+
+/// The cache-line terms of one request, from the lock manager's settings (`Locks::acquire_inst`).
+struct LineTerms {
+    /// One line transfer (ns); 0 in the reference model.
+    line_ns: f64,
+    /// The lock word has a line of its own: spinners do not stretch an exclusive hold.
+    own_line: bool,
+    /// Lines of the protected data an exclusive hold touches (each stretched by the spinners).
+    touches: f64,
+    /// Shared acquirers write the lock word's one line too (`SchedLock::SingleLine`).
+    single_line: bool,
+    /// An exclusive acquirer's reads of the other processors' share lines (`excl_scan`).
+    scan: Time,
+    /// The hold's misses on the protected data (hold locality).
+    data: Time,
+}
+
+impl LineTerms {
+    /// `x` line transfers in ns (no floating point when a transfer costs nothing).
+    #[inline(always)]
+    fn lines(&self, x: f64) -> Time {
+        if self.line_ns == 0.0 {
+            0
+        } else {
+            round_ns(self.line_ns * x)
+        }
+    }
 }
 
 /// Cumulative counters of one lock (all its zones).
@@ -145,6 +241,28 @@ impl LockCounters {
     }
     pub fn acquires(&self) -> u64 {
         self.acquires_excl + self.acquires_shared
+    }
+
+    /// One request in `mode` that spun `spin` ns and added `line` ns of line transfers.
+    #[inline(always)]
+    fn count(&mut self, mode: Mode, spin: Time, line: Time) {
+        match mode {
+            Mode::Excl => {
+                self.acquires_excl += 1;
+                if spin > 0 {
+                    self.colls_excl += 1;
+                    self.spin_excl_ns += spin;
+                }
+            }
+            Mode::Shared => {
+                self.acquires_shared += 1;
+                if spin > 0 {
+                    self.colls_shared += 1;
+                    self.spin_shared_ns += spin;
+                }
+            }
+        }
+        self.line_ns += line;
     }
 }
 
@@ -466,101 +584,50 @@ impl Locks {
         if hold == 0 && self.no_line_costs && self.inst[k].quiet_at(t) {
             return self.acquire_free(k, id, mode, t, cpu);
         }
-        let line_ns = self.line_ns;
-        let own_line = self.own_line && !beside_data;
-        let touches = if id == LockId::Srmslock && !self.own_line {
-            self.sched_touches
-        } else {
-            1.0
-        };
-        let single_line = self.sched_lock == SchedLock::SingleLine;
-        let scan = self.excl_scan(id);
-        // The hold's misses on the protected data, sourced from the previous holder: the
-        // serialised section lasts longer; the path's own cost (charged by its caller, at the
-        // static CPI that prices an average miss) is unchanged, so this is not added to `line`.
-        let data = match &self.locality {
-            Some(l) if cpu != NONE => l.extra(self.inst[k].last_writer, cpu, hold),
-            _ => 0,
-        };
+        let terms = self.line_terms(k, id, cpu, hold, beside_data);
         let lk = &mut self.inst[k];
-        while let Some(&Reverse(s)) = lk.spinning.peek() {
-            if s <= t {
-                lk.spinning.pop();
-            } else {
-                break;
-            }
-        }
-        let n = lk.spinning.len() as f64;
-        // Writing the lock word: a transfer unless this processor wrote it last, plus one
-        // invalidation per spinner (they hold copies); the release write pays the latter only.
-        let xfer = if cpu != NONE && lk.last_writer == cpu {
-            0.0
-        } else {
-            1.0
-        };
-        // No cache-line cost (the reference model): no floating point for the zeros.
-        let lines = |x: f64| {
-            if line_ns == 0.0 {
-                0
-            } else {
-                round_ns(line_ns * x)
-            }
-        };
-        let write = lines(xfer + n);
-        let release = lines(n);
-        let (start, line, end) = match mode {
-            Mode::Excl => {
-                let s = t.max(lk.excl_free).max(lk.shared_free).max(lk.line_free);
-                let stretch = if own_line { 0 } else { lines(n * touches) };
-                let line = write + release + stretch + scan;
-                let e = s + hold + data + line;
-                lk.excl_free = e;
-                lk.last_writer = cpu;
-                (s, line, e)
-            }
-            Mode::Shared if single_line => {
-                let s0 = t.max(lk.excl_free).max(lk.line_free);
-                lk.line_free = s0 + write;
-                let s = s0 + write;
-                let e = s + hold + data;
-                lk.shared_free = lk.shared_free.max(e);
-                lk.last_writer = cpu;
-                (s0, write + release, e)
-            }
-            Mode::Shared => {
-                let s = t.max(lk.excl_free);
-                let e = s + hold + data;
-                lk.shared_free = lk.shared_free.max(e);
-                (s, 0, e)
-            }
-        };
+        lk.stop_spinners_by(t);
+        let (start, line, end) = lk.grant(mode, t, cpu, hold, &terms);
         let spin = start - t;
         if spin > 0 {
             lk.spinning.push(Reverse(start));
         }
-        let c = &mut self.counters[id as usize];
-        match mode {
-            Mode::Excl => {
-                c.acquires_excl += 1;
-                if spin > 0 {
-                    c.colls_excl += 1;
-                    c.spin_excl_ns += spin;
-                }
-            }
-            Mode::Shared => {
-                c.acquires_shared += 1;
-                if spin > 0 {
-                    c.colls_shared += 1;
-                    c.spin_shared_ns += spin;
-                }
-            }
-        }
-        c.line_ns += line;
+        self.counters[id as usize].count(mode, spin, line);
         Grant {
             start,
             spin,
             line,
             end,
+        }
+    }
+
+    /// The cache-line terms of a request for instance `k` of `id` by `cpu`.
+    #[inline(always)]
+    fn line_terms(
+        &self,
+        k: usize,
+        id: LockId,
+        cpu: u32,
+        hold: Time,
+        beside_data: bool,
+    ) -> LineTerms {
+        LineTerms {
+            line_ns: self.line_ns,
+            own_line: self.own_line && !beside_data,
+            touches: if id == LockId::Srmslock && !self.own_line {
+                self.sched_touches
+            } else {
+                1.0
+            },
+            single_line: self.sched_lock == SchedLock::SingleLine,
+            scan: self.excl_scan(id),
+            // The hold's misses on the protected data, sourced from the previous holder: the
+            // serialised section lasts longer; the path's own cost (charged by its caller, at
+            // the static CPI that prices an average miss) is unchanged, so not in `line`.
+            data: match &self.locality {
+                Some(l) if cpu != NONE => l.extra(self.inst[k].last_writer, cpu, hold),
+                _ => 0,
+            },
         }
     }
 
