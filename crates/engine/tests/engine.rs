@@ -43,3 +43,29 @@ mod storage_breaks;
 mod vnet;
 #[path = "waits.rs"]
 mod waits;
+
+/// With `autotests = false` a file added to `tests/` would not be built at all: each one must be
+/// a module above.
+#[test]
+fn every_test_file_is_a_module_of_this_binary() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let this = std::fs::read_to_string(dir.join("engine.rs")).expect("tests/engine.rs readable");
+    let mut missing = Vec::new();
+    for e in std::fs::read_dir(&dir).expect("tests/ readable") {
+        let name = e
+            .expect("dir entry")
+            .file_name()
+            .into_string()
+            .expect("utf-8 name");
+        if name.ends_with(".rs")
+            && name != "engine.rs"
+            && !this.contains(&format!("#[path = \"{name}\"]"))
+        {
+            missing.push(name);
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "tests/{missing:?} not declared in tests/engine.rs"
+    );
+}
