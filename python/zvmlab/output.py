@@ -58,6 +58,13 @@ class ClosedPipe(Exception):
 
 
 class _Console(Console):
+    def print(self, *objects, **kwargs) -> None:  # type: ignore[override]
+        """Lines of text sent to a file or a pipe are never broken: a path or a figure stays whole for
+        grep and for the reader. Tables still fit the width (see _width); a terminal wraps as usual."""
+        if "soft_wrap" not in kwargs and not self.is_terminal and all(isinstance(o, str) for o in objects):
+            kwargs["soft_wrap"] = True
+        super().print(*objects, **kwargs)
+
     def on_broken_pipe(self) -> None:
         """rich exits with status 1 here (SystemExit); raise ClosedPipe to the command line instead."""
         self.quiet = True

@@ -267,6 +267,19 @@ def test_dev_zero_and_validate_every_file(tmp_path):
     assert "ok " in p.stdout and "good.toml" in p.stdout
 
 
+def test_a_long_path_stays_whole_on_one_line_in_a_pipe(tmp_path, monkeypatch):
+    """CI ran with COLUMNS=80 and a deep temporary directory: the path was broken across two lines."""
+    deep = tmp_path.joinpath(*["a-rather-long-directory-name"] * 4)
+    deep.mkdir(parents=True)
+    good = deep / "good.toml"
+    good.write_text(SHORT.format(title="t", userid="A"))
+    monkeypatch.setenv("COLUMNS", "80")
+    p = zvmlab("validate", good)
+    assert p.returncode == 0, p.stderr
+    line = p.stdout.splitlines()[0]
+    assert line.startswith(f"ok {good}: level ") and line.endswith(" MB"), p.stdout
+
+
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 def test_full_disk_on_stdout():
     with open("/dev/full", "w") as full:
