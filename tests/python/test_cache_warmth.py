@@ -179,6 +179,61 @@ def test_replicate_param_reaches_every_scenario_run():
     assert reqs and all(dict(q.params) == {"cache.warmth": 1.0} for q in reqs)
 
 
+def test_replicate_param_and_scale_reach_sweep_metrics_too():
+    """A4's shape metrics sweep srm.dspslice: --param and --scale apply to those runs as well (they
+    were left out of them before), and the swept parameter keeps the sweep's values."""
+    from zvmlab.lab import replicate as rep
+    from zvmlab.lab import replicate_runs as R
+
+    rows = [r for r in rep.load_catalogue() if r.id == "A4"]
+    assert any(m.sweep for m in rows[0].metrics)
+    reqs = R.plan(rows, {"A4": [1]}, (("path.dispatch", 0.5),), (("cache.warmth", 1.0),))
+    assert reqs and all(dict(q.params).get("cache.warmth") == 1.0 for q in reqs)
+    assert all(dict(q.scale) == {"path.dispatch": 0.5} for q in reqs)
+    swept = sorted({dict(q.params)["srm.dspslice"] for q in reqs if "srm.dspslice" in dict(q.params)})
+    assert swept == [1, 2, 4, 8, 16, 32]
+
+
+def test_replicate_scale_multiplies_the_scenario_value_where_it_sets_one():
+    from zvmlab.lab.replicate_runs import apply
+
+    d8 = scenario.load(ROOT / "scenarios" / "replicate" / "d8-apache-paging.toml")
+    b7 = scenario.load(ROOT / "scenarios" / "replicate" / "b7-apache.toml")
+    own = d8.params["path.vnet_msg"]
+    table = {p["name"]: p["default"] for p in engine.params()}
+    assert "path.vnet_msg" not in b7.params
+    assert apply(d8, None, {}, {"path.vnet_msg": 0.75}).params["path.vnet_msg"] == own * 0.75
+    assert apply(b7, None, {}, {"path.vnet_msg": 0.75}).params["path.vnet_msg"] == table["path.vnet_msg"] * 0.75
+
+
+def test_replicate_scale_is_checked():
+    from conftest import zvmlab
+
+    for args, words in ((("--scale", "path.vnet=0.5"), "known parameter"),
+                        (("--scale", "path.vnet_msg=0"), "above 0"),
+                        (("--scale", "path.vnet_msg=nan"), "above 0"),
+                        (("--scale", "path.vnet_msg"), "NAME=FACTOR"),
+                        (("--scale", "cpu.cpi_cp=100"), "outside"),
+                        (("--scale", "cpu.cpi_cp=2", "--param", "cpu.cpi_cp=4"), "both set"),
+                        (("--scale", "cpu.cpi_cp=2", "--robustness"), "--robustness")):
+        p = zvmlab("replicate", "--only", "B1", *args)
+        assert p.returncode == 2 and "--scale" in p.stderr and words in p.stderr, (args, p.stderr)
+        assert "Traceback" not in p.stderr
+
+
+def test_replicate_json_says_what_was_changed(tmp_path):
+    import json
+
+    from conftest import zvmlab
+
+    out = tmp_path / "r.json"
+    p = zvmlab("replicate", "--only", "A1", "--seeds", "1", "--no-store", "-j", "1", "--json", out,
+               "--param", "cpu.cpi_cp=4", "--scale", "path.dispatch=0.75")
+    assert p.returncode == 0, p.stderr
+    summary = json.loads(out.read_text())["summary"]
+    assert summary["params"] == {"cpu.cpi_cp": 4.0} and summary["scale"] == {"path.dispatch": 0.75}
+
+
 def test_same_seed_same_results_with_the_model_on():
     def once():
         s = run("horizontal", seed=3)

@@ -47,6 +47,34 @@ def param_overrides(specs: tuple) -> dict[str, float]:
     return out
 
 
+def param_scalings(specs: tuple) -> dict[str, float]:
+    """--scale NAME=FACTOR: a parameter times a factor, checked against the table (name, a finite
+    factor above 0, and the table's value times it inside the parameter's range)."""
+    import math
+
+    from .. import engine
+
+    table = {p["name"]: p for p in engine.params()}
+    out = {}
+    for spec in specs:
+        name, eq, text = spec.partition("=")
+        name = name.strip()
+        try:
+            factor = float(text) if eq else None
+        except ValueError:
+            factor = None
+        if name not in table or factor is None or not math.isfinite(factor) or factor <= 0:
+            raise InputError(f"{spec!r} is not NAME=FACTOR with a known parameter and a factor above 0",
+                             field="--scale", fix="e.g. --scale path.vnet_msg=0.75 (`zvmlab params` lists them)")
+        t = table[name]
+        v = float(t["default"]) * factor
+        if not float(t["min"]) <= v <= float(t["max"]):
+            raise InputError(f"{name} x {factor:g} = {v:g} is outside [{t['min']}, {t['max']}] {t['unit']}",
+                             field="--scale", fix="use a factor that keeps the parameter within its range")
+        out[name] = factor
+    return out
+
+
 def executor_options(f: F) -> F:
     """--executor (local or dask://HOST:PORT), --jobs/-j and --store, as `suite` and `sweep` take them."""
     for opt in reversed((

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from ..errors import InputError
 from ..output import check_file_target, check_result_dir, console, dumps, err_console, write_file, write_stdout
-from ._lab_options import SEED, param_overrides
+from ._lab_options import SEED, param_overrides, param_scalings
 
 
 def _fmt(v) -> str:
@@ -42,6 +42,11 @@ def _fmt(v) -> str:
 @click.option("--param", "param_specs", multiple=True, metavar="NAME=VALUE",
               help="Override a parameter in every scenario run (repeatable; not in suite and scaling rows), e.g. "
                    "--param cache.warmth=1 to measure the cache warmth model on.")
+@click.option("--scale", "scale_specs", multiple=True, metavar="NAME=FACTOR",
+              help="Multiply a parameter by FACTOR in every scenario run: the scenario's own value where it sets "
+                   "one, else the table's, kept within the parameter's range (repeatable; not in suite and "
+                   "scaling rows), e.g. --param cpu.cpi_cp=4 --scale path.vnet_msg=0.75 to refit a calibrated CP "
+                   "path to a new CPI to first order.")
 @click.option("--no-store", is_flag=True, help="Keep no runs (every run again, nothing written but the outputs).")
 @click.option("--all-rows", is_flag=True, help="Also list rows that are not modelled yet or out of scope.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
@@ -51,8 +56,8 @@ def _fmt(v) -> str:
 @click.option("--html", "html_dir", type=click.Path(file_okay=False),
               help="Write an HTML report (table and charts) into this directory.")
 def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None, robustness: bool,
-              executor_spec: str | None, store_path: str | None, param_specs: tuple, no_store: bool,
-              all_rows: bool, json_file: str | None, md_file: str | None, html_dir: str | None) -> None:
+              executor_spec: str | None, store_path: str | None, param_specs: tuple, scale_specs: tuple,
+              no_store: bool, all_rows: bool, json_file: str | None, md_file: str | None, html_dir: str | None) -> None:
     """Run every modelled row of shared/EXPERIMENTS.md at its base and comparison level.
 
     Every metric says its basis (what a pass proves): predicted, calibrated or construction;
@@ -64,13 +69,19 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
 
     rows = _select(rep.load_catalogue(), only)
     params = _params(param_specs)
+    scale = tuple(sorted(param_scalings(scale_specs).items()))
+    both = sorted(set(dict(params)) & set(dict(scale)))
+    if both:
+        raise InputError(f"{both[0]} is both set (--param) and scaled (--scale)", field="--scale",
+                         fix="give each parameter one of the two")
     if seed is not None:
         from ..scenario import check_seeds
 
         check_seeds(seed, n_seeds)
-    if params and robustness:
-        raise InputError("--robustness perturbs the table's defaults, not --param overrides", field="--param",
-                         fix="run --robustness without --param")
+    if (params or scale) and robustness:
+        field = "--param" if params else "--scale"
+        raise InputError(f"--robustness perturbs the table's defaults, not {field} changes", field=field,
+                         fix=f"run --robustness without {field}")
     if no_store and (store_path or robustness or executor_spec):
         raise InputError("--no-store runs locally without a store", field="--no-store",
                          fix="leave out --store, --executor and --robustness, or --no-store")
@@ -85,8 +96,10 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
         with progress("replicate", show) as update:
             results = rep.replicate(rows, progress=lambda d, n, rid: update(d, max(n, 1)), seed=seed, seeds=n_seeds,
                                     jobs=jobs or os.cpu_count() or 1, executor=executor, store=store,
-                                    params=params)
+                                    params=params, scale=scale)
         summary = {"headline": rep.headline(results), "counts": rep.counts(results), "seeds": n_seeds}
+        if params or scale:  # what the figures were run with, beside them
+            summary.update(params=dict(params), scale=dict(scale))
         if robustness:
             def save(_rid: str) -> None:  # after each row: what is known so far survives an interrupt
                 from ..lab import replicate_robust as rob

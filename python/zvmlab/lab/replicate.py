@@ -275,7 +275,7 @@ def evaluate_row(r: Row, seeds: list[int], runs: Runs, scale: tuple = (), params
         if m.sweep:
             from .replicate_runs import sweep_metric
 
-            out.append(base_info | sweep_metric(r, m, seeds, runs, scale))
+            out.append(base_info | sweep_metric(r, m, seeds, runs, scale, params))
             continue
         per_seed = [metric_values(r, m, s, runs, scale, params) for s in seeds]
         verdict, means, spread = J.over_seeds(m, per_seed)
@@ -298,18 +298,19 @@ def _not_run(r: Row) -> dict:
 
 def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None = None,
               seed: int | None = None, seeds: int = SEEDS, jobs: int = 1, executor=None, store=None,
-              params: tuple = ()) -> list[dict]:
+              params: tuple = (), scale: tuple = ()) -> list[dict]:
     """Run every modelled row over ``seeds`` seeds; one result per metric (or per row when not
     modelled). The runs are planned first and run on ``jobs`` local processes (or an executor
     with a store, which keeps finished runs: an interrupted replicate resumes). ``params``
     ((name, value), ...) overrides parameters in every scenario run (not in suite and scaling
-    rows), e.g. a model switch measured on and off."""
+    rows), e.g. a model switch measured on and off; ``scale`` ((name, factor), ...) multiplies
+    them there (the scenario's own value where it sets one)."""
     from . import replicate_runs as R
 
     modelled = [r for r in rows if r.status == "modelled"]
     seed_of = {r.id: seeds_for(r, seed, seeds) for r in modelled}
     runs = R.execute_plan(modelled, seed_of, progress=progress, jobs=jobs, executor=executor, store=store,
-                          params=params)
+                          params=params, scale=scale)
     out: list[dict] = []
     for r in rows:
         if r.status != "modelled":
@@ -317,7 +318,7 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
         elif r.suite or r.scaling:
             out.extend(R.suite_row(r, seed_of[r.id], _base_info(r), runs))
         else:
-            out.extend(evaluate_row(r, seed_of[r.id], runs, (), params))
+            out.extend(evaluate_row(r, seed_of[r.id], runs, scale, params))
     return out
 
 

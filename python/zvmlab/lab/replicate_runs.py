@@ -172,10 +172,10 @@ def plan(rows: list, seed_of: dict[str, list[int]], scale: tuple = (), params: t
 
 
 def execute_plan(rows: list, seed_of: dict[str, list[int]], progress: Callable | None = None, jobs: int = 1,
-                 executor=None, store=None, params: tuple = ()) -> Runs:
+                 executor=None, store=None, params: tuple = (), scale: tuple = ()) -> Runs:
     """Plan the rows' runs and run them: on ``jobs`` local processes, or (runs only) on
     ``executor`` with ``store`` keeping each finished run."""
-    reqs = plan(rows, seed_of, (), params)
+    reqs = plan(rows, seed_of, scale, params)
     done: dict = {}
     if store is not None:
         runs = [q for q in reqs if isinstance(q, RunReq)]
@@ -222,9 +222,11 @@ def stored_runs(reqs: list[RunReq], executor, store, progress: Callable | None =
     return {q: store.summary(s.key) for q, s in zip(reqs, specs)}
 
 
-def sweep_metric(r, m, seeds: list[int], runs: Runs, scale: tuple = ()) -> dict:
+def sweep_metric(r, m, seeds: list[int], runs: Runs, scale: tuple = (), params: tuple = ()) -> dict:
     """A shape metric: the scenario run at each value of a parameter, at each side's level and
-    seed; the shape judged on the mean series and on each seed's (all must agree)."""
+    seed; the shape judged on the mean series and on each seed's (all must agree). ``params``
+    and ``scale`` apply to every run as in the other metrics (the swept parameter takes the
+    sweep's values)."""
     from . import replicate_judge as J
     from .replicate import _lookup
 
@@ -234,8 +236,9 @@ def sweep_metric(r, m, seeds: list[int], runs: Runs, scale: tuple = ()) -> dict:
     for side, lv, published in (("base", r.base, m.published_base), ("compare", r.compare, m.published_compare)):
         if not lv or published is None:
             continue
-        per_seed = [[_lookup(runs.get(RunReq.make(str(m.scenario or r.scenario), m.at, lv, s, {param: v},
-                                                  scale=scale)), m.value) for v in values]
+        per_seed = [[_lookup(runs.get(RunReq.make(str(m.scenario or r.scenario), m.at, lv, s,
+                                                  dict(params) | {param: v}, scale=scale)), m.value)
+                     for v in values]
                     for s in seeds]
         ys = [sum(col) / len(col) for col in zip(*per_seed)]
         series[side] = ys
