@@ -232,6 +232,11 @@ def test_replicate_json_says_what_was_changed(tmp_path):
     assert p.returncode == 0, p.stderr
     summary = json.loads(out.read_text())["summary"]
     assert summary["params"] == {"cpu.cpi_cp": 4.0} and summary["scale"] == {"path.dispatch": 0.75}
+    p = zvmlab("replicate", "--only", "A1", "--seeds", "1", "--no-store", "-j", "1", "--html", tmp_path / "h",
+               "--param", "cpu.cpi_cp=4", "--scale", "path.dispatch=0.75")
+    said = "Parameters changed from the table in every scenario run: cpu.cpi_cp = 4, path.dispatch x0.75"
+    assert p.returncode == 0 and said in p.stdout, p.stdout
+    assert said in (tmp_path / "h" / "index.html").read_text()
 
 
 def test_same_seed_same_results_with_the_model_on():

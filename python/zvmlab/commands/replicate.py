@@ -119,6 +119,10 @@ def replicate(only: str | None, seed: int | None, n_seeds: int, jobs: int | None
     counts = Counter(by_row.values())
     console.print("rows: " + ", ".join(f"{n} {v}" for v, n in sorted(counts.items())))
     console.print(f"metrics: {summary['headline']}")
+    from ..lab.replicate_html import changed_line
+
+    if changed_line(summary):
+        console.print(changed_line(summary))
     if json_file:
         err_console.print(f"JSON written to {escape(str(json_file))}")
 

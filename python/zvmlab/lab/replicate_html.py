@@ -252,6 +252,13 @@ def _workload_charts(results: list[dict]) -> list[str]:
     return out
 
 
+def changed_line(summary: dict) -> str:
+    """What the run changed from the parameter table (--param, --scale), or ''."""
+    parts = [f"{k} = {v:g}" for k, v in sorted(summary.get("params", {}).items())]
+    parts += [f"{k} x{v:g}" for k, v in sorted(summary.get("scale", {}).items())]
+    return "Parameters changed from the table in every scenario run: " + ", ".join(parts) if parts else ""
+
+
 def write(results: list[dict], out_dir: str | Path, summary: dict | None = None) -> Path:
     from ..output import result_dir
 
@@ -267,6 +274,9 @@ def write(results: list[dict], out_dir: str | Path, summary: dict | None = None)
             fig = f"<figure>{svg}</figure>" if svg else ""
             charts.append(f"<h2 id='{rid}'>{rid}: {html.escape(first['what'])}</h2>{fig}{note}")
     head = html.escape((summary or {}).get("headline", ""))
+    changed = changed_line(summary or {})
+    if changed:
+        head += f"<br><b>{html.escape(changed)}</b>"
     page = (f"<!doctype html><html><head><meta charset=utf-8><title>zvmlab replicate</title><style>{STYLE}</style>"
             f"</head><body><h1>zvmlab replicate: IBM's published figures beside the simulator's</h1>"
             f"<p class=headline>{head}</p>"
