@@ -20,13 +20,19 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 
 from .errors import InputError
 
+def _isatty(stream) -> bool:
+    """The stream itself is a terminal (FORCE_COLOR or TTY_COMPATIBLE make rich act as if a pipe
+    were one; widths and wrapping follow the stream, not those)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False
+
+
 def _width(stream) -> int | None:
     """Terminals report their width; for files and pipes use $COLUMNS or 160 (tables stay whole)."""
-    try:
-        if stream.isatty():
-            return None
-    except (AttributeError, ValueError):
-        pass
+    if _isatty(stream):
+        return None
     try:
         return max(80, int(os.environ.get("COLUMNS", "160")))
     except ValueError:
@@ -61,7 +67,7 @@ class _Console(Console):
     def print(self, *objects, **kwargs) -> None:  # type: ignore[override]
         """Lines of text sent to a file or a pipe are never broken: a path or a figure stays whole for
         grep and for the reader. Tables still fit the width (see _width); a terminal wraps as usual."""
-        if "soft_wrap" not in kwargs and not self.is_terminal and all(isinstance(o, str) for o in objects):
+        if "soft_wrap" not in kwargs and not _isatty(self.file) and all(isinstance(o, str) for o in objects):
             kwargs["soft_wrap"] = True
         super().print(*objects, **kwargs)
 

@@ -206,6 +206,31 @@ def test_replicate_scale_multiplies_the_scenario_value_where_it_sets_one():
     assert apply(b7, None, {}, {"path.vnet_msg": 0.75}).params["path.vnet_msg"] == table["path.vnet_msg"] * 0.75
 
 
+def test_replicate_scale_leaves_the_swept_parameter_at_the_sweeps_values():
+    from zvmlab.lab import replicate as rep
+    from zvmlab.lab import replicate_runs as R
+
+    rows = [r for r in rep.load_catalogue() if r.id == "A4"]
+    reqs = R.plan(rows, {"A4": [1]}, (("srm.dspslice", 0.5), ("path.dispatch", 0.5)), ())
+    sweeps = [q for q in reqs if "srm.dspslice" in dict(q.params)]
+    assert sweeps and all(dict(q.scale) == {"path.dispatch": 0.5} for q in sweeps)
+
+
+def test_a_scaled_run_differs_and_runs_the_same_through_the_executor():
+    """--scale reaches the engine (a longer fault path costs more CP per page moved), and the
+    store/Dask path (executor.run_one on the request's spec) runs what RunReq.execute runs."""
+    from zvmlab.lab import executor
+    from zvmlab.lab import replicate_runs as R
+
+    plain = R.RunReq.make("d6-eckd.toml", None, "zvm-5.3", 4)
+    scaled = R.RunReq.make("d6-eckd.toml", None, "zvm-5.3", 4, scale={"storage.path_fault": 2.0})
+    a, b = plain.execute(), scaled.execute()
+    assert b["tv_ratio"] > a["tv_ratio"] and b["itr"] < a["itr"]
+    via = executor.run_one(R.spec_of(scaled))["summary"]
+    assert via["tv_ratio"] == b["tv_ratio"] and via["events"] == b["events"]
+    assert R.spec_of(scaled).key != R.spec_of(plain).key
+
+
 def test_replicate_scale_is_checked():
     from conftest import zvmlab
 
@@ -215,10 +240,16 @@ def test_replicate_scale_is_checked():
                         (("--scale", "path.vnet_msg"), "NAME=FACTOR"),
                         (("--scale", "cpu.cpi_cp=100"), "outside"),
                         (("--scale", "cpu.cpi_cp=2", "--param", "cpu.cpi_cp=4"), "both set"),
-                        (("--scale", "cpu.cpi_cp=2", "--robustness"), "--robustness")):
+                        (("--scale", "cpu.cpi_cp=2", "--robustness"), "--robustness"),
+                        (("--scale", "cache.warmth=2"), "a switch"),
+                        (("--scale", "cpu.cpi_cp=2", "--scale", "cpu.cpi_cp=1.5"), "scaled twice")):
         p = zvmlab("replicate", "--only", "B1", *args)
         assert p.returncode == 2 and "--scale" in p.stderr and words in p.stderr, (args, p.stderr)
         assert "Traceback" not in p.stderr
+    # d6-eckd.toml sets its own clock (1.2 GHz): x0.1 is inside the range for the table's value
+    # (5.2 -> 0.52) but not for the scenario's (0.12); refused before any run, naming the file.
+    p = zvmlab("replicate", "--only", "D6", "--no-store", "--scale", "cpu.clock_ghz=0.1")
+    assert p.returncode == 2 and "d6-eckd.toml: cpu.clock_ghz = 1.2 x 0.1" in p.stderr, p.stderr
 
 
 def test_replicate_json_says_what_was_changed(tmp_path):

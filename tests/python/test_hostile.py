@@ -4,6 +4,7 @@ is bounded (a hang fails the test), none is a timing assertion."""
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -274,10 +275,12 @@ def test_a_long_path_stays_whole_on_one_line_in_a_pipe(tmp_path, monkeypatch):
     good = deep / "good.toml"
     good.write_text(SHORT.format(title="t", userid="A"))
     monkeypatch.setenv("COLUMNS", "80")
-    p = zvmlab("validate", good)
-    assert p.returncode == 0, p.stderr
-    line = p.stdout.splitlines()[0]
-    assert line.startswith(f"ok {good}: level ") and line.endswith(" MB"), p.stdout
+    for force in ("", "1"):  # FORCE_COLOR makes rich treat the pipe as a terminal
+        monkeypatch.setenv("FORCE_COLOR", force)
+        p = zvmlab("validate", good)
+        assert p.returncode == 0, p.stderr
+        line = re.sub(r"\x1b\[[0-9;]*m", "", p.stdout.splitlines()[0])  # colour codes with FORCE_COLOR
+        assert line.startswith(f"ok {good}: level ") and line.endswith(" MB"), (force, p.stdout)
 
 
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")

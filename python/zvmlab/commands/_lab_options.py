@@ -67,6 +67,11 @@ def param_scalings(specs: tuple) -> dict[str, float]:
             raise InputError(f"{spec!r} is not NAME=FACTOR with a known parameter and a factor above 0",
                              field="--scale", fix="e.g. --scale path.vnet_msg=0.75 (`zvmlab params` lists them)")
         t = table[name]
+        if name in out:
+            raise InputError(f"{name} is scaled twice", field="--scale", fix="give each parameter one factor")
+        if str(t["unit"]).startswith("switch"):
+            raise InputError(f"{name} is a switch ({t['unit']}), not a quantity to scale", field="--scale",
+                             fix=f"set it with --param {name}=VALUE")
         v = float(t["default"]) * factor
         if not float(t["min"]) <= v <= float(t["max"]):
             raise InputError(f"{name} x {factor:g} = {v:g} is outside [{t['min']}, {t['max']}] {t['unit']}",

@@ -44,9 +44,10 @@ def _fmt(v) -> str:
                    "--param cache.warmth=1 to measure the cache warmth model on.")
 @click.option("--scale", "scale_specs", multiple=True, metavar="NAME=FACTOR",
               help="Multiply a parameter by FACTOR in every scenario run: the scenario's own value where it sets "
-                   "one, else the table's, kept within the parameter's range (repeatable; not in suite and "
-                   "scaling rows), e.g. --param cpu.cpi_cp=4 --scale path.vnet_msg=0.75 to refit a calibrated CP "
-                   "path to a new CPI to first order.")
+                   "one, else the table's; a value it would take out of the parameter's range is refused "
+                   "(repeatable; not in suite and scaling rows, nor a shape sweep's own parameter), e.g. "
+                   "--param cpu.cpi_cp=4 --scale path.vnet_msg=0.75 to refit a calibrated CP path to a new CPI "
+                   "to first order.")
 @click.option("--no-store", is_flag=True, help="Keep no runs (every run again, nothing written but the outputs).")
 @click.option("--all-rows", is_flag=True, help="Also list rows that are not modelled yet or out of scope.")
 @click.option("--json", "json_file", type=click.Path(dir_okay=False, allow_dash=True),
@@ -186,7 +187,7 @@ def _write(results: list[dict], summary: dict, html_dir, md_file, json_file, qui
         page = replicate_html.write(results, html_dir, summary)
         err_console.print(f"HTML report: {escape(str(page))}")
     if md_file:
-        write_file(md_file, markdown(results))
+        write_file(md_file, markdown(results, summary))
         if not quiet:
             err_console.print(f"Markdown written to {escape(str(md_file))}")
     if json_file:
@@ -242,10 +243,12 @@ def table(results: list[dict], all_rows: bool = False) -> Table:
     return t
 
 
-def markdown(results: list[dict]) -> str:
+def markdown(results: list[dict], summary: dict | None = None) -> str:
     """One line per catalogue row: per basis, metrics passing / judged (with the not-resolved and,
-    after --robustness, the fragile ones), or the row's verdict and its reason."""
+    after --robustness, the fragile ones), or the row's verdict and its reason. A run with
+    --param or --scale says so above the table."""
     from ..lab import replicate as rep
+    from ..lab.replicate_html import changed_line
 
     order: list[str] = []
     rows: dict[str, dict] = {}
@@ -256,7 +259,9 @@ def markdown(results: list[dict]) -> str:
                              **{b: [] for b in rep.BASES}}
         if r["metric"] is not None:
             rows[r["id"]][r.get("basis", "predicted")].append(r)
-    out = ["| Row | Experiment | Predicted | Calibrated | By construction |", "|---|---|---|---|---|"]
+    changed = changed_line(summary or {})
+    out = [f"{changed}.", ""] if changed else []
+    out += ["| Row | Experiment | Predicted | Calibrated | By construction |", "|---|---|---|---|---|"]
     for i in order:
         x = rows[i]
         what = x["what"] if len(x["what"]) <= 60 else x["what"][:57] + "..."

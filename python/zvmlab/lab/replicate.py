@@ -309,6 +309,12 @@ def replicate(rows: list[Row], progress: Callable[[int, int, str], None] | None 
 
     modelled = [r for r in rows if r.status == "modelled"]
     seed_of = {r.id: seeds_for(r, seed, seeds) for r in modelled}
+    bad = R.scaled_out_of_range(R.plan(modelled, seed_of, scale, params), dict(scale))
+    if bad:
+        from ..errors import InputError
+
+        raise InputError(bad[0] + (f" (and {len(bad) - 1} more scenarios)" if len(bad) > 1 else ""),
+                         field="--scale", fix="use a factor that keeps every scenario's value within the range")
     runs = R.execute_plan(modelled, seed_of, progress=progress, jobs=jobs, executor=executor, store=store,
                           params=params, scale=scale)
     out: list[dict] = []

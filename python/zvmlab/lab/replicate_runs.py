@@ -57,6 +57,28 @@ def apply(sc: scenario.Scenario, at: dict | None, params: dict[str, float],
     return s
 
 
+def scaled_out_of_range(reqs: list, scale: dict[str, float]) -> list[str]:
+    """Each planned scenario run whose own value of a scaled parameter would leave the parameter's
+    range (``apply`` keeps it inside by clamping, which a requested factor must not be): one line
+    each, naming the scenario file, the parameter, its value and the factor."""
+    if not scale:
+        return []
+    table = {p["name"]: p for p in engine.params()}
+    bad: dict[str, str] = {}
+    for q in reqs:
+        if not isinstance(q, RunReq) or q.scenario in bad:
+            continue
+        s = configure(scenario.load(SCENARIOS / q.scenario), json.loads(q.at) or None)
+        for k, f in scale.items():
+            t = table[k]
+            v = s.params.get(k, float(t["default"]))
+            if not float(t["min"]) <= v * f <= float(t["max"]):
+                bad[q.scenario] = (f"{q.scenario}: {k} = {v:g} x {f:g} = {v * f:g} is outside "
+                                   f"[{t['min']}, {t['max']}] {t['unit']}")
+                break
+    return sorted(bad.values())
+
+
 @dataclass(frozen=True)
 class RunReq:
     """One run of a replicate scenario: file, configuration (canonical JSON), level, seed,
@@ -231,6 +253,7 @@ def sweep_metric(r, m, seeds: list[int], runs: Runs, scale: tuple = (), params: 
     from .replicate import _lookup
 
     param, values = m.sweep["param"], [float(v) for v in m.sweep["values"]]
+    scale = tuple((k, f) for k, f in scale if k != param)  # the swept parameter runs at the sweep's values
     series: dict[str, list[float]] = {}
     verdicts = []
     for side, lv, published in (("base", r.base, m.published_base), ("compare", r.compare, m.published_compare)):
