@@ -46,7 +46,7 @@ def test_origin_mark_changed_gives_the_same_figures(name):
 S = 10**6 * C.US  # TOD units per second
 
 
-def _site_file(minutes: int = 3) -> bytes:
+def _site_file(minutes: int = 3, cputy: int = 0) -> bytes:
     """Two processors, two users (one with two virtual CPUs), one lock, a paging volume: each
     minute CPU 0 is 40 s user + 5 s system (30 s emulation), CPU 1 12 s + 3 s; SRMSLOCK has 600
     exclusive collisions spinning 3 ms in all."""
@@ -57,9 +57,9 @@ def _site_file(minutes: int = 3) -> bytes:
     for k in range(minutes + 1):  # the first sample is the baseline (monitoring started after IPL)
         at = C.tod(60 * k)
         recs = [C.record("MRSYTPRP", at, PFXCPUAD=0, PFXUTIME=k * 40 * S, PFXTMSYS=k * 5 * S, PFXPRBTM=k * 30 * S,
-                         PFXTOTWT=k * 15 * S, PFXCPUTY=0),
+                         PFXTOTWT=k * 15 * S, PFXCPUTY=cputy),
                 C.record("MRSYTPRP", at, PFXCPUAD=1, PFXUTIME=k * 12 * S, PFXTMSYS=k * 3 * S, PFXPRBTM=k * 10 * S,
-                         PFXTOTWT=k * 45 * S, PFXCPUTY=0),
+                         PFXTOTWT=k * 45 * S, PFXCPUTY=cputy),
                 # 30 + k users on the dispatch list (5 QUICKDSP, 10 + k Q1, 8 Q2, 7 Q3; 2 loading),
                 # 4k eligible (2k E1, k E2, k E3; k loading, all E3)
                 C.record("MRSYTSCG", at, SRMCDISP=30 + k, SRMCDLDG=2, SRMC1DSP=25 + k, SRMC2DSP=15, SRMC3DSP=7,
@@ -172,3 +172,27 @@ def test_report_notes_data_checks_and_strict_makes_them_an_error(run_cli, tmp_pa
     assert p.returncode == 2 and "physical bounds" in p.stderr and "Traceback" not in p.stderr
     p = run_cli("report", GOLDEN / "a.mon", "--strict", "--fcx", "144")
     assert p.returncode == 0 and "Data check" not in p.stdout
+
+
+@pytest.mark.parametrize("cputy, name", [(0, "CP"), (2, "ZAAP"), (3, "IFL"), (4, "ICF"), (5, "ZIIP")])
+def test_processor_type_codes_are_z_architectures(cputy, name):
+    """PFXCPUTY: 0 CP, 2 zAAP, 3 IFL, 4 ICF, 5 zIIP (the zpmd decoder's viewer; IBM's
+    MTRCPD_LIMCPUTY uses 3 for IFL too)."""
+    rows = _rows(_tables(_site_file(1, cputy)), "FCX144", "processors")
+    assert {r["type"] for r in rows[:2]} == {name}
+
+
+def test_zvmlab_writes_ifl_as_3_and_reads_its_old_2_as_ifl():
+    from conftest import ROOT
+    from zvmlab import engine, scenario
+
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "b1-smt2.toml").with_overrides(duration="2s")
+    _, mon = engine.simulate(sc.engine_config(), monitor=True)
+    d = read(mon)
+    prp = d.rows("MRSYTPRP")
+    assert prp and {r["SYTPRP_PFXCPUTY"] for r in prp} == {3}
+    assert set(measure(d).cpu_type.values()) == {3}
+    old = bytearray(mon)
+    for r in prp:
+        old[r["offset"] + 104] = 2  # what zvmlab wrote before stop 27
+    assert set(measure(read(bytes(old))).cpu_type.values()) == {3}

@@ -306,3 +306,15 @@ def test_fcx144_type_is_ifl_for_an_ifl_lpar(tmp_path, run_cli):
         assert run_cli("run", f, "--duration", "2s", "--out", d).returncode == 0
         rows = report_json(run_cli, d, "--fcx", "FCX144")["FCX144"]["tables"]["processors"]["rows"]
         assert {r["type"] for r in rows} == {want}, name
+
+
+def test_auxlog_busy_is_the_bases_elapsed_busy_never_above_100(run_cli, tmp_path):
+    """FCX146's paging-volume %Busy with HyperPAV aliases: the bases' busy as elapsed at the
+    samples (ZVMDEV_BUSYEL), as FCX108 takes it; summing the booked busy gave 100.1 %."""
+    p = run_cli("run", ROOT / "scenarios" / "replicate" / "d11-alias.toml", "--duration", "10s", "--out", tmp_path / "r")
+    assert p.returncode == 0, p.stderr
+    p = run_cli("report", tmp_path / "r", "--fcx", "146", "--format", "json")
+    assert p.returncode == 0, p.stderr
+    t = json.loads(p.stdout)["reports"]["FCX146"]["tables"]
+    busy = [x["busy"] for x in next(iter(t.values()))["rows"] if x.get("busy") is not None]
+    assert busy and max(busy) <= 100.0 and max(busy) > 90.0

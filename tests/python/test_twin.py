@@ -128,3 +128,58 @@ def test_twin_quotes_odd_names_and_refuses_two_systems(run_cli, tmp_path):
     f.write_bytes((golden / "a.mon").read_bytes() + (golden / "b.mon").read_bytes())
     p = run_cli("twin", f)
     assert p.returncode == 2 and "one system" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_twin_of_an_smt2_run_has_the_runs_cores():
+    """One MRSYTPRP record per processor is one per thread under SMT-2: the twin counts cores."""
+    sc = scenario.load(ROOT / "scenarios" / "replicate" / "b1-smt2.toml").with_overrides(duration="4s")
+    m, d = _run(sc)
+    tw = T.build(d, m, "b1-smt2")
+    assert (tw.processors, tw.smt) == (sc.processors, "smt2") and len(m.cpus) == 2 * sc.processors
+    assert scenario.loads(tw.toml(), "twin.toml").processors == sc.processors
+
+
+def test_twin_of_a_level_whose_name_the_record_cuts(run_cli, tmp_path):
+    """ZVMSYS_LEVEL holds 16 characters; zvm-6.4-vm65988-vm66063 is cut to its first 16."""
+    from conftest import SHOWCASE, zvmlab
+    p = zvmlab("run", SHOWCASE, "--out", tmp_path / "r", "--duration", "4s", "--level", "zvm-6.4-vm65988-vm66063")
+    assert p.returncode == 0, p.stderr
+    p = run_cli("twin", tmp_path / "r")
+    assert p.returncode == 0, p.stderr
+    assert 'level = "zvm-6.4-vm65988-vm66063"' in p.stdout
+
+
+def test_twin_says_what_it_leaves_out_and_refuses_impossible_data(run_cli, tmp_path):
+    from conftest import zvmlab
+    p = zvmlab("run", ROOT / "scenarios" / "cpupool.toml", "--out", tmp_path / "r", "--duration", "4s")
+    assert p.returncode == 0, p.stderr
+    p = run_cli("twin", tmp_path / "r", "--out", tmp_path / "t.toml")
+    assert p.returncode == 0 and "warning" in p.stderr and "CPU pools (D15R11 ZVMCPL)" in p.stderr, p.stderr
+    assert "Not taken from the data yet" in (tmp_path / "t.toml").read_text()
+    # A twin the data makes impossible is refused before it is written or printed.
+    from zvmlab.commands.twin import _scenario
+    d = read((tmp_path / "r" / "monitor.mon").read_bytes())
+    tw = T.build(d, measure(d), "x")
+    tw.guests[0].vcpus = 65535
+    with pytest.raises(InputError, match="built from this data is not a valid scenario"):
+        _scenario(tw, "x.mon")
+
+
+def test_time_that_jumps_is_a_data_check_and_the_twin_refuses_it(run_cli, tmp_path):
+    from conftest import SHOWCASE, zvmlab
+    from zvmlab.monitor import layouts as L
+    p = zvmlab("run", SHOWCASE, "--out", tmp_path / "r", "--duration", "4s")
+    assert p.returncode == 0, p.stderr
+    mon = bytearray((tmp_path / "r" / "monitor.mon").read_bytes())
+    d = read(bytes(mon))
+    last = d.groups[-1]
+    # the last interval end's TOD (MRMTREND's header TOD) moved 10 years on
+    at = mon.find(last["tod"].to_bytes(8, "big"), last["offset"])  # in the interval-end record
+    assert at >= last["offset"]
+    mon[at:at + 8] = (last["tod"] + 10 * 365 * 86400 * 10**6 * L.TOD_PER_US).to_bytes(8, "big")
+    f = tmp_path / "jump.mon"
+    f.write_bytes(bytes(mon))
+    p = run_cli("report", f, "--fcx", "144")
+    assert "time jumps" in p.stdout + p.stderr, p.stdout[-2000:]
+    p = run_cli("twin", f)
+    assert p.returncode == 2 and "time jumps" in p.stderr and "Traceback" not in p.stderr

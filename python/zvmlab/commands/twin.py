@@ -5,26 +5,31 @@ from __future__ import annotations
 from pathlib import Path
 
 import click
+from rich.markup import escape
 from rich.table import Table
 
 from .. import engine, scenario
 from ..errors import InputError
 from ..monitor import twin as T
-from ..output import console, print_json, write_file, write_stdout
+from ..output import console, err_console, print_json, write_file, write_stdout
 from ..perfkit import load
 
 
-def _run(tw: T.Twin, path: str, edits: list[str] | None = None) -> dict:
-    """Run the twin (`edits`: the --what-if edits that made it, to blame them and not the data)."""
+def _scenario(tw: T.Twin, path: str, edits: list[str] | None = None) -> scenario.Scenario:
+    """The twin as a checked scenario (`edits`: the --what-if edits that made it, to blame them and
+    not the data). A twin the data makes impossible is refused, not written or printed."""
     try:
-        sc = scenario.loads(tw.toml(), f"<twin of {tw.source}>")
+        return scenario.loads(tw.toml(), f"<twin of {tw.source}>")
     except InputError as e:
         if edits:
             raise InputError(f"the twin with --what-if {'; '.join(edits)} is not a valid scenario: {e}",
                              file=path, field="--what-if", fix="give each what-if a value in its range") from None
         raise InputError(f"the twin built from this data is not a valid scenario: {e}", file=path,
-                         fix="write it with --out, correct it and run it with `zvmlab run`") from None
-    return engine.simulate(sc.engine_config())
+                         fix="check the monitor data (`zvmlab report` names what is out of bounds)") from None
+
+
+def _run(tw: T.Twin, path: str, edits: list[str] | None = None) -> dict:
+    return engine.simulate(_scenario(tw, path, edits).engine_config())
 
 
 def _figures(s: dict) -> dict:
@@ -55,7 +60,7 @@ def _show(base: dict, what: dict | None, edits: list[str]) -> None:
 @click.argument("monfile", type=click.Path())
 @click.option("--out", "out", type=click.Path(dir_okay=False), help="Write the twin scenario here (TOML).")
 @click.option("--what-if", "edits", multiple=True, metavar="KEY=VALUE",
-              help='An edit of the twin, e.g. "processors=12", "smt=smt2", "level=zvm-7.3", '
+              help='An edit of the twin, e.g. "processors=12", "smt=smt2", "level=zvm-6.3", '
                    '"share.USER1=RELATIVE 200", "vcpus.USER1=4"; repeatable. Runs the twin and the edited '
                    'twin and prints them side by side.')
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
@@ -64,12 +69,16 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
     SMT and each guest's virtual CPUs and CPU demand, with a comment naming the records each value
     came from. Without --what-if and --out, prints the scenario."""
     src = load(monfile)
-    mixed = [c for c in src.checks if c.startswith("two or more")]
+    mixed = [c for c in src.checks if c.startswith(("two or more", "time runs backwards", "time jumps"))]
     if mixed:
         raise InputError(f"cannot model this data as one system: {mixed[0]}", file=src.path,
-                         fix="split the file into one per system and level")
+                         fix="split the file into one recording per system and level, each in time order")
     tw = T.build(src.data, src.m, Path(src.path).name)
+    _scenario(tw, src.path)
     what = T.apply(tw, list(edits)) if edits else None
+    if tw.not_taken and not as_json:
+        err_console.print(f"zvmlab: warning: {escape(src.path)}: the twin does not take "
+                          + "; ".join(tw.not_taken) + " (see the comment at its top)", soft_wrap=True)
     if out:
         write_file(out, tw.toml())  # atomic: never half a scenario
     if not edits:

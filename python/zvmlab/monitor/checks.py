@@ -9,6 +9,7 @@ shown (the note says which); the checks never change a figure.
 from __future__ import annotations
 
 from .derive import Measurements, base_busy, tod_datetime
+from .layouts import TOD_PER_US
 from .reader import MonitorData
 
 # Rounding of TOD units to nanoseconds may put an idle processor's busy time a few ns over
@@ -90,9 +91,34 @@ def _file(data: MonitorData) -> list[str]:
     return out
 
 
+# An interval this many times the file's usual one is a clock jump or two recordings in one file.
+_JUMP = 100
+
+
+def _jumps(data: MonitorData, m: Measurements) -> list[str]:
+    """Interval ends far apart: measured against the sample interval the data states (ZVMSYS),
+    else against the file's median interval."""
+    tods = [g["tod"] for g in data.groups]
+    gaps = sorted(b - a for a, b in zip(tods, tods[1:]) if b > a)
+    stated = m.system.get("interval_s")
+    if stated:
+        usual = round(stated * 1e6 * TOD_PER_US)
+    elif len(gaps) >= 2:
+        usual = gaps[len(gaps) // 2]
+    else:
+        return []
+    far = [i for i in range(1, len(tods)) if tods[i] - tods[i - 1] > _JUMP * usual]
+    if not far:
+        return []
+    g = data.groups[far[0]]
+    return [f"time jumps at offset {g['offset']}: an interval ends at {tod_datetime(tods[far[0]]).isoformat()}, "
+            f"more than {_JUMP} times the file's usual interval after the previous one ({len(far)} time(s) "
+            f"in the file)"]
+
+
 def check(data: MonitorData, m: Measurements) -> list[str]:
     """The problems no real system's data can have, as sentences (empty: none found)."""
-    found = _file(data) + _processors(m) + _users(m) + _devices(m)
+    found = _file(data) + _jumps(data, m) + _processors(m) + _users(m) + _devices(m)
     found += [f"offset {p.offset}: {p.message}" for p in m.problems]
     if len(found) > _MAX_NOTES:
         found = found[:_MAX_NOTES] + [f"... and {len(found) - _MAX_NOTES} more"]

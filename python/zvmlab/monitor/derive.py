@@ -18,7 +18,7 @@ import datetime as _dt
 from dataclasses import dataclass, field
 
 from . import layouts as L
-from .reader import MonitorData, Problem
+from .reader import MonitorData, Problem, full_level
 
 _SAMPLE_TABLES = ("MRSYTPRP", "MRUSEACT", "ZVMUSE", "ZVMDEV", "ZVMSTO")
 
@@ -361,7 +361,7 @@ def _system(data: MonitorData, m: Measurements) -> None:
         r = sysrows[0]
         m.system = {"systemid": r.get("MTRSYS_SYSTMID"), "lpar": r.get("MTRSYS_LPARNAME"),
                     "processors": r.get("MTRSYS_CPUCOUNT"), "ipl_tod": r.get("MTRSYS_SYSTODST"),
-                    "level": zsys[0].get("ZVMSYS_LEVEL") if zsys else None}
+                    "level": full_level(zsys[0].get("ZVMSYS_LEVEL")) if zsys else None}
     if zsys and zsys[0].get("ZVMSYS_INTERVAL") is not None:
         m.system["interval_s"] = tod_ns(zsys[0]["ZVMSYS_INTERVAL"]) / 1e9
 
@@ -693,7 +693,9 @@ def _processors(data: MonitorData, m: Measurements, per_group: dict) -> None:
         cur["prb"][c] = r.get("SYTPRP_PFXPRBTM")
         cur["where"][c] = r["offset"]
         if r.get("SYTPRP_PFXCPUTY") is not None:
-            m.cpu_type[c] = r["SYTPRP_PFXCPUTY"]
+            ty = r["SYTPRP_PFXCPUTY"]
+            # zvmlab never models a zAAP: its files before stop 27 wrote 2 for an IFL
+            m.cpu_type[c] = 3 if ty == 2 and m.origin == L.ORIGIN_ZVMLAB else ty
         if c not in m.cpus:
             m.cpus.append(c)
     for r in data.rows("ZVMPRP"):

@@ -292,11 +292,25 @@ class _Reader:
             if v.get("MTRSYS_HCPCPEID") == L.ORIGIN_ZVMLAB:
                 m.origin = L.ORIGIN_ZVMLAB
             return
-        level = v.get("ZVMSYS_LEVEL")
+        level = full_level(v.get("ZVMSYS_LEVEL"))
         if level:
             m.levels.append((at, level))
             m.release = level
             self.layouts = L.table(level)
+
+
+def full_level(name: str | None) -> str | None:
+    """ZVMSYS_LEVEL holds 16 characters: a longer level's name is cut there
+    (``zvm-6.4-vm65988-vm66063``). A full field that begins exactly one known level's name is
+    that level (its case ignored)."""
+    if not name or len(name) < 16:
+        return name
+    from .. import engine
+
+    known = [lv["name"] for lv in engine.levels() if lv["name"].startswith(name.lower())]
+    if len(known) != 1:
+        return name
+    return known[0].upper() if name.isupper() else known[0]  # in the data's case (EBCDIC names are upper)
 
 
 def read(data: bytes, source: str = "") -> MonitorData:

@@ -8,8 +8,10 @@ What the twin takes from the data:
 - per guest: virtual CPUs (D4R3 MRUSEACT, one per virtual CPU), CPU per second (D15R4 ZVMUSE
   total CPU time over the period) and, with transactions (ZVMUSE), CPU per transaction.
 
-What it does not (yet) take, and says so in the file: shares (not in the data), the LPAR's
-PR/SM weights, devices and paging (their per-guest use is not in the data).
+What it does not (yet) take, and says so in the file (and ``not_taken`` lists for the command
+line to warn about): shares (not in the data), and configuration the data shows that a run of
+the twin would leave out: channel paths, HyperPAV alias pools, PAV state, CPU pools, LPAR
+capping, the processor clock, client/server chains.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ from .reader import MonitorData
 
 # A guest using this fraction of its virtual CPUs or more is modelled as wanting all it can get.
 SATURATED = 0.97
+
+# Configuration the data shows and the twin does not take yet: record, what it is.
+NOT_TAKEN = (("ZVMCHP", "channel paths (D15R13 ZVMCHP)"), ("ZVMHPP", "a HyperPAV alias pool (D15R9 ZVMHPP)"),
+             ("ZVMDCH", "device paths and PAV aliases (D15R14 ZVMDCH)"), ("ZVMCPL", "CPU pools (D15R11 ZVMCPL)"),
+             ("ZVMCAP", "LPAR capping (D15R12 ZVMCAP)"))
 
 
 @dataclass
@@ -51,6 +58,7 @@ class Twin:
     guests: list[TwinGuest]
     notes: list[str] = field(default_factory=list)
     edits: list[str] = field(default_factory=list)
+    not_taken: list[str] = field(default_factory=list)  # in the data, left out of the twin
     storage: list[str] = field(default_factory=list)  # the [storage] table's lines
     lpar: list[str] = field(default_factory=list)  # [system] lines for the LPAR, then [cpc] tables
     cpc: list[str] = field(default_factory=list)
@@ -63,7 +71,8 @@ class Twin:
             out.append("# What-if edits: " + "; ".join(self.edits))
         out += [f"title = {q('Twin of ' + self.source)}", "", "[system]",
                 f"level = {q(self.level)}              # D15R1 ZVMSYS_LEVEL",
-                f"processors = {self.processors}              # D0R2 MRSYTPRP: one record per processor",
+                f"processors = {self.processors}              # D0R2 MRSYTPRP: one record per processor"
+                + (" (thread; two per core with SMT-2)" if self.smt == "smt2" else ""),
                 f"smt = {q(self.smt)}                 # D15R1 ZVMSYS_SMT"] + self.lpar + ["", "[run]",
                 f"duration = {q(_dur(self.duration_s))}          # the period: first to last interval end (D1R11)",
                 f"interval = {q(_dur(self.interval_s))}          # D15R1 ZVMSYS_INTERVAL",
@@ -134,9 +143,23 @@ def build(data: MonitorData, m: Measurements, source: str) -> Twin:
     interval = m.system.get("interval_s") or m.intervals[0].len_ns / 1e9
     guests = [_guest(m, u, dur_ns) for u in m.users]
     notes = ["Shares are not in the data: add them by hand."]
+    not_taken = [what for rec, what in NOT_TAKEN if data.rows(rec)]
+    if not_taken:
+        notes.append("Not taken from the data yet (add by hand; a run of this twin leaves them out, so its "
+                     "figures can differ from the data's): " + "; ".join(not_taken) + ".")
+    notes.append("Not in the data either: the processor clock (cpu.clock_ghz) and client/server chains.")
     lpar, cpc = _cpc(m, smt, notes)
-    return Twin(source, level, len(m.cpus), smt, dur_ns / 1e9, interval, guests, notes, storage=_storage(m),
-                lpar=lpar, cpc=cpc)
+    return Twin(source, level, _cores(len(m.cpus), smt, source), smt, dur_ns / 1e9, interval, guests, notes,
+                not_taken=not_taken, storage=_storage(m), lpar=lpar, cpc=cpc)
+
+
+def _cores(processor_records: int, smt: str, source: str) -> int:
+    """Cores from the processor records: one per processor, so one per thread under SMT-2."""
+    per_core = 2 if smt == "smt2" else 1
+    if processor_records % per_core:
+        raise InputError(f"{processor_records} processor records (D0R2 MRSYTPRP) with SMT-2 (D15R1 ZVMSYS_SMT): "
+                         f"not two threads per core", file=source, fix="check that the file holds one system")
+    return processor_records // per_core
 
 
 def _cpc(m: Measurements, smt: str, notes: list[str]) -> tuple[list[str], list[str]]:

@@ -207,7 +207,7 @@ def auxlog(m: Measurements, r: Report) -> None:
     def row(ks, secs, slots, used) -> dict:
         rd, wr = ssum(m.sto["pgreads"][k] for k in ks), ssum(m.sto["pgwrites"][k] for k in ks)
         c = {key: ssum(m.dev[d][key][k] for d in paging for k in ks)
-             for key in ("ssch", "blocks", "busy", "queue", "alias")}
+             for key in ("ssch", "blocks", "busy", "busy_el", "queue", "alias")}
         n = c["ssch"]
         return {"slots": slots, "used": None if used is None or not slots else 100.0 * used / slots,
                 "reads": _div(rd, secs), "writes": _div(wr, secs),

@@ -19,7 +19,9 @@ from ..errors import InputError
 from ..monitor.derive import Measurements, tod_datetime
 from .model import DATA, MEAN, TOTAL, Column, Plot, Report, Table
 
-CPU_TYPES = {0: "CP", 1: "ICF", 2: "IFL", 3: "ZIIP", 4: "ZAAP"}
+# PFXCPUTY: z/Architecture's processor types (0 CP, 2 zAAP, 3 IFL, 4 ICF, 5 zIIP; the zpmd
+# decoder's viewer). zvmlab's files before stop 27 wrote 2 for IFL: derive reads them as 3.
+CPU_TYPES = {0: "CP", 2: "ZAAP", 3: "IFL", 4: "ICF", 5: "ZIIP"}
 
 
 @dataclass(frozen=True)

@@ -330,14 +330,20 @@ fn sytprp(c: &Cum, i: usize, end: u64, tod: u64, cpu_type: u64) -> Vec<u8> {
     )
 }
 
-/// PFXCPUTY of the LPAR's processors: IFL (2) when the scenario places it on a CPC's IFL pool
+/// PFXCPUTY of the LPAR's processors: IFL when the scenario places it on a CPC's IFL pool
 /// ([cpc] shared_ifls / dedicated_ifls) or multithreads (z/VM runs SMT on IFLs only); otherwise
-/// CP (0), the type the scenario does not say otherwise.
+/// CP, the type the scenario does not say otherwise. The codes are z/Architecture's processor
+/// types as monitor readers decode them (0 CP, 2 zAAP, 3 IFL, 4 ICF, 5 zIIP: the zpm viewer of
+/// the zpmd decoder; IBM's MTRCPD_LIMCPUTY, ZVMCPL_CPUTY here, uses 3 for IFL too). Files
+/// written before stop 27 have 2 for IFL: the reader takes 2 in zvmlab's own data as IFL.
+pub(crate) const CPUTY_CP: u64 = 0;
+pub(crate) const CPUTY_IFL: u64 = 3;
+
 fn cpu_type(sim: &Sim) -> u64 {
     if sim.cfg.cpc.is_some() || sim.cfg.smt != crate::cpu::SmtMode::Off {
-        2
+        CPUTY_IFL
     } else {
-        0
+        CPUTY_CP
     }
 }
 
