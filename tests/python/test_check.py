@@ -60,3 +60,18 @@ def test_check_cgroup_runner_a1():
     assert obs["USER3"] > obs["USER1"] > max(obs["USER0"], obs["USER2"])
     assert r["max_abs_error_pct"] >= 0
     print("cgroup runner A1 error vs solver:", r["max_abs_error_pct"], r["mean_abs_error_pct"])
+
+
+def test_check_with_every_interval_excluded_says_nothing_was_compared():
+    p = zvmlab("check", A1, "--duration", "3m", "--warmup", "10")
+    assert p.returncode == 0, p.stderr
+    assert "nothing compared: every interval is excluded (warm-up)" in p.stdout and "max |error|" not in p.stdout
+    r = run_json("check", A1, "--duration", "3m", "--warmup", "10", "--json")
+    assert r["max_abs_error_pct"] is None and r["mean_abs_error_pct"] is None
+
+
+def test_an_excluded_interval_names_the_command_that_changed_it():
+    r = run_json("check", ROOT / "scenarios" / "cpupool.toml", "--json")
+    reasons = {e["reason"] for e in r["excluded"]} - {"warm-up"}
+    assert reasons and all("SET SHARE" not in x for x in reasons), reasons
+    assert any(x.startswith(("SET CPUPOOL", "SCHEDULE")) for x in reasons), reasons

@@ -543,3 +543,14 @@ def test_stop_signals_held_while_a_worker_starts(other_thread):
         signal.signal(signal.SIGTERM, old)
         stop.set()
     assert held == [] and seen == [signal.SIGTERM]
+
+
+def test_no_page_moved_gives_no_cp_per_move():
+    """VIRSTOR's storage fits in real memory for its first seconds: no page moves, so CP time per
+    page moved is no figure (null, 'n/a'), not all CP time over one move."""
+    p = zvmlab("run", ROOT / "scenarios" / "virstor-8x128g.toml", "--duration", "2s", "--json")
+    assert p.returncode == 0, p.stderr
+    st = json.loads(p.stdout)["storage"]
+    assert st["pages_read"] + st["pages_written"] == 0 and st["cp_us_per_move"] is None
+    p = zvmlab("run", ROOT / "scenarios" / "virstor-8x128g.toml", "--duration", "2s")
+    assert "CP n/a per move (no page moved)" in p.stdout

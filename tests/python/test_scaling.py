@@ -62,3 +62,9 @@ def test_scaling_smt_series_one_chart(tmp_path):
     assert (tmp_path / "s.png").stat().st_size > 1000
     bad = zvmlab("scaling", apache, "--smt", "smt3")
     assert bad.returncode == 2 and "--smt" in bad.stderr
+
+
+def test_scaling_needs_two_processor_counts():
+    for cores in ("4", "4,4"):
+        p = zvmlab("scaling", WEB, "--cores", cores)
+        assert p.returncode == 2 and "one processor count" in p.stderr and "Traceback" not in p.stderr, p.stderr

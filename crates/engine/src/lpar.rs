@@ -206,16 +206,20 @@ impl LparState {
     }
 
     /// PR/SM caps a capped LPAR per logical core (the PR/SM Planning Guide: the weight is divided
-    /// by the online logical cores and each is capped): each of our `n` unparked processors is
-    /// powered at most cap / n of the time, so the LPAR never runs above its cap whatever its
+    /// among the online logical cores and each is capped): each of our `n` unparked processors
+    /// is powered at most its part of the cap, so the LPAR never runs above its cap whatever its
     /// demand does between parking decisions; parked ones finish their run at the same rate.
+    /// Horizontally the weight is divided evenly (cap / n each); vertically it sits on the
+    /// vertical-highs and -mediums, so each unparked core's part is in proportion to its own
+    /// entitlement (a Vh 1, a Vm its share, a Vl none): an even split would hold a Vh below
+    /// its core while the Vms stay at their entitlement, and the LPAR below its cap.
     fn cap_avail(&mut self, n: usize) {
         self.cap_cores = self.limits()[0];
         if !self.cap_cores.is_finite() {
             return;
         }
-        let c = (self.cap_cores / n.max(1) as f64).clamp(1e-6, 1.0);
-        for a in self.avail.iter_mut() {
+        let parts = cap_parts(&self.me().cores, n, self.cap_cores);
+        for (a, c) in self.avail.iter_mut().zip(parts) {
             *a = a.min(c);
         }
     }
@@ -560,6 +564,30 @@ impl LparState {
     }
 }
 
+/// Each core's part of a cap of `cap` cores over the first `n` (unparked) of `cores`: in
+/// proportion to their entitlements when they have any (vertical polarization), else evenly;
+/// cores beyond `n` (parked, finishing a run) at the even part. Each part within [1e-6, 1].
+fn cap_parts(cores: &[prsm::Core], n: usize, cap: f64) -> Vec<f64> {
+    let n = n.clamp(1, cores.len().max(1));
+    let even = (cap / n as f64).clamp(1e-6, 1.0);
+    let vertical = cores
+        .iter()
+        .take(n)
+        .all(|c| matches!(c.pol, prsm::Pol::Vh | prsm::Pol::Vm | prsm::Pol::Vl));
+    let ents: f64 = cores.iter().take(n).map(|c| c.ent).sum();
+    cores
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            if k < n && vertical && ents > 0.0 {
+                (cap * c.ent / ents).clamp(1e-6, 1.0)
+            } else {
+                even
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     //! The LPAR's rules against hand-computed values, on a CPC of 4 shared cores whose other
@@ -646,6 +674,39 @@ mod tests {
         // An absolute cap of 1 processor: 1 / 4 each.
         let st = lpar(r#", "polarization": "horizontal", "abscap": 1.0"#, "");
         assert!((0..4).all(|l| (st.avail(l) - 0.25).abs() < 1e-12));
+    }
+
+    #[test]
+    fn a_capped_vertical_lpar_runs_at_its_cap() {
+        // Vertical, capped at its entitlement of 2.4 of 8 shared cores (weight 30 of 100): one
+        // Vh and two Vms of 0.7 each, the Vl parked. PR/SM's per-core parts of the cap follow
+        // the cores' entitlements: the Vh its whole core, each Vm 0.7, 2.4 in all (an even
+        // split gave the Vh 0.8 and the LPAR 2.2). P is busy (its Vhs use their cores).
+        let j = r#"{"shared": 8, "weight": 30, "capped": true, "unparking": "small",
+                   "lpars": [{"name": "P", "weight": 70, "logical": 8, "busy": 1.0}]}"#;
+        let c: CpcCfg = serde_json::from_str(j).unwrap();
+        let mut sw = crate::level::find("zvm-6.4").unwrap().switches;
+        sw.unparking = UnparkingModels::Vm66063;
+        let mut st = LparState::new(&c, 4, &Params::default(), &sw).unwrap();
+        assert_eq!((st.me().vh, st.me().vm, st.me().vl), (1, 2, 1));
+        let n = st.park_decision(2 * S, 2 * S * 4, 0) as usize;
+        assert_eq!(n, 3, "the Vl is parked");
+        let got: f64 = (0..n as u32).map(|l| st.avail(l)).sum();
+        assert!((got - 2.4).abs() < 1e-9, "{got}");
+        assert!((st.avail(0) - 1.0).abs() < 1e-12 && (st.avail(1) - 0.7).abs() < 1e-9);
+        assert_eq!(st.summary(S, 0).cap_cores, Some(2.4));
+        // The parts: horizontally even; vertically by entitlement; a lone Vl keeps the even part.
+        let core = |pol, ent| prsm::Core { pol, ent, home: 0 };
+        let v = [
+            core(prsm::Pol::Vh, 1.0),
+            core(prsm::Pol::Vm, 0.5),
+            core(prsm::Pol::Vl, 0.0),
+        ];
+        let near = |a: Vec<f64>, b: &[f64]| a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-12);
+        assert!(near(cap_parts(&v, 2, 1.2), &[0.8, 0.4, 0.6]));
+        let h = [core(prsm::Pol::Hz, 0.5), core(prsm::Pol::Hz, 0.5)];
+        assert!(near(cap_parts(&h, 2, 1.0), &[0.5, 0.5]));
+        assert!(near(cap_parts(&v[2..], 1, 0.5), &[0.5]));
     }
 
     #[test]

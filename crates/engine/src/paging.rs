@@ -144,8 +144,9 @@ pub struct StorageSummary {
     pub moves_per_s: f64,
     pub touches_per_s: f64,
     pub moves_per_touch: f64,
-    /// All CP time (chargeable + system), microseconds per page moved.
-    pub cp_us_per_move: f64,
+    /// All CP time (chargeable + system), microseconds per page moved; None (null) when no
+    /// page moved (no figure, rather than all CP time over one move).
+    pub cp_us_per_move: Option<f64>,
     pub virt_us_per_touch: f64,
     pub page_wait_ms: f64,
     pub slots: u64,
@@ -969,7 +970,7 @@ impl Paging {
             moves_per_s: moves as f64 / dur,
             touches_per_s: pg.touches as f64 / dur,
             moves_per_touch: moves as f64 / pg.touches.max(1) as f64,
-            cp_us_per_move: (busy - virt) as f64 / 1e3 / moves.max(1) as f64,
+            cp_us_per_move: (moves > 0).then(|| (busy - virt) as f64 / 1e3 / moves as f64),
             virt_us_per_touch: virt as f64 / 1e3 / pg.touches.max(1) as f64,
             page_wait_ms: pg.wait_ns as f64 / 1e6 / pg.waits.max(1) as f64,
             slots: s.slots,

@@ -964,7 +964,7 @@ fn the_summary_is_what_was_done() {
     assert!(close(s.moves_per_s, 1.5));
     assert!(close(s.moves_per_touch, 0.75));
     assert!(close(s.cp_us_per_touch, 1.5));
-    assert!(close(s.cp_us_per_move, 2.0));
+    assert!(close(s.cp_us_per_move.unwrap(), 2.0));
     assert!(close(s.virt_us_per_touch, 1.0));
     assert_eq!((s.slots, s.slots_used), (50, 1));
     assert_eq!(s.paging_space_exhausted_at_s, None);

@@ -90,8 +90,12 @@ def check(file: str, runner: str, levels: tuple[str, ...], seed: int | None, dur
                 cells.append(f"[red]{txt}[/red]" if bad else txt)
             t.add_row(f"{iv['end_s']:g}", *cells, iv["excluded"] or "")
         console.print(t)
-        console.print(f"  max |error| {r.max_abs_error_pct:.2f} pp, mean |error| {r.mean_abs_error_pct:.2f} pp "
-                      f"(excluded: {', '.join(sorted({e['reason'] for e in r.excluded})) or 'none'})")
+        why = ', '.join(sorted({e['reason'] for e in r.excluded})) or 'none'
+        if r.max_abs_error_pct is None:
+            console.print(f"  nothing compared: every interval is excluded ({why})")
+        else:
+            console.print(f"  max |error| {r.max_abs_error_pct:.2f} pp, mean |error| {r.mean_abs_error_pct:.2f} pp "
+                          f"(excluded: {why})")
         for n in r.notes:
             console.print(f"  note: {n}")
     if plot_path:

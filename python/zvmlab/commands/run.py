@@ -220,6 +220,10 @@ def _print_intervals(s: dict, max_cols: int) -> None:
         console.print(f"  ({len(users) - len(shown)} more users: see --json or --out)")
 
 
+def _per_move(us: float | None) -> str:
+    return "n/a per move (no page moved)" if us is None else f"{us:.2f} us/move"
+
+
 def print_subsystems(s: dict, max_rows: int = 8) -> None:
     """Storage and paging, devices, guest DASD I/O and spin locks, when the run has them."""
     st = s.get("storage")
@@ -227,7 +231,7 @@ def print_subsystems(s: dict, max_rows: int = 8) -> None:
         console.print(f"  Storage: {st['frames']:,} frames, {st['resident_pages']:,} resident pages, "
                       f"fault rate {st['fault_rate']:.4f}, {st['moves_per_s']:,.0f} page moves/s "
                       f"({st['pages_read']:,} read, {st['pages_written']:,} written), page wait "
-                      f"{st['page_wait_ms']:.3f} ms, CP {st['cp_us_per_move']:.2f} us/move, slots used "
+                      f"{st['page_wait_ms']:.3f} ms, CP {_per_move(st['cp_us_per_move'])}, slots used "
                       f"{st['slots_used']:,} of {st['slots']:,}")
     devs = s.get("devices") or []
     if devs:

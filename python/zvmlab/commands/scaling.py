@@ -98,6 +98,9 @@ def _core_counts(cores: str) -> list[int]:
         raise InputError(f"{cores!r} is not a list of whole numbers", field="--cores", fix="e.g. --cores 1,2,4,8") from None
     if not ns or ns[0] < 1 or ns[-1] > scenario.MAX_PROCESSORS:
         raise InputError(f"processor counts must be 1-{scenario.MAX_PROCESSORS}", field="--cores", fix="e.g. 1,2,4,8")
+    if len(ns) < 2:
+        raise InputError(f"{cores!r} gives one processor count: scaling compares two or more", field="--cores",
+                         fix=f"e.g. --cores {ns[0]},{2 * ns[0]} (a single size: zvmlab run FILE)")
     return ns
 
 

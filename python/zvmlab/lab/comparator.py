@@ -61,8 +61,8 @@ class Comparison:
     level: str | None
     users: dict
     intervals: list
-    max_abs_error_pct: float
-    mean_abs_error_pct: float
+    max_abs_error_pct: float | None  # None: every interval excluded, nothing compared
+    mean_abs_error_pct: float | None
     excluded: list
     notes: list
 
@@ -82,6 +82,7 @@ class Comparison:
 def compare(sc: Scenario, run: dict, runner: str, level: str | None = None, warmup: int = 1) -> Comparison:
     """Compare a run (a summary with ``intervals[].users``) against the Solver, interval by interval."""
     change_times = sorted({a.at_ns for a in sc.actions})
+    verbs = {a.at_ns: " ".join(a.command.split()[:2]).upper() or "a command" for a in sc.actions}
     intervals = []
     errors: list[float] = []
     per_user: dict[str, list[tuple[float, float]]] = {}
@@ -93,8 +94,10 @@ def compare(sc: Scenario, run: dict, runner: str, level: str | None = None, warm
         reason = None
         if k < warmup:
             reason = "warm-up"
-        elif any(start_ns < t <= end_ns for t in change_times) or any(t == start_ns and t > 0 for t in change_times):
-            reason = "SET SHARE in this interval"
+        else:
+            hit = [t for t in change_times if start_ns < t <= end_ns or (t == start_ns and t > 0)]
+            if hit:
+                reason = ", ".join(dict.fromkeys(verbs[t] for t in hit)) + " in this interval"
         users = {}
         for uid, obs in iv["users"].items():
             exp = expected.get(uid, math.nan)
@@ -117,8 +120,8 @@ def compare(sc: Scenario, run: dict, runner: str, level: str | None = None, warm
         level=level,
         users=users_out,
         intervals=intervals,
-        max_abs_error_pct=max(errors) if errors else 0.0,
-        mean_abs_error_pct=sum(errors) / len(errors) if errors else 0.0,
+        max_abs_error_pct=max(errors) if errors else None,
+        mean_abs_error_pct=sum(errors) / len(errors) if errors else None,
         excluded=excluded,
         notes=list(run.get("notes", [])),
     )
@@ -145,7 +148,8 @@ def plot(sc: Scenario, comparisons: list[Comparison], path: str) -> None:
             ys = [iv["users"][uid][key] for iv in src.intervals]
             ymax = max(ymax, max(ys, default=0))
             ax.plot(xs, ys, marker="o", markersize=3, color=colors[i % len(colors)], label=uid)
-        ax.set_title(title if c is None else f"{title}\nmax |error| {c.max_abs_error_pct:.1f} pp", fontsize=10)
+        err = "nothing compared" if c is None or c.max_abs_error_pct is None else f"{c.max_abs_error_pct:.1f} pp"
+        ax.set_title(title if c is None else f"{title}\nmax |error| {err}", fontsize=10)
         ax.set_xlabel("Monitor interval")
         ax.grid(alpha=0.3)
     axes[0][0].set_ylabel("CPU % (100 = one processor)")
