@@ -3,6 +3,8 @@ results store that keeps finished ones (so an interrupted sweep or suite resumes
 
 from __future__ import annotations
 
+import math
+
 from typing import Callable, TypeVar
 
 import click
@@ -36,9 +38,13 @@ def param_overrides(specs: tuple) -> dict[str, float]:
             value = float(text) if eq else None
         except ValueError:
             value = None
-        if name not in table or value is None:
+        if name not in table:
             raise InputError(f"{spec!r} is not NAME=VALUE with a known parameter", field="--param",
                              fix="e.g. --param cache.warmth=1 (`zvmlab params` lists them)")
+        if value is None or not math.isfinite(value):
+            t = table[name]
+            raise InputError(f"{spec!r} is not NAME=VALUE: {name} is known, its value must be a number", field="--param",
+                             fix=f"a value in [{t['min']}, {t['max']}] {t['unit']}")
         t = table[name]
         if not float(t["min"]) <= value <= float(t["max"]):
             raise InputError(f"{name} = {value} is outside [{t['min']}, {t['max']}] {t['unit']}", field="--param",
@@ -50,8 +56,6 @@ def param_overrides(specs: tuple) -> dict[str, float]:
 def param_scalings(specs: tuple) -> dict[str, float]:
     """--scale NAME=FACTOR: a parameter times a factor, checked against the table (name, a finite
     factor above 0, and the table's value times it inside the parameter's range)."""
-    import math
-
     from .. import engine
 
     table = {p["name"]: p for p in engine.params()}

@@ -40,9 +40,12 @@ def parse(spec: str) -> tuple[str, float]:
         v = float(t)
     except ValueError:
         v = math.nan
-    if not uid.strip() or not math.isfinite(v) or v <= 0:
+    if not uid.strip() or not math.isfinite(v):
         raise InputError(f"{spec!r} is not USERID=PERCENT", field="--target",
                          fix="e.g. --target DB=50% (percent of one processor, as in every CPU figure)")
+    if v <= 0:
+        raise InputError(f"{spec!r}: a target must be above 0 %",
+                         field="--target", fix="e.g. --target DB=50% (percent of one processor)")
     return uid.strip().upper(), v
 
 

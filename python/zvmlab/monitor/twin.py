@@ -287,7 +287,10 @@ def apply(twin: Twin, edits: list[str]) -> Twin:
             raise InputError(f"cannot read what-if '{e}'", field="--what-if",
                              fix='write KEY=VALUE, e.g. "processors=12", "smt=smt2", "share.USER1=RELATIVE 200"')
         key, who, val = mt.group(1).lower(), mt.group(2), mt.group(3).strip('"')
-        if key == "processors" and who is None and val.isdigit() and int(val) > 0:
+        if key == "processors" and who is None:
+            if not (val.isdigit() and int(val) > 0):
+                raise InputError(f"processors must be a positive number, not '{val}'", field="--what-if",
+                                 fix='e.g. "processors=12"')
             t.processors = int(val)
         elif key == "smt" and who is None and val in contract.vocabulary("smt"):
             t.smt = val
