@@ -1112,10 +1112,8 @@ def _guest_storage(g: dict, *, file, line, where) -> tuple[int | None, dict | No
     """A guest's storage size (pages) and its page-reference pattern (refs), each None when absent."""
     spages = None
     if "storage" in g:
-        spages = parse_size(g["storage"], where=f"{where}.storage", file=file, line=line("storage"))
-        if spages > MAX_GUEST_PAGES:
-            raise InputError(f"{g['storage']!r} is above the supported virtual machine size (1T)", file=file,
-                             line=line("storage"), field=f"{where}.storage", fix="give at most 1T")
+        spages = parse_size(g["storage"], where=f"{where}.storage", file=file, line=line("storage"),
+                            hi=MAX_GUEST_PAGES * PAGE, why="the supported virtual machine size")
     if "refs" not in g:
         return spages, None
     return spages, _refs(g, spages, file=file, rl=line("refs"), rw=f"{where}.refs")

@@ -554,3 +554,18 @@ def test_no_page_moved_gives_no_cp_per_move():
     assert st["pages_read"] + st["pages_written"] == 0 and st["cp_us_per_move"] is None
     p = zvmlab("run", ROOT / "scenarios" / "virstor-8x128g.toml", "--duration", "2s")
     assert "CP n/a per move (no page moved)" in p.stdout
+
+
+def test_messages_point_the_right_way(tmp_path):
+    """A guest of 8T and one of 9T get the same limit (1T); a sweep point's bad value names
+    --param and no line of a text the sweep wrote; a known parameter with a bad value is the
+    value's fault."""
+    for size in ("8T", "9T"):
+        f = tmp_path / f"s{size}.toml"
+        f.write_text(SHORT.format(title="t", userid="A").replace('userid = "A"', f'userid = "A"\nstorage = "{size}"'))
+        p = zvmlab("validate", f)
+        assert p.returncode == 2 and "give at most 1T" in p.stderr, p.stderr
+    p = zvmlab("sweep", ROOT / "scenarios" / "showcase.toml", "-p", "processors=2,0")
+    assert p.returncode == 2 and "[sweep processors=0]: --param: system.processors" in p.stderr, p.stderr
+    p = zvmlab("run", ROOT / "scenarios" / "showcase.toml", "--param", "cpu.cpi_cp=abc")
+    assert p.returncode == 2 and "its value must be a number" in p.stderr and "[0.5, 20.0]" in p.stderr

@@ -261,7 +261,15 @@ def plan(file: str, specs: list[str], repeat: int = 1, level: str | None = None,
     for pt in pts:
         text = point_text(doc, params, pt)
         name = f"{path} [sweep {point_name(pt)}]"
-        sc = scenario.loads(text, name)
+        try:
+            sc = scenario.loads(text, name)
+        except InputError as e:
+            # the point's text is written by the sweep: its line numbers are not the file's
+            e.line = None
+            e.message = f"{e.field}: {e.message}" if e.field else e.message
+            e.field = "--param"
+            raise
+
         s0 = sc.seed if seed is None else seed
         scenario.check_seeds(s0, repeat, field="--seed" if seed is not None else "--repeat")
         for k in range(repeat):
