@@ -545,6 +545,13 @@ class Scenario:
             s = replace(s, switches=dict(switches))
         if level is not None:
             s = replace(s, level=_check_level(level, file=None, line=None, where=level_field))
+        if level is not None or switches is not None:
+            try:
+                _check_level_features(s.level, dict(s.switches), s.smt, s.actions, s.cpupools, file=self.path,
+                                      ln=lambda *_: None)
+            except InputError as e:
+                raise InputError(e.message, file=self.path, field=level_field if level is not None else "--switch",
+                                 fix=e.fix) from None
         if seed is not None:
             check_seeds(seed, 1)
             s = replace(s, seed=seed)
@@ -751,6 +758,7 @@ def loads(text: str, path: str = "<scenario>") -> Scenario:
         raise InputError(f"smt = {smt!r} with a [cpc] is not modelled yet (PR/SM dispatches logical cores, whose "
                          "threads the SMT model does not suspend together)", file=file, line=ln("system", "smt"),
                          field="system.smt", fix='use smt = "off" with [cpc], or leave [cpc] out')
+    _check_level_features(level, dict(sysv["switches"]), smt, actions, pools, file=file, ln=ln)
     title = d.doc.get("title", "")
     if not isinstance(title, str):
         raise InputError("must be a string", file=file, line=ln("", "title"), field="title", fix='e.g. title = "A1"')
@@ -794,6 +802,23 @@ def _system(system: dict, d: _Doc) -> dict[str, Any]:
                        where="system.drawers", what="the number of drawers the LPAR spans")
     return {"level": level, "processors": processors, "smt": smt, "dspwd": dspwd, "machine": machine,
             "drawers": drawers, "switches": _switches(system.get("switches", {}), level, d)}
+
+
+def _check_level_features(level: str, switches: dict, smt: str, actions: list, pools: list, *, file, ln) -> None:
+    """What the level does not have is refused (the engine's switches multithreading and
+    cpu_pools; the engine refuses the same)."""
+    from . import engine
+
+    sw = engine.switches(level, switches)
+    if (smt != "off" or any(a.threads is not None for a in actions)) and sw.get("multithreading") == "unsupported":
+        raise InputError(f"level {level} has no multithreading (SET MULTITHREAD came with z/VM 6.3 on the z13)",
+                         file=file, line=ln("system", "smt"), field="system.smt",
+                         fix='use smt = "off", or a level from zvm-6.3 on')
+    defined = any((a.engine or {}).get("kind") == "define-cpupool" for a in actions)
+    if (pools or defined) and sw.get("cpu_pools") == "unsupported":
+        raise InputError(f"level {level} has no CPU pools (DEFINE CPUPOOL came with z/VM 6.3, VM65418)",
+                         file=file, line=ln("system", "level"), field="cpupool",
+                         fix="use a level from zvm-6.3 on, or leave the CPU pools out")
 
 
 def _switches(switches: Any, level: str, d: _Doc) -> dict[str, str]:

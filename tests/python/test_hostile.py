@@ -569,3 +569,24 @@ def test_messages_point_the_right_way(tmp_path):
     assert p.returncode == 2 and "[sweep processors=0]: --param: system.processors" in p.stderr, p.stderr
     p = zvmlab("run", ROOT / "scenarios" / "showcase.toml", "--param", "cpu.cpi_cp=abc")
     assert p.returncode == 2 and "its value must be a number" in p.stderr and "[0.5, 20.0]" in p.stderr
+
+
+def test_a_level_without_smt_or_cpu_pools_refuses_them(tmp_path):
+    """SET MULTITHREAD and CPU pools came with z/VM 6.3: the loader and the engine refuse them
+    before it (the switches multithreading and cpu_pools), with --level too."""
+    from zvmlab import contract
+    from zvmlab.scenario import loads
+
+    pool = (ROOT / "scenarios" / "cpupool.toml").read_text()
+    old = re.sub(r'(?m)^level = .*$', 'level = "zvm-5.3"', pool)
+    f = tmp_path / "cp53.toml"
+    f.write_text(old)
+    p = zvmlab("validate", f)
+    assert p.returncode == 2 and "no CPU pools" in p.stderr, p.stderr
+    cfg = loads(pool, "cp.toml").engine_config()
+    assert contract.validate(cfg) is None
+    assert "no CPU pools" in (contract.validate(dict(cfg, level="zvm-5.3")) or "")
+    p = zvmlab("run", ROOT / "scenarios" / "smt-drawers.toml", "--level", "vmesa-2.3.0", "--duration", "1s")
+    assert p.returncode == 2 and "--level: level vmesa-2.3.0 has no multithreading" in p.stderr, p.stderr
+    p = zvmlab("run", ROOT / "scenarios" / "smt-drawers.toml", "--level", "zvm-6.3-compat", "--duration", "1s")
+    assert p.returncode == 0, p.stderr

@@ -94,7 +94,9 @@ def scenarios(draw) -> tuple[str, dict]:
     """(TOML text, the features switched on: for event() and minimisation)."""
     f: dict = {}
     level = draw(st.sampled_from(LEVELS), label="level")
-    smt = draw(st.sampled_from(["off", "off", "smt1", "smt2"]), label="smt")
+    # SMT and CPU pools came with z/VM 6.3 (switches multithreading, cpu_pools)
+    since63 = LEVELS.index(level) >= LEVELS.index("zvm-6.3-compat")
+    smt = draw(st.sampled_from(["off", "off", "smt1", "smt2"] if since63 else ["off"]), label="smt")
     processors = draw(st.sampled_from([1, 1, 2, 3, 4, 6, 8, 16]), label="processors")
     system: dict = {"level": level, "processors": processors, "smt": smt}
     if draw(st.booleans()):
@@ -118,6 +120,8 @@ def scenarios(draw) -> tuple[str, dict]:
     features = {name for name in FEATURES if draw(st.integers(0, 2), label=name) == 0}
     if smt != "off":
         features.discard("cpc")  # SMT with a [cpc] is not modelled (the loader says so)
+    if not since63:
+        features.discard("cpupool")
     f["features"] = sorted(features)
 
     def uid(prefix: str) -> str:
@@ -335,7 +339,7 @@ def scenarios(draw) -> tuple[str, dict]:
         userids = [g["userid"] if g.get("count", 1) == 1 else f"{g['userid']}0" for g in guests]
         for _ in range(draw(st.integers(1, 3))):
             at = f"{draw(st.integers(0, int(duration * 1000)))}ms"
-            kind = draw(st.sampled_from(["share", "mt", "pool", "schedule", "define"]))
+            kind = draw(st.sampled_from(["share", "mt", "pool", "schedule", "define"] if since63 else ["share"]))
             if kind == "mt" and smt == "off":
                 kind = "share"  # SET MULTITHREAD needs an SMT mode
             if kind == "share":

@@ -181,6 +181,26 @@ pub enum WriteSame {
     On,
 }
 
+/// Whether CP can run the cores multithreaded (SET MULTITHREAD, SMT-2 on z13 IFLs): z/VM 6.3
+/// with the z13 support (VM65586) and later. Before 6.3 a scenario with SMT is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Multithreading {
+    Unsupported,
+    #[default]
+    Supported,
+}
+
+/// Whether CP has CPU pools (DEFINE CPUPOOL, SCHEDULE): z/VM 6.3 (VM65418) and later (README,
+/// "CPU pools"). Before 6.3 a scenario with a CPU pool is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum CpuPools {
+    Unsupported,
+    #[default]
+    Supported,
+}
+
 /// Which PR/SM polarization CP can run in (cp-model §11; SRM POLARIZATION came with 6.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]
@@ -498,6 +518,10 @@ pub struct Switches {
     pub ficon_prefetch: FiconPrefetch,
     #[serde(default)]
     pub nullification: Nullification,
+    #[serde(default)]
+    pub multithreading: Multithreading,
+    #[serde(default)]
+    pub cpu_pools: CpuPools,
 }
 
 /// Storage-based admission to the dispatch list (SET SRM STORBUF / LDUBUF, cp-model §4.3).
@@ -558,6 +582,8 @@ pub fn levels() -> Vec<Level> {
         sched_waits: SchedWaits::Exclusive,
         paging_hpf: PagingHpf::Unsupported,
         paging_alias: PagingAlias::Unsupported,
+        multithreading: Multithreading::Unsupported,
+        cpu_pools: CpuPools::Unsupported,
         paging_encrypt: PagingEncrypt::Unsupported,
         frame_coalesce: FrameCoalesce::Off,
         ficon_prefetch: FiconPrefetch::Off,
@@ -611,6 +637,10 @@ pub fn levels() -> Vec<Level> {
         ndmbk: Ndmbk::PerCpu,
         sched_excl: SchedExcl::UpdatesOnly,
         sched_waits: SchedWaits::DvOnly,
+        // z/VM 6.3: CPU pools (VM65418); SMT-2 on z13 IFLs with its z13 support (VM65586),
+        // kept at the compatibility level, which the seeds run SMT-2 on as well.
+        multithreading: Multithreading::Supported,
+        cpu_pools: CpuPools::Supported,
         ..zvm62.clone()
     };
     // 6.3 with the TLS 1.2 service (PI40702, VM65717, VM65718): the new default cipher.
@@ -815,6 +845,35 @@ impl Switches {
     }
 }
 
+/// A scenario that uses what its level does not have is refused (a level is a set of
+/// mechanisms; a CPU pool or SMT before z/VM 6.3 is not a run of that level).
+fn check_features(cfg: &crate::config::Config, sw: &Switches) -> Result<(), String> {
+    use crate::config::Action;
+    let smt = cfg.smt != crate::cpu::SmtMode::Off
+        || cfg
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::SetMultithreading { .. }));
+    if smt && sw.multithreading == Multithreading::Unsupported {
+        return Err(format!(
+            "system.smt: level {} has no multithreading (SET MULTITHREAD came with z/VM 6.3 on the z13; switch multithreading = \"unsupported\")",
+            cfg.level
+        ));
+    }
+    let pools = !cfg.cpupools.is_empty()
+        || cfg
+            .actions
+            .iter()
+            .any(|a| matches!(a, Action::DefineCpupool { .. }));
+    if pools && sw.cpu_pools == CpuPools::Unsupported {
+        return Err(format!(
+            "cpupool: level {} has no CPU pools (DEFINE CPUPOOL came with z/VM 6.3, VM65418; switch cpu_pools = \"unsupported\")",
+            cfg.level
+        ));
+    }
+    Ok(())
+}
+
 /// The scenario's CP level (with its switch overrides) and the parameter table (with the
 /// machine's clock and the scenario's overrides, then what the level changes: before the
 /// specialty-engine support the dispatch path lacks its part).
@@ -829,6 +888,7 @@ pub fn level_and_params(
         )
     })?;
     level.switches = level.switches.with_overrides(&cfg.switches)?;
+    check_features(cfg, &level.switches)?;
     let mut params = crate::params::Params::default();
     // The machine's clock, unless the scenario sets cpu.clock_ghz itself (below).
     let name = cfg.machine.as_deref().unwrap_or(crate::machine::DEFAULT);

@@ -122,6 +122,13 @@ fn share_strategy() -> impl Strategy<Value = Share> {
 
 /// Random loads: cores, guests (transactional, any think and CPU, 1-3 virtual CPUs, any
 /// share including LIMITHARD and LIMITSOFT), CP level, seed.
+/// The strategies draw VM/ESA levels too, for their scheduler variants under SMT: a what-if
+/// through the level switch, since those levels refuse SMT as they are (it came with z/VM 6.3).
+fn smt_at_any_level(cfg: &mut Config) {
+    cfg.switches
+        .insert("multithreading".into(), "supported".into());
+}
+
 fn load_strategy() -> impl Strategy<Value = (u32, Vec<Guest>, u64, &'static str)> {
     let g = (
         1u32..6,
@@ -172,6 +179,7 @@ proptest! {
         let dur = 2_000 * MS;
         let mut cfg = config(cores, "smt2", guests, 2_000, seed);
         cfg.level = level.into();
+        smt_at_any_level(&mut cfg);
         let mut sim = Sim::new(cfg).unwrap();
         sim.run();
         let s = sim.summary();
@@ -206,6 +214,8 @@ proptest! {
         let mut smt1 = config(cores, "smt1", guests, 1_000, seed);
         off.level = level.into();
         smt1.level = level.into();
+        smt_at_any_level(&mut off); // the same switches on both sides (they are in the summary)
+        smt_at_any_level(&mut smt1);
         let mut a = summary(&off);
         let mut b = summary(&smt1);
         prop_assert_eq!(&a["smt"]["core_busy_pct"], &b["smt"]["core_busy_pct"]);
@@ -223,6 +233,7 @@ proptest! {
     fn smt2_deterministic((cores, guests, seed, level) in load_strategy()) {
         let mut cfg = config(cores, "smt2", guests, 1_000, seed);
         cfg.level = level.into();
+        smt_at_any_level(&mut cfg);
         cfg.actions = vec![
             Action::SetMultithreading { at_ns: 300 * MS, threads: 1 },
             Action::SetMultithreading { at_ns: 600 * MS, threads: 2 },
@@ -239,6 +250,7 @@ proptest! {
                                  smt2 in any::<bool>()) {
         let mut cfg = config(cores, if smt2 { "smt2" } else { "smt1" }, guests, 1_000, seed);
         cfg.level = level.into();
+        smt_at_any_level(&mut cfg);
         cfg.actions = at.iter().map(|&(t, n)| Action::SetMultithreading { at_ns: t * MS, threads: n }).collect();
         // SMT-1 scenarios allocate second threads only when some action asks for 2.
         let mut sim = Sim::new(cfg).unwrap();
