@@ -694,7 +694,7 @@ mod tests {
         let got: f64 = (0..n as u32).map(|l| st.avail(l)).sum();
         assert!((got - 2.4).abs() < 1e-9, "{got}");
         assert!((st.avail(0) - 1.0).abs() < 1e-12 && (st.avail(1) - 0.7).abs() < 1e-9);
-        assert_eq!(st.summary(S, 0).cap_cores, Some(2.4));
+        assert_eq!(st.summary(2 * S, 0).cap_cores, Some(2.4));
         // The parts: horizontally even; vertically by entitlement; a lone Vl keeps the even part.
         let core = |pol, ent| prsm::Core { pol, ent, home: 0 };
         let v = [
