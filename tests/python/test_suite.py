@@ -267,7 +267,7 @@ def test_sweep_points_are_the_scenario_with_values_written_in(tmp_path):
     ("guest.WEB.workload.demand=0.5", "a transactional workload has think, cpu, dist"),
     ("storage.real=1G", "the scenario has no [storage] table"),
     ("switches.schedd=x", "not a mechanism switch"),
-    ("processors=2,65", "[sweep processors=65]:5: system.processors: 65 is out of range"),
+    ("processors=2,65", "[sweep processors=65]: --param: system.processors: 65 is out of range"),
     ("processors", "'processors' is not NAME=VALUES"),
 ])
 def test_sweep_bad_params(tmp_path, param, msg):
