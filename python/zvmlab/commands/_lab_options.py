@@ -25,6 +25,15 @@ def param_option(f: F) -> F:
                              "cache warmth model on; `zvmlab params` lists them with their ranges.")(f)
 
 
+def _name_number(spec: str) -> tuple[str, float | None]:
+    """NAME=NUMBER as (name, number); the number None when it is missing or not one."""
+    name, eq, text = spec.partition("=")
+    try:
+        return name.strip(), float(text) if eq else None
+    except ValueError:
+        return name.strip(), None
+
+
 def param_overrides(specs: tuple) -> dict[str, float]:
     """--param NAME=VALUE overrides, checked against the parameter table (name and range)."""
     from .. import engine
@@ -32,12 +41,7 @@ def param_overrides(specs: tuple) -> dict[str, float]:
     table = {p["name"]: p for p in engine.params()}
     out = {}
     for spec in specs:
-        name, eq, text = spec.partition("=")
-        name = name.strip()
-        try:
-            value = float(text) if eq else None
-        except ValueError:
-            value = None
+        name, value = _name_number(spec)
         if name not in table:
             raise InputError(f"{spec!r} is not NAME=VALUE with a known parameter", field="--param",
                              fix="e.g. --param cache.warmth=1 (`zvmlab params` lists them)")
@@ -61,12 +65,7 @@ def param_scalings(specs: tuple) -> dict[str, float]:
     table = {p["name"]: p for p in engine.params()}
     out = {}
     for spec in specs:
-        name, eq, text = spec.partition("=")
-        name = name.strip()
-        try:
-            factor = float(text) if eq else None
-        except ValueError:
-            factor = None
+        name, factor = _name_number(spec)
         if name not in table or factor is None or not math.isfinite(factor) or factor <= 0:
             raise InputError(f"{spec!r} is not NAME=FACTOR with a known parameter and a factor above 0",
                              field="--scale", fix="e.g. --scale path.vnet_msg=0.75 (`zvmlab params` lists them)")

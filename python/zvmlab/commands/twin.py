@@ -74,7 +74,7 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
         raise InputError(f"cannot model this data as one system: {mixed[0]}", file=src.path,
                          fix="split the file into one recording per system and level, each in time order")
     tw = T.build(src.data, src.m, Path(src.path).name)
-    _scenario(tw, src.path)
+    base_sc = _scenario(tw, src.path)
     what = T.apply(tw, list(edits)) if edits else None
     if tw.not_taken and not as_json:
         err_console.print(f"zvmlab: warning: {escape(src.path)}: the twin does not take "
@@ -85,7 +85,7 @@ def twin(monfile: str, out: str | None, edits: tuple[str, ...], as_json: bool) -
         if not out:
             write_stdout(tw.toml())
         return
-    base = _figures(_run(tw, src.path))
+    base = _figures(engine.simulate(base_sc.engine_config()))
     alt = _figures(_run(what, src.path, list(edits)))
     if as_json:
         print_json({"baseline": base, "what_if": alt, "edits": list(edits)})

@@ -82,7 +82,9 @@ class Comparison:
 def compare(sc: Scenario, run: dict, runner: str, level: str | None = None, warmup: int = 1) -> Comparison:
     """Compare a run (a summary with ``intervals[].users``) against the Solver, interval by interval."""
     change_times = sorted({a.at_ns for a in sc.actions})
-    verbs = {a.at_ns: " ".join(a.command.split()[:2]).upper() or "a command" for a in sc.actions}
+    verbs: dict[int, list[str]] = {}  # the commands' first two words at each instant
+    for a in sc.actions:
+        verbs.setdefault(a.at_ns, []).append(" ".join(a.command.split()[:2]).upper() or "a command")
     intervals = []
     errors: list[float] = []
     per_user: dict[str, list[tuple[float, float]]] = {}
@@ -97,7 +99,7 @@ def compare(sc: Scenario, run: dict, runner: str, level: str | None = None, warm
         else:
             hit = [t for t in change_times if start_ns < t <= end_ns or (t == start_ns and t > 0)]
             if hit:
-                reason = ", ".join(dict.fromkeys(verbs[t] for t in hit)) + " in this interval"
+                reason = ", ".join(dict.fromkeys(v for t in hit for v in verbs[t])) + " in this interval"
         users = {}
         for uid, obs in iv["users"].items():
             exp = expected.get(uid, math.nan)
